@@ -1,0 +1,1 @@
+"""The math domain: answer extraction and checking, designer guidance, seed environments."""

@@ -1,0 +1,16 @@
+"""The SPADE registry store: durable, content-hashed environment records in SQLite.
+
+Imported as ``spade_registry`` (the folder ``registry/`` is mapped to that name so nothing generic lands in
+site-packages).
+"""
+
+from spade_registry.hashing import content_hash
+from spade_registry.ids import ENV_NAMESPACE, format_env_id, parse_env_id
+from spade_registry.paths import STORE_ENV_VAR, default_store_path
+from spade_registry.records import Record, Status
+from spade_registry.store import RegistryStore
+
+__all__ = [
+    "ENV_NAMESPACE", "STORE_ENV_VAR", "Record", "RegistryStore", "Status", "content_hash", "default_store_path",
+    "format_env_id", "parse_env_id",
+]

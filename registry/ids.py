@@ -1,0 +1,31 @@
+"""The one definition of SPADE environment ids: ``spade/<Name>-v<N>``."""
+
+from __future__ import annotations
+
+import re
+
+from spade_core.contract.manifest import NAME_PATTERN
+from spade_core.errors import InvalidIdError
+
+ENV_NAMESPACE = "spade"
+ID_PATTERN = re.compile(r"^(?:(?P<ns>[\w-]+)/)?(?P<name>[A-Za-z][A-Za-z0-9_.]{0,79})-v(?P<version>0|[1-9]\d*)$")
+
+
+def format_env_id(name: str, version: int) -> str:
+    """``spade/<name>-v<version>``; validates the name against the manifest rule."""
+    if not NAME_PATTERN.match(name):
+        raise InvalidIdError(f"environment name {name!r} is invalid: use letters, digits, '_' or '.', starting with a letter")
+    if version < 0:
+        raise InvalidIdError(f"version must be >= 0, got {version}")
+    return f"{ENV_NAMESPACE}/{name}-v{version}"
+
+
+def parse_env_id(env_id: str) -> tuple[str, int]:
+    """Split ``[spade_core:][spade/]<Name>-v<N>`` into ``(name, version)``."""
+    text = env_id.split(":", 1)[1] if ":" in env_id else env_id
+    match = ID_PATTERN.match(text)
+    if match is None or match.group("ns") not in (None, ENV_NAMESPACE):
+        raise InvalidIdError(
+            f"{env_id!r} is not a SPADE environment id; expected 'spade/<Name>-v<N>' (e.g. 'spade/TicTacToe-v0')"
+        )
+    return match.group("name"), int(match.group("version"))

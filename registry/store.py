@@ -1,0 +1,361 @@
+"""SQLite registry store: transactional, content-addressed, safe for concurrent writers.
+
+Layout: ``records`` is the compact index (ids, status, domain, turns) that registration scans through a
+covering index; ``payloads`` holds the large immutable parts (code, manifest, report) read only on demand.
+Every write is one ``BEGIN IMMEDIATE`` transaction in WAL mode, so a process killed mid-write leaves either the
+whole record or nothing, and concurrent writers serialise instead of losing records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from spade_core.errors import ForeignStoreError, RecordNotFoundError, StoreCorruptError, StoreError
+from spade_registry.hashing import content_hash
+from spade_registry.ids import format_env_id, parse_env_id
+from spade_registry.paths import resolve_store_path
+from spade_registry.records import Record, Status, Trust
+
+APP_ID = "spade-registry"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS spade_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+    rid INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    version INTEGER,
+    env_id TEXT UNIQUE,
+    content_hash TEXT NOT NULL UNIQUE,
+    domain TEXT NOT NULL,
+    status TEXT NOT NULL,
+    failed_stage TEXT,
+    trust TEXT NOT NULL,
+    max_turns INTEGER NOT NULL,
+    players INTEGER NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    UNIQUE (name, version)
+);
+CREATE INDEX IF NOT EXISTS records_by_status ON records (status, env_id, max_turns);
+CREATE INDEX IF NOT EXISTS records_by_domain ON records (domain, status);
+CREATE TABLE IF NOT EXISTS payloads (
+    rid INTEGER PRIMARY KEY REFERENCES records (rid),
+    manifest TEXT NOT NULL,
+    code TEXT NOT NULL,
+    module TEXT,
+    provenance TEXT NOT NULL,
+    report TEXT
+);
+CREATE TABLE IF NOT EXISTS stats (rid INTEGER PRIMARY KEY REFERENCES records (rid), data TEXT NOT NULL);
+"""
+
+_RECORD_COLUMNS = (
+    "r.rid, r.env_id, r.name, r.version, r.content_hash, r.domain, r.status, r.trust, r.max_turns, r.players, "
+    "r.tags, p.manifest, p.code, p.module, r.failed_stage, p.provenance, s.data, p.report, r.created_at, r.updated_at"
+)
+_RECORD_FROM = "records r JOIN payloads p ON p.rid = r.rid LEFT JOIN stats s ON s.rid = r.rid"
+
+
+class RegistryStore:
+    """A durable store of environment records (see module docstring). Thread-safe; one connection per store."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path: Path = resolve_store_path(path)
+        self._lock = threading.RLock()
+        if self.path.is_dir():
+            raise StoreError(f"registry store path {self.path} is a directory; pass a file path (e.g. {self.path / 'registry.sqlite3'})")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = self._connect()
+
+    # -- connection ---------------------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout = 60000")
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(
+                f"registry store {self.path} is not a readable SQLite database ({exc}); move it aside or point "
+                f"SPADE_STORE at another file"
+            ) from exc
+        if tables and "spade_meta" not in tables:
+            conn.close()
+            raise ForeignStoreError(
+                f"{self.path} is an SQLite database that SPADE did not create (tables: {', '.join(sorted(tables))}); "
+                f"refusing to touch it. Use another path via SPADE_STORE or --store"
+            )
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if not tables:
+                self._create_schema(conn)
+            self._check_meta(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreCorruptError(f"registry store {self.path} is damaged ({exc}); move it aside and re-create it") from exc
+        return conn
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.strip().split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT OR IGNORE INTO spade_meta VALUES ('app', ?)", (APP_ID,))
+            conn.execute("INSERT OR IGNORE INTO spade_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _check_meta(self, conn: sqlite3.Connection) -> None:
+        meta = dict(conn.execute("SELECT key, value FROM spade_meta").fetchall())
+        if meta.get("app") != APP_ID:
+            raise ForeignStoreError(f"{self.path} has a spade_meta table but is not a SPADE registry store (app={meta.get('app')!r})")
+        version = int(meta.get("schema_version", "0"))
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} uses store schema v{version}, newer than this SPADE understands (v{SCHEMA_VERSION}); upgrade spade"
+            )
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> RegistryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes -------------------------------------------------------------------------------------------
+    def add(
+        self,
+        *,
+        code: str,
+        manifest: dict[str, Any],
+        status: Status = Status.QUARANTINED,
+        trust: Trust = Trust.DESIGNER,
+        module: str | None = None,
+        failed_stage: str | None = None,
+        provenance: dict[str, Any] | None = None,
+        report: dict[str, Any] | None = None,
+    ) -> tuple[Record, bool]:
+        """Store a record unless identical code (normalised AST) exists; return ``(record, created)``.
+
+        An ``accepted`` record gets the next ``<Name>-v<N>`` id in the same transaction.
+        """
+        digest = content_hash(code)
+        manifest_json = _dumps(manifest, "manifest")
+        name, domain, max_turns, players, tags = _index_fields(manifest)
+        now = time.time()
+        with self._write() as conn:
+            row = conn.execute("SELECT rid FROM records WHERE content_hash = ?", (digest,)).fetchone()
+            if row is not None:
+                return self._get_rid(row[0]), False
+            cur = conn.execute(
+                "INSERT INTO records (name, content_hash, domain, status, failed_stage, trust, max_turns, players, tags,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, digest, domain, Status(status).value, failed_stage, Trust(trust).value, max_turns, players,
+                 json.dumps(tags), now, now),
+            )
+            rid = int(cur.lastrowid)
+            conn.execute(
+                "INSERT INTO payloads (rid, manifest, code, module, provenance, report) VALUES (?, ?, ?, ?, ?, ?)",
+                (rid, manifest_json, code, module, _dumps(provenance or {}, "provenance"),
+                 None if report is None else _dumps(report, "report")),
+            )
+            if Status(status) is Status.ACCEPTED:
+                self._assign_version(conn, rid, name)
+        return self._get_rid(rid), True
+
+    def set_status(
+        self,
+        ref: str | int,
+        status: Status,
+        *,
+        failed_stage: str | None = None,
+        report: dict[str, Any] | None = None,
+    ) -> Record:
+        """Change a record's status (and report); accepting assigns its ``Name-vN`` id if it has none."""
+        status = Status(status)
+        with self._write() as conn:
+            record = self._get(ref)
+            conn.execute(
+                "UPDATE records SET status = ?, failed_stage = ?, updated_at = ? WHERE rid = ?",
+                (status.value, failed_stage if status is Status.FAILED else None, time.time(), record.rid),
+            )
+            if report is not None:
+                conn.execute("UPDATE payloads SET report = ? WHERE rid = ?", (_dumps(report, "report"), record.rid))
+            if status is Status.ACCEPTED and record.env_id is None:
+                self._assign_version(conn, record.rid, record.name)
+        return self._get_rid(record.rid)
+
+    def update_stats(self, ref: str | int, updates: dict[str, Any]) -> dict[str, Any]:
+        """Merge ``updates`` into a record's stats atomically; return the new stats."""
+        with self._write() as conn:
+            record = self._get(ref)
+            stats = {**record.stats, **updates}
+            conn.execute(
+                "INSERT INTO stats (rid, data) VALUES (?, ?) ON CONFLICT (rid) DO UPDATE SET data = excluded.data",
+                (record.rid, _dumps(stats, "stats")),
+            )
+        return stats
+
+    def _assign_version(self, conn: sqlite3.Connection, rid: int, name: str) -> None:
+        (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
+        version = 0 if latest is None else int(latest) + 1
+        conn.execute(
+            "UPDATE records SET version = ?, env_id = ? WHERE rid = ?", (version, format_env_id(name, version), rid)
+        )
+
+    # -- metadata -----------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM spade_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO spade_meta VALUES (?, ?)", (key, value))
+
+    # -- reads --------------------------------------------------------------------------------------------
+    def get(self, ref: str | int) -> Record:
+        """A record by env id (``spade/X-v0``, ``X-v0``), ``#rid``/rid, or content hash (or a unique prefix)."""
+        with self._lock:
+            return self._get(ref)
+
+    def _get(self, ref: str | int) -> Record:
+        if isinstance(ref, int):
+            return self._get_rid(ref)
+        text = ref.strip()
+        if text.startswith("#") and text[1:].isdigit():
+            return self._get_rid(int(text[1:]))
+        if text.startswith(("ast:", "raw:")):
+            rows = self._conn.execute(
+                "SELECT rid FROM records WHERE content_hash LIKE ? LIMIT 2", (text.replace("%", "") + "%",)
+            ).fetchall()
+            if len(rows) == 1:
+                return self._get_rid(rows[0][0])
+            raise RecordNotFoundError(f"no unique record with content hash starting {text!r} in {self.path}")
+        name, version = parse_env_id(text)
+        row = self._conn.execute("SELECT rid FROM records WHERE name = ? AND version = ?", (name, version)).fetchone()
+        if row is None:
+            raise RecordNotFoundError(
+                f"no environment {format_env_id(name, version)} in {self.path}; run `spade list` to see what is there"
+            )
+        return self._get_rid(row[0])
+
+    def _get_rid(self, rid: int) -> Record:
+        row = self._conn.execute(f"SELECT {_RECORD_COLUMNS} FROM {_RECORD_FROM} WHERE r.rid = ?", (rid,)).fetchone()
+        if row is None:
+            raise RecordNotFoundError(f"no record #{rid} in {self.path}")
+        return _to_record(row)
+
+    def find_by_hash(self, digest: str) -> Record | None:
+        with self._lock:
+            row = self._conn.execute("SELECT rid FROM records WHERE content_hash = ?", (digest,)).fetchone()
+            return None if row is None else self._get_rid(row[0])
+
+    def query(
+        self,
+        *,
+        domain: str | None = None,
+        status: Status | str | None = None,
+        tag: str | None = None,
+        trust: Trust | str | None = None,
+        limit: int | None = None,
+    ) -> list[Record]:
+        """Records matching every given filter, oldest first."""
+        clauses, params = _filters(domain=domain, status=status, tag=tag, trust=trust)
+        sql = f"SELECT {_RECORD_COLUMNS} FROM {_RECORD_FROM}{clauses} ORDER BY r.rid"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        with self._lock:
+            return [_to_record(row) for row in self._conn.execute(sql, params)]
+
+    def count(self, *, domain: str | None = None, status: Status | str | None = None) -> int:
+        clauses, params = _filters(domain=domain, status=status)
+        with self._lock:
+            return int(self._conn.execute(f"SELECT COUNT(*) FROM records r{clauses}", params).fetchone()[0])
+
+    def accepted_index(self) -> list[tuple[str, int]]:
+        """``(env_id, max_turns)`` of every accepted record: all that Gymnasium registration needs."""
+        with self._lock:
+            return self._conn.execute(
+                "SELECT env_id, max_turns FROM records WHERE status = 'accepted' AND env_id IS NOT NULL"
+            ).fetchall()
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits; cheap way to notice new records."""
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _filters(**filters: Any) -> tuple[str, list[Any]]:
+    clauses, params = [], []
+    if filters.get("domain"):
+        clauses.append("r.domain = ?")
+        params.append(filters["domain"])
+    if filters.get("status"):
+        clauses.append("r.status = ?")
+        params.append(Status(filters["status"]).value if not isinstance(filters["status"], Status) else filters["status"].value)
+    if filters.get("trust"):
+        clauses.append("r.trust = ?")
+        params.append(Trust(filters["trust"]).value)
+    if filters.get("tag"):
+        clauses.append("EXISTS (SELECT 1 FROM json_each(r.tags) WHERE json_each.value = ?)")
+        params.append(filters["tag"])
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _index_fields(manifest: dict[str, Any]) -> tuple[str, str, int, int, list[str]]:
+    """Index columns from a (possibly invalid) manifest; failed candidates still get a record."""
+    name = manifest.get("name") if isinstance(manifest.get("name"), str) else "Unnamed"
+    domain = manifest.get("domain") if isinstance(manifest.get("domain"), str) else "unknown"
+    max_turns = manifest.get("max_turns") if isinstance(manifest.get("max_turns"), int) else 0
+    players = manifest.get("players", 1) if isinstance(manifest.get("players", 1), int) else 1
+    tags = [t for t in manifest.get("tags", []) if isinstance(t, str)] if isinstance(manifest.get("tags"), list) else []
+    return name, domain, max_turns, players, tags
+
+
+def _dumps(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"record {what} must be JSON data: {exc}") from exc
+
+
+def _to_record(row: tuple) -> Record:
+    (rid, env_id, name, version, digest, domain, status, trust, max_turns, players, tags, manifest, code, module,
+     failed_stage, provenance, stats, report, created, updated) = row
+    return Record(
+        rid=rid, env_id=env_id, name=name, version=version, content_hash=digest, domain=domain,
+        status=Status(status), trust=Trust(trust), max_turns=max_turns, players=players, tags=tuple(json.loads(tags)),
+        manifest=json.loads(manifest), code=code, module=module, failed_stage=failed_stage,
+        provenance=json.loads(provenance), stats=json.loads(stats) if stats else {},
+        report=json.loads(report) if report else None, created_at=created, updated_at=updated,
+    )

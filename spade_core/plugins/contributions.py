@@ -1,0 +1,114 @@
+"""Typed contributions that plugins return from their hooks.
+
+Heavy implementations (torch trainers, model loaders) are named by ``"module:attribute"`` strings and imported
+only when used, so listing plugins stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spade_core.errors import PluginError
+
+
+def load_object(ref: str) -> Any:
+    """Import ``"package.module:attribute"`` and return the attribute."""
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise PluginError(f"object reference {ref!r} must look like 'package.module:attribute'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - report any import failure with the reference
+        raise PluginError(f"cannot import {module_name!r} for {ref!r}: {type(exc).__name__}: {exc}") from exc
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError as exc:
+            raise PluginError(f"{module_name!r} has no attribute {attr!r} (from {ref!r})") from exc
+    return obj
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """An agent action after a domain's parser: the payload, or why it could not be parsed."""
+
+    value: Any = None
+    format_error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.format_error is None
+
+
+@dataclass(frozen=True)
+class DomainSpec:
+    """A domain: what good environments look like and how actions are parsed and verified."""
+
+    name: str
+    description: str
+    designer_guidance: str = ""
+    worked_examples: tuple[str, ...] = ()
+    parse_action: Callable[[str], ParsedAction] | None = None
+    topics: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SeedEnvironment:
+    """A bundled, trusted environment module in the designer format (``ENV_SPEC`` + one class)."""
+
+    module: str
+
+    def source_path(self) -> Path:
+        spec = importlib.util.find_spec(self.module)
+        if spec is None or spec.origin is None:
+            raise PluginError(f"seed environment module {self.module!r} cannot be found")
+        return Path(spec.origin)
+
+    def source(self) -> str:
+        return self.source_path().read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool: an OpenAI-format JSON schema plus the implementation it names."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    implementation: str
+    stateful: bool = False
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": dict(self.parameters)},
+        }
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """A named factory, imported lazily (trainer backends, model backends, corpora)."""
+
+    name: str
+    factory: str
+    description: str = ""
+
+    def load(self) -> Any:
+        return load_object(self.factory)
+
+
+class TrainerBackendSpec(BackendSpec):
+    """A trainer backend factory."""
+
+
+class ModelBackendSpec(BackendSpec):
+    """A model backend factory."""
+
+
+class CorpusSpec(BackendSpec):
+    """A document corpus factory."""

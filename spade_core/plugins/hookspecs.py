@@ -1,0 +1,75 @@
+"""SPADE's extension points: every hook a plugin may implement.
+
+Plugins are found through the ``spade`` entry-point group (bundled ones too, exactly as a third-party plugin
+would be). Each hook returns a list (or mapping) of contributions; a plugin whose hook raises is reported by
+name and the others still load. Implement a hook with ``@spade_core.hookimpl``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+PROJECT_NAME = "spade"
+ENTRY_POINT_GROUP = "spade"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+if TYPE_CHECKING:
+    from spade_core.plugins.contributions import (
+        CorpusSpec,
+        DomainSpec,
+        ModelBackendSpec,
+        SeedEnvironment,
+        ToolSpec,
+        TrainerBackendSpec,
+    )
+
+
+@hookspec
+def spade_domains() -> list[DomainSpec]:
+    """Domains this plugin adds: designer guidance, action parsing and verification helpers."""
+
+
+@hookspec
+def spade_tools() -> list[ToolSpec]:
+    """Tools (JSON schema + implementation) that tool-use environments may call by name."""
+
+
+@hookspec
+def spade_seed_environments() -> list[SeedEnvironment]:
+    """Trusted, bundled environments in the designer format; synced into the registry store as accepted."""
+
+
+@hookspec
+def spade_sandbox_modules() -> dict[str, dict[str, str]]:
+    """Stand-in modules that sandboxed environment code may import.
+
+    Maps an importable stand-in name to ``{exposed attribute: "real.module:attribute"}``. Only the listed
+    attributes are reachable; the real module never is (a real ``re`` reaches ``eval`` through ``re.enum``).
+    """
+
+
+@hookspec
+def spade_trainer_backends() -> list[TrainerBackendSpec]:
+    """Trainer backends that run the self-play update (reference PyTorch, TRL, ...)."""
+
+
+@hookspec
+def spade_model_backends() -> list[ModelBackendSpec]:
+    """Model backends that generate text for the designer and agent roles (hf, openai, vllm, ...)."""
+
+
+@hookspec
+def spade_corpora() -> list[CorpusSpec]:
+    """Document corpora that ground the designer."""
+
+
+def all_hook_names() -> list[str]:
+    """Names of every hook above, in declaration order."""
+    return [name for name, value in globals().items() if name.startswith("spade_") and callable(value)]
+
+
+__all__: list[Any] = ["hookimpl", "hookspec", "PROJECT_NAME", "ENTRY_POINT_GROUP", "all_hook_names"]
