@@ -16,7 +16,7 @@ from spade_core.errors import SpadeError, StoreError
 from spade_core.gym_bridge.make import ENTRY_POINT
 from spade_core.gym_bridge.seeds import sync_seed_environments
 from spade_core.gym_bridge.stores import open_store
-from spade_registry import ENV_NAMESPACE
+from spade_registry.ids import ENV_NAMESPACE
 from spade_registry.paths import default_store_path, resolve_store_path
 
 

@@ -6,7 +6,7 @@ import os
 import threading
 from pathlib import Path
 
-from spade_registry import RegistryStore
+from spade_registry.store import RegistryStore
 from spade_registry.paths import resolve_store_path
 
 _lock = threading.Lock()

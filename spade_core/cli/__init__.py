@@ -1,0 +1,1 @@
+"""The ``spade`` command line."""

@@ -1,0 +1,228 @@
+"""``spade``: list, inspect and play SPADE environments; manage plugins."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+
+from spade_core.errors import SpadeError
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class SpadeGroup(click.Group):
+    """Turns :class:`SpadeError` into a clean message and exit code 1 instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SpadeError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            ctx.exit(1)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("spade-rl")
+    except PackageNotFoundError:
+        return "0.0.0+local"
+
+
+@click.group(cls=SpadeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(_version(), "--version", prog_name="spade")
+@click.option(
+    "--store", type=click.Path(dir_okay=False), envvar="SPADE_STORE", default=None,
+    help="Registry store file (default: $SPADE_STORE or the user data dir).",
+)
+@click.pass_context
+def cli(ctx: click.Context, store: str | None) -> None:
+    """SPADE: self-play RL in synthetic, executable environments.
+
+    Environments live in a registry store and are available to any RL code as gymnasium.make("spade/<Name>-v<N>").
+    """
+    ctx.obj = {"store": store}
+
+
+def _store(ctx: click.Context):
+    from spade_core.gym_bridge import open_store, sync_seed_environments
+
+    store = open_store(ctx.obj["store"])
+    result = sync_seed_environments(store)
+    for problem in result.errors:
+        err_console.print(f"[yellow]warning:[/] {problem}", highlight=False)
+    return store
+
+
+def _success_text(stats: dict[str, Any]) -> str:
+    episodes = stats.get("episodes", 0)
+    if not episodes:
+        return "-"
+    return f"{stats.get('successes', 0) / episodes:.0%} of {episodes}"
+
+
+@cli.command("list")
+@click.option("--domain", help="Only this domain.")
+@click.option("--status", default="accepted", show_default=True, help="Only this status ('all' for every record).")
+@click.option("--tag", help="Only records with this tag.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per environment, one per line.")
+@click.pass_context
+def list_command(ctx: click.Context, domain: str | None, status: str, tag: str | None, as_json: bool) -> None:
+    """List environments in the registry store."""
+    from spade_registry.records import Status
+
+    try:
+        wanted = None if status == "all" else Status.parse(status)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--status") from None
+    records = _store(ctx).query(domain=domain, status=wanted, tag=tag)
+    if as_json:
+        for r in records:
+            click.echo(json.dumps({
+                "id": r.env_id, "rid": r.rid, "name": r.name, "version": r.version, "domain": r.domain,
+                "status": r.status_label, "trust": r.trust.value, "max_turns": r.max_turns, "players": r.players,
+                "tags": list(r.tags), "stats": r.stats, "content_hash": r.content_hash,
+            }))
+        return
+    table = Table(title=f"SPADE environments ({len(records)})")
+    for column in ("id", "domain", "status", "turns", "players", "success", "source"):
+        table.add_column(column)
+    for r in records:
+        table.add_row(r.env_id or f"#{r.rid}", r.domain, r.status_label, str(r.max_turns), str(r.players),
+                      _success_text(r.stats), r.trust.value)
+    console.print(table)
+
+
+@cli.command()
+@click.argument("env_id")
+@click.option("--report", is_flag=True, help="Show the stored validation report instead of the code.")
+@click.pass_context
+def show(ctx: click.Context, env_id: str, report: bool) -> None:
+    """Show an environment's manifest and code (ENV_ID: spade/<Name>-v<N>, #<rid> or a content hash)."""
+    record = _store(ctx).get(env_id)
+    console.print(f"[bold]{record.env_id or f'#{record.rid}'}[/]  status={record.status_label}  "
+                  f"trust={record.trust.value}  hash={record.content_hash[:20]}…", highlight=False)
+    if report:
+        if record.report is None:
+            raise SpadeError(f"{env_id} has no stored validation report (bundled seeds are accepted without one)")
+        console.print_json(json.dumps(record.report))
+        return
+    console.print(Syntax(json.dumps(record.manifest, indent=2), "json", word_wrap=True))
+    console.print(Syntax(record.code, "python", line_numbers=True, word_wrap=True))
+
+
+def _read_action(prompt: str, interactive: bool) -> str | None:
+    """One action from stdin; a line ending in a backslash continues on the next line."""
+    parts = []
+    while True:
+        if interactive:
+            click.echo(prompt, nl=False)
+        line = sys.stdin.readline()
+        if not line:
+            return "\n".join(parts) if parts else None
+        line = line.rstrip("\n")
+        if line.endswith("\\"):
+            parts.append(line[:-1])
+            continue
+        parts.append(line)
+        return "\n".join(parts)
+
+
+@cli.command()
+@click.argument("env_id")
+@click.option("--seed", type=int, default=None, help="Episode seed (same seed, same task).")
+@click.option("--hint", is_flag=True, help="Show the privileged hint each turn.")
+@click.option("--auto", is_flag=True, help="Let the reference solver play every seat (headless demo).")
+@click.option("--knob", "knobs", multiple=True, metavar="NAME=VALUE", help="Difficulty knob, e.g. --knob digits=3.")
+@click.pass_context
+def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bool, knobs: tuple[str, ...]) -> None:
+    """Play an environment in the terminal; actions come from stdin, one per line (scriptable)."""
+    import gymnasium as gym
+
+    from spade_core.gym_bridge import register_store
+
+    _store(ctx)
+    register_store(ctx.obj["store"])
+    name = env_id if "/" in env_id else f"spade/{env_id}"
+    kwargs = {}
+    for item in knobs:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r} must look like NAME=VALUE", param_hint="--knob")
+        kwargs[key] = float(value) if "." in value else int(value)
+    env = gym.make(name, **kwargs)
+    spade_env = env.unwrapped
+    players = spade_env.manifest.players
+    interactive = sys.stdin.isatty() and not auto
+    obs, info = env.reset(seed=seed)
+    returns = [0.0] * players
+    total_turns = 0
+    while True:
+        player = info.get("player_id", 0)
+        console.rule(f"turn {info.get('turn', 0)}" + (f" · player {player}" if players > 1 else ""))
+        click.echo(obs)
+        if hint:
+            console.print(f"[cyan]hint:[/] {spade_env.privileged_hint()}", highlight=False)
+        if auto:
+            action = spade_env.reference_action()
+            click.echo(f"> {action}")
+        else:
+            action = _read_action(f"player {player}> " if players > 1 else "> ", interactive)
+            if action is None:
+                click.echo("(input ended before the episode did)")
+                break
+        obs, reward, terminated, truncated, info = env.step(action)
+        total_turns += 1
+        returns[player if players > 1 else 0] += float(reward)
+        if info.get("format_error"):
+            console.print(f"[yellow]format error:[/] {info['format_error']}", highlight=False)
+        if terminated or truncated:
+            console.rule("episode over")
+            click.echo(obs)
+            final = info.get("rewards", returns)
+            summary = {"turns": total_turns, "success": info.get("success"), "terminated": terminated,
+                       "truncated": truncated, "rewards": final}
+            if info.get("sandbox_error") is not None:
+                summary["error"] = str(info["sandbox_error"])
+            click.echo(json.dumps(summary))
+            break
+    env.close()
+
+
+@cli.command()
+def plugins() -> None:
+    """Show loaded plugins, where they come from, what they contribute, and any that failed."""
+    from spade_core.plugins import get_plugins
+    from spade_core.plugins.hookspecs import all_hook_names
+
+    registry = get_plugins()
+    contributions: dict[str, dict[str, list[str]]] = {}
+    for hook in all_hook_names():
+        for plugin_name, result in registry.collect(hook):
+            items = result.keys() if isinstance(result, dict) else [getattr(x, "name", getattr(x, "module", str(x))) for x in result]
+            contributions.setdefault(plugin_name, {})[hook.removeprefix("spade_")] = list(items)
+    table = Table(title="SPADE plugins")
+    for column in ("plugin", "distribution", "version", "contributes"):
+        table.add_column(column)
+    for p in registry.loaded:
+        parts = [f"{hook}: {', '.join(names)}" for hook, names in sorted(contributions.get(p.name, {}).items()) if names]
+        table.add_row(p.name, p.distribution, p.version, "\n".join(parts) or "-")
+    console.print(table)
+    for failure in registry.failures:
+        err_console.print(f"[red]failed:[/] {failure}", highlight=False)
+
+
+def main() -> None:
+    cli(prog_name="spade")
+
+
+if __name__ == "__main__":
+    main()
