@@ -34,7 +34,7 @@ class SpadeEnv(gym.Env[str, str]):
     ``truncated=True`` and the typed error in ``info["sandbox_error"]``.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(
         self,

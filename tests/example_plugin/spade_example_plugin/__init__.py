@@ -1,0 +1,1 @@
+"""An out-of-tree SPADE plugin contributing one environment."""

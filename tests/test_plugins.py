@@ -1,0 +1,71 @@
+"""Plugin discovery through entry points, failure isolation, and a third-party plugin."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from spade_core.plugins import PluginRegistry, get_plugins, hookimpl
+from spade_core.plugins.contributions import SeedEnvironment
+
+
+def test_bundled_plugins_load_through_entry_points() -> None:
+    registry = PluginRegistry()
+    by_name = {p.name: p for p in registry.loaded}
+    assert {"math", "games"} <= set(by_name)
+    assert by_name["math"].distribution == "spade-rl"
+    domains = {d.name for d in registry.collect_flat("spade_domains")}
+    assert {"math", "games"} <= domains
+
+
+def test_third_party_plugin_contributes_an_environment() -> None:
+    registry = PluginRegistry()
+    example = next(p for p in registry.loaded if p.name == "example")
+    assert example.distribution == "spade-example-plugin"
+    modules = [s.module for s in registry.collect_flat("spade_seed_environments")]
+    assert "spade_example_plugin.coin_streak" in modules
+    env = gym.make("spade/ExampleCoinStreak-v0", length=3)
+    env.reset(seed=0)
+    for _ in range(3):
+        _, reward, terminated, _, info = env.step(env.unwrapped.reference_action())
+    assert terminated and info["success"] and reward == 1.0
+
+
+class RaisingPlugin:
+    @hookimpl
+    def spade_seed_environments(self) -> list[SeedEnvironment]:
+        raise RuntimeError("boom")
+
+
+class MisspelledPlugin:
+    @hookimpl
+    def spade_seed_enviroments(self) -> list[SeedEnvironment]:
+        return []
+
+
+def test_failing_plugin_is_reported_by_name_and_others_keep_working() -> None:
+    registry = get_plugins()
+    assert registry.register(RaisingPlugin(), "raising-plugin")
+    try:
+        modules = [s.module for s in registry.collect_flat("spade_seed_environments")]
+        assert "spade_domains.games.seeds.tic_tac_toe" in modules
+        failure = registry.failures[-1]
+        assert failure.plugin == "raising-plugin" and failure.stage == "spade_seed_environments"
+        assert "RuntimeError: boom" in str(failure)
+    finally:
+        registry.unregister("raising-plugin")
+        registry.failures.clear()
+
+
+def test_misspelled_hook_is_rejected_with_a_suggestion() -> None:
+    registry = PluginRegistry(load_entry_points=False)
+    assert not registry.register(MisspelledPlugin(), "typo")
+    assert "did you mean 'spade_seed_environments'" in registry.failures[0].error
+    assert registry.loaded == []
+
+
+def test_plugin_that_fails_to_import_is_isolated() -> None:
+    registry = PluginRegistry()
+    loaded = {p.name for p in registry.loaded}
+    for failure in registry.failures:
+        assert failure.plugin not in loaded
+        assert failure.stage in {"import", "validate", "register", "load"}
