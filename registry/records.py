@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """Lifecycle of a record. Only ``accepted`` records are registered with Gymnasium."""
 
     ACCEPTED = "accepted"
@@ -27,7 +27,7 @@ class Status(str, enum.Enum):
             raise ValueError(f"unknown status {value!r}; expected one of: {allowed}") from None
 
 
-class Trust(str, enum.Enum):
+class Trust(enum.StrEnum):
     """Where the code came from, which decides where it runs."""
 
     BUNDLED = "bundled"  # shipped in an installed plugin; imported and run in-process

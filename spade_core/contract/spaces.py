@@ -8,6 +8,7 @@ shared buffer once, so every later observation comes back stale (Gymnasium issue
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import string
 from collections.abc import Sequence
 from ctypes import c_int32
@@ -15,7 +16,6 @@ from multiprocessing.sharedctypes import SynchronizedArray
 from types import ModuleType
 from typing import Any
 
-import multiprocessing as mp
 import numpy as np
 from gymnasium.spaces import Text
 from gymnasium.vector.utils import (

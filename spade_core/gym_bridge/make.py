@@ -9,8 +9,7 @@ from spade_core.contract.inner import HandleFactory, LocalInnerEnv, load_trusted
 from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import EnvLoadError
 from spade_core.gym_bridge.stores import open_store
-from spade_registry.records import Record
-from spade_registry.records import Trust
+from spade_registry.records import Record, Trust
 
 ENTRY_POINT = "spade_core.gym_bridge.make:make_env"
 

@@ -6,8 +6,8 @@ import os
 import threading
 from pathlib import Path
 
-from spade_registry.store import RegistryStore
 from spade_registry.paths import resolve_store_path
+from spade_registry.store import RegistryStore
 
 _lock = threading.Lock()
 _open: dict[tuple[int, Path], RegistryStore] = {}

@@ -2,19 +2,43 @@
 
 Safe to call from sandboxed environment code: the domain exposes these functions (and nothing else of this
 module) as a stand-in through ``spade_sandbox_modules``.
+
+Equivalence is checked cheapest first: normalised string equality, exact rational equality
+(:func:`to_number`), then symbolic equality with ``sympy`` (``2\\sqrt{2}`` equals ``sqrt(8)``). Agent text never
+reaches ``sympify``/``eval``: :func:`parse_math` is a small recursive-descent parser over a whitelist of tokens
+that builds ``sympy`` objects directly, with bounds on length, nesting depth, exponent size and parse time.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from fractions import Fraction
+from typing import Any
 
-_BOXED = re.compile(r"\\boxed\s*\{")
-_ANSWER = re.compile(r"(?:final\s+answer|answer)\s*(?:is)?\s*[:=]\s*(.+)", re.IGNORECASE)
-_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
+import sympy
+
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_ANSWER = re.compile(r"(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(.+)", re.IGNORECASE)
+_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?$")
 _FRACTION = re.compile(r"^([-+]?\d+)\s*/\s*([-+]?\d+)$")
+_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+MAX_EXPR_CHARS = 200
+"""Longer answers are compared as strings only; they never reach the symbolic parser."""
+MAX_EXPONENT = 64
+"""Largest |exponent| the symbolic parser accepts (``2^64`` yes, ``2^65`` or ``9^9^9`` no)."""
+MAX_RESULT_BITS = 4096
+"""Largest integer power (in bits) the parser builds: ``(2^64)^64`` is refused before it is computed."""
+MAX_DEPTH = 24
+PARSE_SECONDS = 0.25
 
 
+class MathParseError(ValueError):
+    """The text is not a (small, safe) math expression."""
+
+
+# -- extraction ----------------------------------------------------------------------------------------------
 def _boxed_contents(text: str) -> str | None:
     """Contents of the last ``\\boxed{...}`` with balanced braces."""
     matches = list(_BOXED.finditer(text))
@@ -41,42 +65,377 @@ def extract_answer(text: str) -> str | None:
         return boxed
     lines = [m.group(1).strip() for m in _ANSWER.finditer(text)]
     if lines:
-        return lines[-1].rstrip(".").strip() or None
+        return lines[-1].rstrip(".").strip().strip("$").strip() or None
     stripped = text.strip().rstrip(".")
-    if _NUMBER.match(stripped.replace(",", "")) or _FRACTION.match(stripped):
+    if len(stripped) <= 64 and (_NUMBER.match(stripped.replace(",", "")) or _FRACTION.match(stripped)):
         return stripped
     return None
 
 
+# -- normalisation -------------------------------------------------------------------------------------------
+_DROP = (r"\left", r"\right", r"\!", r"\,", r"\;", r"\:", r"\ ", "$", r"\displaystyle", r"\%", "%", "°")
+_TEXT_BLOCK = re.compile(r"\\(?:text|mathrm|textbf|mbox)\s*\{([^{}]*)\}")
+_VAR_PREFIX = re.compile(r"^[A-Za-z]\s*=\s*(?=\S)")
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
+
+
+def normalize_answer(text: str) -> str:
+    """A canonical spelling of an answer: no ``$``, spacing macros, units in ``\\text{}``, ``x =`` prefix or ``%``."""
+    if not isinstance(text, str):
+        return ""
+    s = text.strip()
+    s = _DEGREES.sub("", s)
+    whole = _TEXT_BLOCK.fullmatch(s)
+    if whole:
+        s = whole.group(1)
+    else:
+        s = _TEXT_BLOCK.sub(lambda m: "" if m.group(1).strip().isalpha() or not m.group(1).strip() else m.group(1), s)
+    for token in _DROP:
+        s = s.replace(token, "")
+    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    s = _VAR_PREFIX.sub("", s.strip())
+    s = " ".join(s.split()).rstrip(".").strip()
+    return s.lower() if s.isalpha() else s
+
+
 def to_number(text: str) -> Fraction | None:
     """Parse an integer, decimal, ``a/b`` fraction or ``\\frac{a}{b}`` into an exact Fraction."""
-    if not isinstance(text, str):
+    if not isinstance(text, str) or len(text) > MAX_EXPR_CHARS:
         return None
-    s = text.strip().replace(",", "").replace("$", "").replace(" ", "")
-    frac = re.fullmatch(r"\\d?frac\{([-+]?\d+)\}\{([-+]?\d+)\}", s)
+    s = normalize_answer(text).replace(" ", "")
+    if _THOUSANDS.match(s):
+        s = s.replace(",", "")
+    sign = ""
+    if s[:1] in "+-" and s[1:2] == "\\":
+        sign, s = s[0], s[1:]
+    frac = re.fullmatch(r"\\frac\{([-+]?\d+)\}\{([-+]?\d+)\}", s)
     if frac:
         s = f"{frac.group(1)}/{frac.group(2)}"
     m = _FRACTION.match(s)
+    value: Fraction | None = None
     if m:
         den = int(m.group(2))
-        return None if den == 0 else Fraction(int(m.group(1)), den)
-    if _NUMBER.match(s):
+        value = None if den == 0 else Fraction(int(m.group(1)), den)
+    elif _NUMBER.match(s):
         try:
-            return Fraction(s)
+            value = Fraction(s)
         except (ValueError, ZeroDivisionError):
-            return None
-    return None
+            value = None
+    if value is not None and sign == "-":
+        value = -value
+    return value
+
+
+# -- a bounded parser that builds sympy objects directly --------------------------------------------------------
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][-+]?\d{1,3}(?![A-Za-z]))?|\.\d+)|(?P<cmd>\\[A-Za-z]+)|(?P<name>[A-Za-z]+)"
+    r"|(?P<op>\*\*|[-+*/^(){}\[\],|]))"
+)
+_CONSTANTS: dict[str, Any] = {"pi": sympy.pi, "e": sympy.E, "i": sympy.I, "oo": sympy.oo, "infty": sympy.oo,
+                              "infinity": sympy.oo}
+_FUNCTIONS: dict[str, Any] = {
+    "sqrt": sympy.sqrt, "exp": sympy.exp, "ln": sympy.log, "log": sympy.log, "sin": sympy.sin, "cos": sympy.cos,
+    "tan": sympy.tan, "abs": sympy.Abs,
+}
+_LATEX_COMMANDS = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\pi": "pi", "\\infty": "oo", "\\sqrt": "sqrt",
+                   "\\frac": "frac", "\\exp": "exp", "\\ln": "ln", "\\log": "log", "\\sin": "sin", "\\cos": "cos",
+                   "\\tan": "tan"}
+
+
+def _tokenize(text: str) -> list[tuple[str, str]]:
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise MathParseError(f"unexpected character {text[pos]!r}")
+        pos = m.end()
+        kind = m.lastgroup or ""
+        value = m.group(kind)
+        if kind == "cmd":
+            if value not in _LATEX_COMMANDS:
+                raise MathParseError(f"unsupported LaTeX command {value}")
+            value = _LATEX_COMMANDS[value]
+            kind = "op" if value in "*/" else "name"
+        if kind == "op" and value == "**":
+            value = "^"
+        if kind == "name" and value not in _CONSTANTS and value not in _FUNCTIONS and value != "frac":
+            if len(value) == 1:
+                pass
+            elif all(ch in _CONSTANTS or len(ch) == 1 for ch in value) and len(value) <= 3:
+                # implicit product of single-letter symbols, e.g. "xy" -> x*y
+                for ch in value:
+                    tokens.append(("name", ch))
+                continue
+            else:
+                raise MathParseError(f"unknown name {value!r}")
+        tokens.append((kind, value))
+    return tokens
+
+
+class _Parser:
+    """expr := term (+|- term)*; term := unary ((*|/|implicit) unary)*; unary := (+|-) unary | power;
+    power := atom (^ unary)?; atom := number | name | func arg | frac{..}{..} | (expr) | {expr} | |expr|."""
+
+    def __init__(self, tokens: list[tuple[str, str]], deadline: float) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+        self.deadline = deadline
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, value: str | None = None) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None or (value is not None and tok[1] != value):
+            raise MathParseError(f"expected {value or 'more input'}, got {tok[1] if tok else 'end of input'}")
+        self.pos += 1
+        return tok
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise MathParseError("expression is nested too deeply")
+        if time.monotonic() > self.deadline:
+            raise MathParseError("expression took too long to parse")
+
+    def parse(self) -> Any:
+        value = self.expr()
+        if self.peek() is not None:
+            raise MathParseError(f"unexpected {self.peek()[1]!r}")
+        return value
+
+    def expr(self) -> Any:
+        self.enter()
+        value = self.term()
+        while (tok := self.peek()) is not None and tok[1] in "+-" and tok[0] == "op":
+            self.take()
+            right = self.term()
+            value = value + right if tok[1] == "+" else value - right
+        self.depth -= 1
+        return value
+
+    def term(self) -> Any:
+        value = self.unary()
+        while (tok := self.peek()) is not None:
+            if tok[0] == "op" and tok[1] in "*/":
+                self.take()
+                right = self.unary()
+                if tok[1] == "/":
+                    if right == 0:
+                        raise MathParseError("division by zero")
+                    value = value / right
+                else:
+                    value = value * right
+            elif tok[0] in ("num", "name") or tok[1] in "({":
+                value = value * self.power()
+            else:
+                break
+        return value
+
+    def unary(self) -> Any:
+        tok = self.peek()
+        if tok is not None and tok[0] == "op" and tok[1] in "+-":
+            self.take()
+            self.enter()
+            value = self.unary()
+            self.depth -= 1
+            return -value if tok[1] == "-" else value
+        return self.power()
+
+    def power(self) -> Any:
+        base = self.atom()
+        tok = self.peek()
+        if tok is not None and tok[1] == "^":
+            self.take()
+            self.enter()
+            exponent = self.unary()
+            self.depth -= 1
+            return _bounded_pow(base, exponent)
+        return base
+
+    def group(self) -> Any:
+        opener = self.take()[1]
+        if opener not in "({":
+            raise MathParseError(f"expected a group, got {opener!r}")
+        value = self.expr()
+        self.take(")" if opener == "(" else "}")
+        return value
+
+    def atom(self) -> Any:
+        tok = self.peek()
+        if tok is None:
+            raise MathParseError("unexpected end of input")
+        kind, value = tok
+        if kind == "num":
+            self.take()
+            if "e" in value.lower() or "." in value:
+                return sympy.Rational(str(Fraction(value)))
+            return sympy.Integer(int(value))
+        if kind == "op" and value in "({":
+            return self.group()
+        if kind == "op" and value == "|":
+            self.take()
+            inner = self.expr()
+            self.take("|")
+            return sympy.Abs(inner)
+        if kind == "name":
+            self.take()
+            if value == "frac":
+                num = self.group()
+                den = self.group()
+                if den == 0:
+                    raise MathParseError("division by zero")
+                return num / den
+            if value in _FUNCTIONS:
+                if value == "sqrt" and self.peek() is not None and self.peek()[1] == "[":
+                    self.take("[")
+                    index = self.expr()
+                    self.take("]")
+                    if not (index.is_Integer and 2 <= int(index) <= MAX_EXPONENT):
+                        raise MathParseError("root index must be a small integer")
+                    return sympy.root(self.atom(), index)
+                nxt = self.peek()
+                if nxt is None:
+                    raise MathParseError(f"{value} needs an argument")
+                arg = self.group() if nxt[1] in "({" else self.power()
+                return _FUNCTIONS[value](arg)
+            if value in _CONSTANTS:
+                return _CONSTANTS[value]
+            return sympy.Symbol(value)
+        raise MathParseError(f"unexpected {value!r}")
+
+
+def _bounded_pow(base: Any, exponent: Any) -> Any:
+    if not exponent.is_Rational:
+        if exponent.free_symbols or not exponent.is_number:
+            raise MathParseError("exponents must be numbers")
+        raise MathParseError("exponents must be rational numbers")
+    if abs(exponent) > MAX_EXPONENT:
+        raise MathParseError(f"exponent {exponent} is larger than {MAX_EXPONENT}")
+    if base.is_Rational and base != 0:
+        bits = max(int(base.p).bit_length(), int(base.q).bit_length()) * abs(float(exponent))
+        if bits > MAX_RESULT_BITS:
+            raise MathParseError("power is too large")
+    if base == 0 and exponent < 0:
+        raise MathParseError("division by zero")
+    return sympy.Pow(base, exponent)
+
+
+def parse_math(text: str) -> Any:
+    """Parse a small math expression (plain or simple LaTeX) into a sympy object; raise :class:`MathParseError`.
+
+    Only numbers, single-letter symbols, ``pi e i oo``, ``sqrt exp ln log sin cos tan abs``, ``\\frac``,
+    ``\\sqrt[n]``, ``+ - * / ^ ** ( ) { } | |`` and implicit multiplication are accepted; at most
+    ``MAX_EXPR_CHARS`` characters, exponents up to ``MAX_EXPONENT``.
+    """
+    if not isinstance(text, str):
+        raise MathParseError("not a string")
+    s = normalize_answer(text)
+    if not s:
+        raise MathParseError("empty expression")
+    if len(s) > MAX_EXPR_CHARS:
+        raise MathParseError(f"expression longer than {MAX_EXPR_CHARS} characters")
+    if _THOUSANDS.match(s.replace(" ", "")):
+        s = s.replace(",", "")
+    tokens = _tokenize(s)
+    if any(t == ("op", ",") for t in tokens):
+        raise MathParseError("a list is not one expression")
+    return _Parser(tokens, time.monotonic() + PARSE_SECONDS).parse()
+
+
+def _split_top_level(text: str) -> list[str] | None:
+    """Split ``(a, b, c)`` / ``a, b`` at top-level commas; None when there is no top-level comma."""
+    s = normalize_answer(text)
+    if _THOUSANDS.match(s.replace(" ", "")):
+        return None
+    if len(s) >= 2 and s[0] + s[-1] in ("()", "[]", "{}"):
+        s = s[1:-1]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(s):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(s[start:i])
+            start = i + 1
+    if not parts:
+        return None
+    parts.append(s[start:])
+    return [p.strip() for p in parts]
+
+
+_SAMPLE_POINTS = (Fraction(3, 7), Fraction(-5, 11), Fraction(13, 5))
+
+
+def _close(a: Any, b: Any, rel_tol: float) -> bool:
+    try:
+        diff = sympy.N(a - b, 30)
+        scale = sympy.N(b, 30)
+        if not (diff.is_number and scale.is_number) or diff.has(sympy.nan, sympy.zoo):
+            return False
+        return bool(abs(complex(diff)) <= rel_tol * max(1.0, abs(complex(scale))))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, ArithmeticError):
+        return False
+
+
+def _symbolic_match(given: str, expected: str, rel_tol: float) -> bool:
+    try:
+        a, b = parse_math(given), parse_math(expected)
+    except (MathParseError, TypeError, ValueError, ZeroDivisionError, OverflowError, ArithmeticError, RecursionError):
+        return False
+    if a.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) or b.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+        return bool(a == b)
+    names_a = {s.name for s in a.free_symbols}
+    names_b = {s.name for s in b.free_symbols}
+    if names_a != names_b:
+        return False
+    if not names_a:
+        return _close(a, b, max(rel_tol, 1e-12))
+    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
+    for k, point in enumerate(_SAMPLE_POINTS):
+        values = {sym: sympy.Rational(point.numerator + j + k, point.denominator) for j, sym in enumerate(symbols)}
+        if not _close(a.subs(values), b.subs(values), max(rel_tol, 1e-12)):
+            return False
+    return True
 
 
 def answers_match(given: str, expected: str, *, rel_tol: float = 1e-9) -> bool:
-    """True if ``given`` equals ``expected`` exactly (normalised) or numerically (within ``rel_tol``)."""
+    """True if ``given`` equals ``expected``: as normalised text, as exact numbers, numerically within ``rel_tol``,
+    or symbolically (``2\\sqrt{2}`` vs ``sqrt(8)``, ``\\frac{x}{2}`` vs ``x/2``). Lists compare element-wise."""
     if not isinstance(given, str) or not isinstance(expected, str):
         return False
-    if " ".join(given.split()).lower() == " ".join(expected.split()).lower():
+    if len(given) > 4 * MAX_EXPR_CHARS:
+        return False
+    ng, ne = normalize_answer(given), normalize_answer(expected)
+    if ng == ne and ng:
         return True
     a, b = to_number(given), to_number(expected)
-    if a is None or b is None:
-        return False
-    if a == b:
-        return True
-    return abs(float(a) - float(b)) <= rel_tol * max(1.0, abs(float(b)))
+    if a is not None and b is not None:
+        if a == b:
+            return True
+        try:
+            return abs(float(a) - float(b)) <= rel_tol * max(1.0, abs(float(b)))
+        except OverflowError:
+            return False
+    parts_g, parts_e = _split_top_level(given), _split_top_level(expected)
+    if parts_g is not None or parts_e is not None:
+        if parts_g is None or parts_e is None or len(parts_g) != len(parts_e):
+            return False
+        return all(answers_match(g, e, rel_tol=rel_tol) for g, e in zip(parts_g, parts_e, strict=True))
+    return _symbolic_match(given, expected, rel_tol)
+
+
+def safe_echo(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters with unprintable ones (and lone surrogates) shown as ``?``.
+
+    For echoing an agent's answer back in an observation without copying megabytes or unencodable text.
+    """
+    if not isinstance(text, str):
+        return ""
+    cut = text[:limit]
+    shown = "".join(ch if ch.isprintable() else "?" for ch in cut)
+    return shown + ("..." if len(text) > limit else "")

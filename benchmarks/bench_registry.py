@@ -1,0 +1,92 @@
+"""Registry benchmarks: ``import spade_core`` with 100,000 records, and warm ``gymnasium.make`` latency.
+
+Each figure is printed next to the same figure for plain Gymnasium in the same run, with the ratio.
+Targets: import + registration of 100,000 records <= 1.5 s; make p50 <= 20 ms (warm, bundled env).
+
+    python benchmarks/bench_registry.py [--records 100000] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+IMPORT_SPADE = "import time; t = time.perf_counter(); import spade_core; print(time.perf_counter() - t)"
+IMPORT_GYM = "import time; t = time.perf_counter(); import gymnasium; print(time.perf_counter() - t)"
+COUNT = "import gymnasium as gym, spade_core; print(sum(1 for k in gym.registry if k.startswith('spade/')))"
+
+
+def build_store(path: Path, n: int) -> None:
+    """Fill a store with ``n`` accepted records through the public API (fsync relaxed for the set-up only)."""
+    from spade_registry.records import Status
+    from spade_registry.store import RegistryStore
+
+    with RegistryStore(path) as store:
+        store._conn.execute("PRAGMA synchronous = OFF")  # set-up speed only; the measured import is unaffected
+        for i in range(n):
+            manifest = {"name": f"Bench{i}", "domain": "math", "description": "benchmark record",
+                        "reward_range": [0, 1], "max_turns": 4}
+            store.add(code=f"ENV_SPEC = {{}}\nX = {i}\n", manifest=manifest, status=Status.ACCEPTED)
+
+
+def time_subprocess(code: str, env: dict[str, str], repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        samples.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(samples)
+
+
+def make_latency(env_id: str, n: int) -> tuple[float, float]:
+    import gymnasium as gym
+
+    gym.make(env_id).close()  # warm: imports and caches done once
+    samples = []
+    for _ in range(n):
+        t = time.perf_counter()
+        env = gym.make(env_id)
+        samples.append(time.perf_counter() - t)
+        env.close()
+    samples.sort()
+    return samples[len(samples) // 2], samples[int(len(samples) * 0.99) - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "bench.sqlite3"
+        t = time.perf_counter()
+        build_store(store, args.records)
+        print(f"built a store with {args.records:,} records in {time.perf_counter() - t:.1f} s (set-up, not measured)")
+        env = {**os.environ, "SPADE_STORE": str(store)}
+        subprocess.run([sys.executable, "-c", "import spade_core"], env=env, check=True)  # first run syncs seeds
+        registered = int(subprocess.run([sys.executable, "-c", COUNT], env=env, capture_output=True, text=True,
+                                        check=True).stdout)
+        spade = time_subprocess(IMPORT_SPADE, env, args.repeats)
+        gym_only = time_subprocess(IMPORT_GYM, env, args.repeats)
+
+    print()
+    print(f"{'figure':<52} {'SPADE':>10} {'baseline':>10} {'ratio':>7}  target")
+    print(f"{'import + registration (' + format(registered, ',') + ' spade envs), s':<52} "
+          f"{spade:>10.3f} {gym_only:>10.3f} {spade / gym_only:>7.2f}  <= 1.5 s (baseline: import gymnasium)")
+    import spade_core  # noqa: F401 - registers the default store for the make benchmark
+
+    p50, p99 = make_latency("spade/TicTacToe-v0", 300)
+    b50, b99 = make_latency("CartPole-v1", 300)
+    print(f"{'gymnasium.make p50, ms (spade/TicTacToe-v0)':<52} {p50 * 1e3:>10.3f} {b50 * 1e3:>10.3f} "
+          f"{p50 / b50:>7.2f}  <= 20 ms (baseline: CartPole-v1)")
+    print(f"{'gymnasium.make p99, ms':<52} {p99 * 1e3:>10.3f} {b99 * 1e3:>10.3f} {p99 / b99:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()

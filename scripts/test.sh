@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install SPADE with its test extras and the example third-party plugin, lint, then run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+python -m pip install --quiet "torch==2.13.0"
+python -m pip install --quiet -e ".[test]" -e tests/example_plugin
+python -m ruff check .
+set +e
+python -m pytest "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+    echo "error: pytest collected no tests; refusing to report success" >&2
+    exit 1
+fi
+exit "$status"
