@@ -11,9 +11,10 @@ from click.testing import CliRunner
 from spade_core.cli.main import cli
 
 
-def run(*args: str, input: str | None = None) -> tuple[int, str]:
+def run(*args: str, input: str | None = None, stdout_only: bool = False) -> tuple[int, str]:
+    """Exit code and output (stdout and stderr together, or stdout alone for machine-readable output)."""
     result = CliRunner().invoke(cli, list(args), input=input)
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout if stdout_only else result.output
 
 
 def test_version_and_help() -> None:
@@ -24,13 +25,13 @@ def test_version_and_help() -> None:
 
 
 def test_list_json_has_required_fields() -> None:
-    code, out = run("list", "--json")
+    code, out = run("list", "--json", stdout_only=True)
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
     ids = {r["id"] for r in rows}
     assert {"spade/TicTacToe-v0", "spade/ArithmeticChain-v0"} <= ids
     assert all({"id", "domain", "status"} <= set(r) for r in rows)
-    code, out = run("list", "--json", "--domain", "math")
+    code, out = run("list", "--json", "--domain", "math", stdout_only=True)
     assert code == 0 and {json.loads(line)["domain"] for line in out.splitlines()} == {"math"}
 
 

@@ -14,8 +14,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spade_core.contract import SpadeEnv
+from spade_core.errors import EpisodeStateError
 from spade_core.gym_bridge import open_store
 from spade_registry.records import Status, Trust
 
@@ -132,3 +135,38 @@ def test_hint_does_not_give_the_answer_away(env_id: str) -> None:
 
     copied = [play(env, s, copy_hint)[0].get("success", False) for s in SEEDS]
     assert np.mean(copied) < 0.1, f"{env_id}: playing the hint verbatim solved {sum(copied)}/20"
+
+
+_ACTIONS = st.lists(
+    st.one_of(st.just(None), st.text(max_size=40), st.sampled_from(["0", "1", "5", "H", "\\boxed{3}", "{}", "\ud800"])),
+    min_size=1, max_size=12,
+)
+
+
+@pytest.mark.parametrize("env_id", POOL)
+@settings(max_examples=15)
+@given(seed=st.integers(0, 2**31 - 1), actions=_ACTIONS)
+def test_contract_properties(env_id: str, seed: int, actions: list[str | None]) -> None:
+    """Same seed + actions => same trace; rewards in range; observations are bounded str; step after end raises.
+
+    ``None`` in the action list means "play the reference action", so traces reach real game states.
+    """
+
+    def trace() -> list:
+        env = make(env_id)
+        low, high = env.manifest.reward_range
+        obs, info = env.reset(seed=seed)
+        out: list = [obs]
+        for action in actions:
+            chosen = env.reference_action() if action is None else action
+            obs, reward, terminated, truncated, info = env.step(chosen)
+            assert isinstance(obs, str) and len(obs) <= env.manifest.max_obs_chars
+            assert low <= reward <= high
+            out.append((obs, reward, terminated, truncated, info.get("success")))
+            if terminated or truncated:
+                with pytest.raises(EpisodeStateError):
+                    env.step(chosen)
+                break
+        return out
+
+    assert trace() == trace()
