@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -195,6 +196,68 @@ def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bo
             click.echo(json.dumps(summary))
             break
     env.close()
+
+
+def _candidate_files(path: str) -> list[Path]:
+    target = Path(path)
+    if target.is_dir():
+        files = sorted(p for p in target.glob("*.py") if not p.name.startswith("_"))
+        if not files:
+            raise click.UsageError(f"{path} contains no .py candidates")
+        return files
+    if not target.is_file():
+        raise click.UsageError(f"{path} does not exist")
+    return [target]
+
+
+_VERDICT_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim"}
+
+
+@cli.command()
+@click.argument("path", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per candidate (file, verdict, stage, message).")
+@click.option("--register", is_flag=True, help="Record every outcome in the store; accepted ones get an id.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Candidates validated at once.")
+@click.pass_context
+def validate(ctx: click.Context, path: str, as_json: bool, register: bool, workers: int) -> None:
+    """Validate designer-format environment modules (a FILE or every .py in a DIR).
+
+    Exit code 0 only if every candidate is accepted; 1 if any is rejected; 2 on a usage error.
+    """
+    from spade_core.validation import validate_many
+    from spade_core.validation.pipeline import record_outcome
+
+    files = _candidate_files(path)
+    store = _store(ctx)
+    sources = [(str(f), f.read_text(encoding="utf-8", errors="surrogateescape")) for f in files]
+    reports = validate_many(sources, workers=workers, store=store)
+    if register:
+        for (_, source), report in zip(sources, reports, strict=True):
+            record_outcome(store, source, report, provenance={"source": "spade validate", "file": report.file})
+        from spade_core.gym_bridge import register_store
+
+        register_store(ctx.obj["store"])
+    for report in reports:
+        if as_json:
+            data = report.to_dict()
+            click.echo(json.dumps({k: data[k] for k in ("file", "verdict", "status", "stage", "message", "env_id",
+                                                         "seconds")}))
+            continue
+        table = Table(title=f"{report.file}", title_justify="left")
+        for column in ("stage", "verdict", "observed", "s"):
+            table.add_column(column, overflow="fold")
+        for stage in report.stages:
+            style = _VERDICT_STYLE.get(stage.verdict, "")
+            table.add_row(stage.stage, f"[{style}]{stage.verdict}[/]", stage.observed, f"{stage.seconds:.3f}")
+        console.print(table)
+        if report.accepted:
+            where = f" as {report.env_id}" if report.env_id else ""
+            console.print(f"[bold green]ACCEPTED[/]{where}", highlight=False)
+        else:
+            console.print(f"[bold red]REJECTED ({report.status})[/] at stage {report.failed_stage}", highlight=False)
+            console.print(report.message, highlight=False, markup=False)
+    if not all(r.accepted for r in reports):
+        ctx.exit(1)
 
 
 @cli.command()

@@ -1,0 +1,114 @@
+"""Run the stages over candidates, concurrently, and record every outcome in the registry store."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from spade_core.contract.inner import HandleFactory
+from spade_core.validation.config import ValidationConfig
+from spade_core.validation.episodes import Policy
+from spade_core.validation.report import OUTCOME_STATUS, ValidationReport
+from spade_core.validation.stages import PIPELINE, Candidate, run_stage
+from spade_registry.hashing import content_hash
+from spade_registry.records import Status, Trust
+
+
+def sandbox_handles(source: str, env_id: str) -> HandleFactory:
+    """The default: candidate code runs only in the sandbox."""
+    from spade_core.gym_bridge.make import designer_handle_factory
+
+    return designer_handle_factory(source, env_id=env_id)
+
+
+def allowed_modules() -> dict[str, list[str]]:
+    """Stand-in modules (and their names) that designer code may import, including plugin contributions."""
+    from spade_core.sandbox.allowlist import merged_allowlist
+
+    return {name: sorted(names) for name, names in merged_allowlist().items()}
+
+
+def validate_source(
+    source: str,
+    *,
+    file: str = "<candidate>",
+    config: ValidationConfig | None = None,
+    store: Any = None,
+    document: str | None = None,
+    probe: Policy | None = None,
+    novelty_check: Callable[[Candidate], tuple[float, str] | None] | None = None,
+    handles: Callable[[str, str], HandleFactory] = sandbox_handles,
+) -> ValidationReport:
+    """Validate one candidate module; stop at the first failing stage. Never raises for bad candidates."""
+    started = time.perf_counter()
+    config = config or ValidationConfig()
+    candidate = Candidate(
+        source=source if isinstance(source, str) else "", file=file, config=config, handle_factory_for=handles,
+        allowed_modules=allowed_modules(), store=store, document=document, probe=probe, novelty_check=novelty_check,
+    )
+    candidate.content_hash = content_hash(candidate.source)
+    report = ValidationReport(file=file, content_hash=candidate.content_hash, seeds=list(config.seeds))
+    try:
+        for name, check in PIPELINE:
+            result = run_stage(name, check, candidate)
+            report.stages.append(result)
+            if result.failed:
+                report.status = candidate.outcome_status or OUTCOME_STATUS.get(name, "failed")
+                break
+    finally:
+        if candidate.envs is not None:
+            candidate.envs.close_all()
+    if candidate.manifest is not None:
+        report.name, report.domain = candidate.manifest.name, candidate.manifest.domain
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def record_outcome(store: Any, source: str, report: ValidationReport, *, provenance: dict[str, Any] | None = None,
+                   manifest: dict[str, Any] | None = None) -> ValidationReport:
+    """Store the candidate with its report and status (accepted ones get their ``spade/<Name>-v<N>`` id)."""
+    if report.status == "duplicate" and report.failed_stage == "exact_duplicate":
+        return report  # the identical record is already stored; nothing new to keep
+    status = Status(report.status)
+    record, created = store.add(
+        code=source, manifest=manifest or _manifest_of(source), status=status, trust=Trust.DESIGNER,
+        failed_stage=report.failed_stage if status is Status.FAILED else None, provenance=provenance or {},
+        report=report.to_dict(),
+    )
+    if not created:
+        record = store.set_status(record.rid, status, failed_stage=report.failed_stage if status is Status.FAILED
+                                  else None, report=report.to_dict())
+    report.env_id = record.env_id
+    return report
+
+
+def _manifest_of(source: str) -> dict[str, Any]:
+    import ast
+
+    try:
+        tree = ast.parse(source)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENV_SPEC"
+                                                    for t in node.targets):
+                value = ast.literal_eval(node.value)
+                json.dumps(value, allow_nan=False)
+                return value if isinstance(value, dict) else {}
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        pass
+    return {}
+
+
+def validate_many(
+    sources: Sequence[tuple[str, str]],
+    *,
+    workers: int = 4,
+    **kwargs: Any,
+) -> list[ValidationReport]:
+    """Validate ``(file, source)`` pairs concurrently; one candidate's hang is bounded by the sandbox's call
+    timeouts and never stalls the others. Reports come back in input order."""
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(validate_source, source, file=file, **kwargs) for file, source in sources]
+        return [f.result() for f in futures]
