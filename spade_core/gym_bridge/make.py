@@ -39,6 +39,6 @@ def handle_factory(record: Record) -> HandleFactory:
 
 def designer_handle_factory(code: str, *, env_id: str) -> HandleFactory:
     """Designer code only ever runs in the sandbox."""
-    from spade_core.sandbox.proxy import SandboxedInnerEnv
+    from spade_core.sandbox import sandboxed_handle_factory
 
-    return lambda knobs: SandboxedInnerEnv(code, env_id=env_id, knobs=dict(knobs))
+    return sandboxed_handle_factory(code, env_id=env_id)

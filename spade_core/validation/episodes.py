@@ -130,10 +130,14 @@ def repeat_first_policy() -> Policy:
     return policy
 
 
+SHORT_ANSWER_CHARS = 64
+"""Numbers are bumped only in short answers: in a long one (a program) a changed constant may be harmless."""
+
+
 def mutations(action: str) -> list[str]:
     """Near-miss variants of a correct final action: each should be rejected by a sound verifier."""
     variants = ["", action[:-1], action[: max(0, len(action) // 2)]]
     bumped = re.sub(r"\d+", lambda m: str(int(m.group()) + 1), action)
-    if bumped != action:
+    if bumped != action and len(action) <= SHORT_ANSWER_CHARS:
         variants.insert(0, bumped)
     return [v for v in dict.fromkeys(variants) if v != action]

@@ -103,21 +103,21 @@ def test_a_hanging_candidate_does_not_stall_the_batch() -> None:
     assert verdicts["good_secret_number.py"] == "accepted"
 
 
-def _bundled_sources() -> list[tuple[str, str]]:
-    store = open_store()
-    return [(r.env_id, r.code) for r in store.query(status=Status.ACCEPTED, trust=Trust.BUNDLED) if r.env_id]
+def _bundled_ids() -> list[str]:
+    return [r.env_id for r in open_store().query(status=Status.ACCEPTED, trust=Trust.BUNDLED) if r.env_id]
 
 
-@pytest.mark.parametrize(("env_id", "source"), _bundled_sources(), ids=lambda v: v if "/" in str(v) else "")
-def test_bundled_seed_environments_pass(env_id: str, source: str) -> None:
-    report = validate_source(source, file=env_id)
+@pytest.mark.parametrize("env_id", _bundled_ids())
+def test_bundled_seed_environments_pass(env_id: str) -> None:
+    report = validate_source(open_store().get(env_id).code, file=env_id)
     assert report.accepted, report.message
 
 
 def _pool_workers() -> set[int]:
-    from spade_core.sandbox import worker_pids
+    from spade_core.sandbox import default_pool
 
-    return set(worker_pids())
+    pool = default_pool()
+    return set(pool.worker_pids()) | {pool.launcher_pid} - {None}
 
 
 def _children() -> set[int]:

@@ -1,0 +1,262 @@
+"""Sandbox benchmark: every figure next to the unsandboxed in-process baseline and their ratio.
+
+    python benchmarks/bench_sandbox.py            # full run (1,000 concurrent instances)
+    python benchmarks/bench_sandbox.py --quick    # smaller counts, same figures
+    python benchmarks/bench_sandbox.py --layers   # also: what each isolation layer stops on its own
+
+Targets (issue 3): per-step overhead p50 <= 100 us; <= 15 us per env-step at 64 envs per message; make p50 <= 30 ms
+with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from spade_core.contract.inner import LocalInnerEnv, find_env_class  # noqa: E402
+from spade_core.sandbox import (  # noqa: E402
+    SandboxedInnerEnv,
+    SandboxLimits,
+    WorkerPool,
+    call_many,
+    guards,  # noqa: E402
+    step_many,
+)
+from spade_core.sandbox.allowlist import build_standins, exposed_names, merged_allowlist  # noqa: E402
+from spade_core.sandbox.policy import compile_env_source  # noqa: E402
+from spade_core.sandbox.pool import probe_isolation  # noqa: E402
+
+TRIVIAL = (ROOT / "tests" / "sandbox" / "envs" / "trivial_env.py").read_text()
+
+
+def _plain_class() -> type:
+    ns: dict[str, Any] = {"__name__": "bench_plain"}
+    exec(compile(TRIVIAL, "<plain>", "exec"), ns)  # noqa: S102 - our own benchmark env
+    return find_env_class(ns, module_name="bench_plain", where="bench")
+
+
+def _restricted_class() -> type:
+    standins, _ = build_standins(merged_allowlist([]))
+    code = compile_env_source(TRIVIAL, allowed_modules={k: set(exposed_names(v)) for k, v in standins.items()})
+    module = guards.make_module(guards.make_builtins(standins), "bench_restricted")
+    exec(code, module.__dict__)  # noqa: S102 - restricted code object
+    return find_env_class(module.__dict__, module_name="bench_restricted", where="bench")
+
+
+def _timed(fn: Callable[[], Any], n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def _pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _row(label: str, value: float, baseline: float, unit: str, target: str = "") -> None:
+    ratio = value / baseline if baseline > 0 else float("inf")
+    print(f"  {label:<44} {value:>11.2f} {unit:<6} baseline {baseline:>10.2f} {unit:<6} x{ratio:>8.1f}  {target}")
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _pool_memory(pool: WorkerPool) -> tuple[int, int]:
+    pids = pool.worker_pids() + ([pool.launcher_pid] if pool.launcher_pid else [])
+    return sum(_rss_kb(p) for p in pids), sum(_pss_kb(p) for p in pids)
+
+
+def bench_step(pool: WorkerPool, n: int) -> None:
+    print("\nper-step overhead, trivial env (one call per message)")
+    plain = LocalInnerEnv(_plain_class(), {})
+    restricted = LocalInnerEnv(_restricted_class(), {})
+    remote = SandboxedInnerEnv(TRIVIAL, env_id="bench", pool=pool)
+    for handle in (plain, restricted, remote):
+        handle.reset(0, {})
+        for _ in range(200):
+            handle.step("a")
+    base = _timed(lambda: plain.step("a"), n)
+    rp = _timed(lambda: restricted.step("a"), n)
+    sandboxed = _timed(lambda: remote.step("a"), n)
+    us = 1e6
+    _row("in-process under RestrictedPython p50", _pct(rp, 0.5) * us, _pct(base, 0.5) * us, "us")
+    _row("sandboxed step p50", _pct(sandboxed, 0.5) * us, _pct(base, 0.5) * us, "us", "(target <= 100 us)")
+    _row("sandboxed step p99", _pct(sandboxed, 0.99) * us, _pct(base, 0.99) * us, "us")
+    remote.close()
+
+
+def bench_batch(pool: WorkerPool, rounds: int) -> None:
+    print("\nstepping 64 envs per message (one worker)")
+    cls = _plain_class()
+    local = [LocalInnerEnv(cls, {}) for _ in range(64)]
+    remote = [SandboxedInnerEnv(TRIVIAL, env_id=f"b{i}", pool=pool) for i in range(64)]
+    for h in local:
+        h.reset(0, {})
+    call_many([(h, "reset", (0, {})) for h in remote])
+    actions = ["a"] * 64
+    step_many(remote, actions)
+    base = _timed(lambda: [h.step("a") for h in local], rounds)
+    batched = _timed(lambda: step_many(remote, actions), rounds)
+    us = 1e6 / 64
+    _row("per env-step, 64 per message (p50)", _pct(batched, 0.5) * us, _pct(base, 0.5) * us, "us", "(target <= 15 us)")
+    for h in remote:
+        h.close()
+
+
+def bench_make(pool: WorkerPool, n: int) -> None:
+    print("\nmake / instance creation with a warm pool")
+    cls = _plain_class()
+    base = _timed(lambda: LocalInnerEnv(cls, {}), n)
+    keep = SandboxedInnerEnv(TRIVIAL, env_id="warm", pool=pool)
+    made: list[SandboxedInnerEnv] = []
+    same = _timed(lambda: made.append(SandboxedInnerEnv(TRIVIAL, env_id="same", pool=pool)), n)
+    for h in made:
+        h.close()
+    fresh: list[float] = []
+    for i in range(max(5, n // 10)):
+        source = TRIVIAL.replace("Trivial", f"Trivial{i}")
+        t = time.perf_counter()
+        handle = SandboxedInnerEnv(source, env_id=f"new{i}", pool=pool)
+        fresh.append(time.perf_counter() - t)
+        handle.close()
+        time.sleep(0.02)  # let the pre-started replacement come up, as between makes in real use
+    ms = 1e3
+    _row("make, code already on a worker (p50)", _pct(same, 0.5) * ms, _pct(base, 0.5) * ms, "ms", "(target <= 30 ms)")
+    _row("make, new code on a pre-started worker (p50)", _pct(fresh, 0.5) * ms, _pct(base, 0.5) * ms, "ms",
+         "(target <= 30 ms)")
+    _row("make, new code on a pre-started worker (p99)", _pct(fresh, 0.99) * ms, _pct(base, 0.99) * ms, "ms")
+    keep.close()
+
+
+def bench_many(pool: WorkerPool, count: int, rounds: int) -> None:
+    print(f"\n{count} concurrent instances")
+    cls = _plain_class()
+    gc.collect()
+    before_local = _rss_kb(os.getpid())
+    local = [LocalInnerEnv(cls, {}) for _ in range(count)]
+    for h in local:
+        h.reset(0, {})
+    local_kb = max(_rss_kb(os.getpid()) - before_local, 1) / count
+    rss0, pss0 = _pool_memory(pool)
+    t = time.perf_counter()
+    remote = [SandboxedInnerEnv(TRIVIAL, env_id=f"m{i}", pool=pool) for i in range(count)]
+    call_many([(h, "reset", (i, {})) for i, h in enumerate(remote)])
+    created = time.perf_counter() - t
+    rss1, pss1 = _pool_memory(pool)
+    workers = pool.stats()["workers"]
+    _row("RSS per extra instance (sum of worker RSS)", (rss1 - rss0) / count / 1024, local_kb / 1024, "MB",
+         "(target <= 5 MB)")
+    _row("PSS per extra instance (shared pages split)", (pss1 - pss0) / count / 1024, local_kb / 1024, "MB")
+    print(f"  ({workers} workers; {count} instances created and reset in {created:.2f} s)")
+
+    t = time.perf_counter()
+    for _ in range(rounds):
+        for h in local:
+            h.step("a")
+    base = rounds * count / (time.perf_counter() - t)
+    t = time.perf_counter()
+    for _ in range(rounds):
+        for h in remote:
+            h.step("a")
+    single = rounds * count / (time.perf_counter() - t)
+    actions = ["a"] * count
+    t = time.perf_counter()
+    for _ in range(rounds):
+        step_many(remote, actions)
+    batched = rounds * count / (time.perf_counter() - t)
+    _row("round-robin, one call per step (steps/s)", single, base, "st/s")
+    _row("round-robin, one message per worker (steps/s)", batched, base, "st/s")
+    for h in remote:
+        h.close()
+
+
+def bench_layers() -> None:
+    print("\nwhat each isolation layer stops on its own (the static policy bypassed; trusted probes in a worker)")
+    off = {"drop_uid": False, "network_namespace": False, "landlock": False, "seccomp": False}
+    configs = {"all": {}, "none": dict(off)}
+    for layer in off:
+        configs[layer] = {**off, layer: True}
+    outside = tempfile.mkdtemp(prefix="spade-bench-outside-")
+    os.chmod(outside, 0o777)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    results = {}
+    for name, switches in configs.items():
+        pool = WorkerPool(SandboxLimits(call_timeout_s=20, memory_mb=512, **switches), prestart=0, max_workers=2)
+        try:
+            results[name] = probe_isolation(pool, tcp_port=listener.getsockname()[1], outside_path=f"{outside}/x")["probes"]
+        finally:
+            pool.shutdown()
+    listener.close()
+    names = list(configs)
+    print("  " + "probe".ljust(24) + "".join(n[:12].ljust(13) for n in names))
+    for probe in results["all"]:
+        if probe in ("uid", "environ"):
+            continue
+        cells = []
+        for n in names:
+            outcome = results[n][probe]
+            cells.append("ALLOWED" if outcome.startswith("ALLOWED") else outcome.split(":", 2)[1].strip().split()[0])
+        print("  " + probe.ljust(24) + "".join(c[:12].ljust(13) for c in cells))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller sample counts")
+    parser.add_argument("--layers", action="store_true", help="also measure what each isolation layer stops")
+    args = parser.parse_args()
+    n = 1000 if args.quick else 5000
+    count = 250 if args.quick else 1000
+    pool = WorkerPool(SandboxLimits(call_timeout_s=30, load_timeout_s=30, episode_budget_s=1e6), prestart=2)
+    t = time.perf_counter()
+    pool.start()
+    print(f"pool start (launcher + 2 pre-started workers): {(time.perf_counter() - t) * 1e3:.0f} ms; "
+          f"layers: {', '.join(f'{k}={v.split()[0]}' for k, v in sorted(pool.layers().items()))}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; columns: sandboxed, in-process baseline, ratio")
+    try:
+        bench_step(pool, n)
+        bench_batch(pool, max(50, n // 20))
+        bench_make(pool, 50 if args.quick else 200)
+        bench_many(pool, count, 3 if args.quick else 5)
+    finally:
+        pool.shutdown()
+    if args.layers:
+        bench_layers()
+
+
+
+if __name__ == "__main__":
+    main()

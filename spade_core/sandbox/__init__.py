@@ -1,0 +1,28 @@
+"""The sandbox: run designer-written environment code (and agent-written code) contained, fast, with clear errors.
+
+Two layers: a static policy on RestrictedPython (:mod:`.policy`, :mod:`.guards`, :mod:`.allowlist`) and OS
+isolation in separate worker processes (:mod:`.limits`, :mod:`.oslayers`, :mod:`.launcher`, :mod:`.worker`),
+driven from the host by a pool (:mod:`.pool`) over a JSON-only channel (:mod:`.wire`). See ``docs/sandbox.md``.
+
+Entry points: :class:`SandboxedInnerEnv` / :func:`sandboxed_handle_factory` (the handle ``SpadeEnv`` uses for
+designer code), :func:`load_env_module` (raw ``ENV_SPEC`` or the policy/load error), :func:`run_python_code`
+(code-domain verification), :class:`WorkerPool` and :class:`SandboxLimits`.
+"""
+
+from spade_core.sandbox.allowlist import BASE_ALLOWLIST, merged_allowlist
+from spade_core.sandbox.codeexec import run_python_code
+from spade_core.sandbox.limits import SandboxLimits
+from spade_core.sandbox.pool import LoadResult, WorkerPool, default_pool, set_default_pool, shutdown_all
+from spade_core.sandbox.proxy import (
+    SandboxedInnerEnv,
+    call_many,
+    load_env_module,
+    sandboxed_handle_factory,
+    step_many,
+)
+
+__all__ = [
+    "BASE_ALLOWLIST", "LoadResult", "SandboxLimits", "SandboxedInnerEnv", "WorkerPool", "call_many", "default_pool",
+    "load_env_module", "merged_allowlist", "run_python_code", "sandboxed_handle_factory", "set_default_pool",
+    "shutdown_all", "step_many",
+]

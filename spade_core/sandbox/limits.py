@@ -1,0 +1,221 @@
+"""Sandbox limits and the isolation a worker applies to itself before it runs any untrusted code.
+
+Layers, in the order a new worker applies them (each recorded as active or with the reason it is not):
+
+=============  ==========================================================================================
+fds            every inherited descriptor except the channel is closed; stdin/stdout -> /dev/null, stderr
+               -> a size-capped log in the scratch dir
+environ        ``os.environ`` is replaced by a minimal fixed mapping (no inherited secrets)
+scratch        the working directory is a fresh per-worker directory, removed when the worker is reaped
+rlimits        RLIMIT_AS (memory), RLIMIT_CPU (per call, soft), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0,
+               RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
+uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
+               RLIMIT_NPROC alone does not stop fork (DESIGN.md §12)
+netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
+no_new_privs   PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE=0, PR_SET_PDEATHSIG=SIGKILL
+landlock       reads only under the Python installation and system library dirs, writes only in scratch;
+               TCP bind/connect refused (ABI >= 4); signals/abstract sockets outside the worker refused (ABI >= 6)
+seccomp        fork/vfork/execve/non-thread clone, socket creation, ptrace, namespace, mount, keyring, bpf,
+               module, reboot and signal-sending calls fail with EPERM; prlimit only for RLIMIT_CPU;
+               compiled once in the launcher, loaded per worker as raw BPF
+=============  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import signal
+import sys
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from spade_core.sandbox import oslayers
+
+LAYERS = ("fds", "environ", "scratch", "rlimits", "uid", "netns", "no_new_privs", "landlock", "seccomp")
+
+SAFE_ENVIRON = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
+"""The whole environment of the launcher and workers (``HOME``/``TMPDIR`` point at the scratch dir)."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits and isolation switches for sandbox workers (plain data; crosses to the launcher as JSON).
+
+    Times are seconds of wall clock unless named ``cpu``. ``memory_mb`` is the worker's whole address space
+    (RLIMIT_AS), including the ~40-60 MB the interpreter itself maps.
+    """
+
+    call_timeout_s: float = 5.0
+    load_timeout_s: float = 20.0
+    episode_budget_s: float = 60.0
+    memory_mb: int = 1024
+    cpu_s_per_call: int = 10
+    max_file_mb: int = 16
+    max_open_files: int = 32
+    max_reply_bytes: int = 16 * 1024 * 1024
+    spawn_timeout_s: float = 20.0
+    drop_uid: bool = True
+    uid_base: int = 200_000
+    network_namespace: bool = True
+    landlock: bool = True
+    seccomp: bool = True
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
+                raise ValueError(f"SandboxLimits.{f.name} must be positive, got {value!r}")
+        if self.memory_mb < 128:
+            raise ValueError(f"SandboxLimits.memory_mb must be at least 128 (the interpreter needs ~60), got {self.memory_mb}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SandboxLimits:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def python_read_paths() -> list[str]:
+    """Directories a worker may read: the interpreter's installation and the system's libraries."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom"}
+    return sorted(p for p in paths if p and os.path.exists(p))
+
+
+def seccomp_rules() -> list[oslayers.Rule]:
+    """The worker's seccomp deny-list (pid-independent, so it is compiled once in the launcher)."""
+    eperm = oslayers.SCMP_ACT_ERRNO(errno.EPERM)
+    deny = [
+        "fork", "vfork", "execve", "execveat", "socket", "socketpair", "connect", "bind", "listen", "accept",
+        "accept4", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "unshare", "setns", "mount",
+        "umount2", "pivot_root", "chroot", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load",
+        "init_module", "finit_module", "delete_module", "bpf", "perf_event_open", "keyctl", "add_key",
+        "request_key", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "personality",
+        "acct", "quotactl", "mknod", "mknodat", "open_by_handle_at", "name_to_handle_at", "syslog",
+        "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "sethostname", "setdomainname", "iopl",
+        "ioperm", "fanotify_init", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+        "mount_setattr", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
+        "setfsuid", "setfsgid", "capset", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+        "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "memfd_create",
+        "kill", "tkill", "tgkill",
+        "vhangup", "pkey_alloc", "lookup_dcookie", "nfsservctl",
+    ]
+    rules: list[oslayers.Rule] = [(name, eperm, ()) for name in deny]
+    rules += [
+        ("clone", eperm, ((0, oslayers.SCMP_CMP_MASKED_EQ, oslayers.CLONE_THREAD, 0),)),
+        ("clone3", oslayers.SCMP_ACT_ERRNO(errno.ENOSYS), ()),  # libc falls back to clone(), filtered above
+        ("prlimit64", eperm, ((0, oslayers.SCMP_CMP_NE, 0, 0),)),
+        ("prlimit64", eperm, ((2, oslayers.SCMP_CMP_NE, 0, 0), (1, oslayers.SCMP_CMP_NE, resource.RLIMIT_CPU, 0))),
+        ("setrlimit", eperm, ((0, oslayers.SCMP_CMP_NE, resource.RLIMIT_CPU, 0),)),
+    ]
+    return rules
+
+
+def seccomp_program(limits: SandboxLimits) -> tuple[bytes | None, str]:
+    """Compile the seccomp filter once (in the launcher); returns ``(program or None, status)``."""
+    if not limits.seccomp:
+        return None, "off: disabled by SandboxLimits.seccomp"
+    try:
+        program, unknown = oslayers.seccomp_compile(seccomp_rules())
+    except oslayers.LayerUnavailable as exc:
+        return None, f"off: {exc.strerror}"
+    return program, "on" + (f" (unknown here: {', '.join(unknown)})" if unknown else "")
+
+
+def apply_worker_isolation(
+    limits: SandboxLimits,
+    *,
+    keep_fd: int,
+    scratch: str,
+    launcher_pid: int,
+    seccomp: tuple[bytes | None, str] | None = None,
+) -> dict[str, str]:
+    """Isolate the calling (freshly forked) worker process; return ``{layer: "on" | "off: reason"}``.
+
+    Must run before any untrusted code and before anything that needs privileges is dropped. Raises only when
+    a layer that is switched on and available fails in a way that would leave the worker weaker than reported.
+    """
+    status: dict[str, str] = {}
+    pid = os.getpid()
+    uid = limits.uid_base + pid if (limits.drop_uid and os.geteuid() == 0) else os.geteuid()
+
+    # scratch dir and fds
+    os.makedirs(scratch, mode=0o700, exist_ok=True)
+    if uid != os.geteuid():
+        os.chown(scratch, uid, uid)
+    devnull = os.open("/dev/null", os.O_RDWR)
+    log = os.open(os.path.join(scratch, "stderr.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if uid != os.geteuid():
+        os.fchown(log, uid, uid)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.dup2(log, 2)
+    keep = {0, 1, 2, keep_fd}
+    for fd in (devnull, log):
+        if fd not in keep:
+            os.close(fd)
+    os.closerange(3, keep_fd)
+    os.closerange(keep_fd + 1, 65536)
+    status["fds"] = "on"
+
+    os.environ.clear()
+    os.environ.update(SAFE_ENVIRON)
+    os.environ.update({"HOME": scratch, "TMPDIR": scratch})
+    os.chdir(scratch)
+    status["environ"] = "on"
+    status["scratch"] = "on"
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead of killing us
+    mem = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    fsize = limits.max_file_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, resource.RLIM_INFINITY))
+    status["rlimits"] = "on"
+
+    if uid != os.geteuid():
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        status["uid"] = f"on (uid {uid})"
+    elif not limits.drop_uid:
+        status["uid"] = "off: disabled by SandboxLimits.drop_uid"
+    else:
+        status["uid"] = "off: not running as root, so the worker keeps the host's uid"
+
+    oslayers.prctl(oslayers.PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid: credential changes clear it
+    if os.getppid() != launcher_pid:
+        os._exit(70)  # the launcher died while we were starting
+    oslayers.prctl(oslayers.PR_SET_NO_NEW_PRIVS, 1)
+    oslayers.prctl(oslayers.PR_SET_DUMPABLE, 0)
+    status["no_new_privs"] = "on"
+
+    if not limits.landlock:
+        status["landlock"] = "off: disabled by SandboxLimits.landlock"
+    else:
+        try:
+            abi = oslayers.landlock_restrict(python_read_paths(), [scratch, "/dev/null"])
+            status["landlock"] = f"on (ABI {abi})"
+        except oslayers.LayerUnavailable as exc:
+            status["landlock"] = f"off: {exc.strerror}"
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
+
+    program, seccomp_status = seccomp if seccomp is not None else seccomp_program(limits)
+    if program is not None and limits.seccomp:
+        try:
+            oslayers.seccomp_load_bpf(program)
+        except oslayers.LayerUnavailable as exc:
+            seccomp_status = f"off: {exc.strerror}"
+    elif not limits.seccomp:
+        seccomp_status = "off: disabled by SandboxLimits.seccomp"
+    status["seccomp"] = seccomp_status
+    return status

@@ -1,0 +1,241 @@
+"""Linux kernel isolation primitives reached through ctypes: network namespaces, prctl, Landlock and seccomp.
+
+Python 3.11 has no ``os.unshare``; Landlock has no stdlib binding; seccomp goes through the system's
+``libseccomp.so.2`` (a maintained C library; its Python bindings are not on PyPI, and the ctypes wrapper there is
+unmaintained, so the five functions needed are bound here). Each function raises :class:`LayerUnavailable` with
+the reason when the kernel or library does not offer the feature, so callers can fall back and record why.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import platform
+from collections.abc import Iterable
+
+CLONE_NEWNET = 0x40000000
+CLONE_THREAD = 0x00010000
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+
+# Landlock filesystem rights, by the ABI version that introduced them.
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FS_REMOVE_DIR, FS_REMOVE_FILE, FS_MAKE_CHAR, FS_MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+FS_MAKE_REG, FS_MAKE_SOCK, FS_MAKE_FIFO, FS_MAKE_BLOCK, FS_MAKE_SYM = 1 << 8, 1 << 9, 1 << 10, 1 << 11, 1 << 12
+FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+FS_READ = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+
+
+class LayerUnavailable(OSError):
+    """The kernel, library or privileges needed for an isolation layer are missing; the message says which."""
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.unshare.argtypes = [ctypes.c_int]
+
+
+def _fail(what: str) -> LayerUnavailable:
+    err = ctypes.get_errno()
+    return LayerUnavailable(err, f"{what}: {os.strerror(err)} (errno {errno.errorcode.get(err, err)})")
+
+
+def unshare_network() -> None:
+    """Move this process into a fresh, empty network namespace (only a down loopback device)."""
+    if _libc.unshare(CLONE_NEWNET) != 0:
+        raise _fail("unshare(CLONE_NEWNET)")
+
+
+def prctl(option: int, arg2: int = 0) -> None:
+    if _libc.prctl(option, arg2, 0, 0, 0) != 0:
+        raise _fail(f"prctl({option})")
+
+
+# -- Landlock --------------------------------------------------------------------------------------------------
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0 when Landlock is unavailable)."""
+    if platform.system() != "Linux":
+        return 0
+    version = _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+                            ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
+    return max(int(version), 0)
+
+
+def landlock_restrict(read_paths: Iterable[str], write_paths: Iterable[str]) -> int:
+    """Confine this process: read (and execute) only beneath ``read_paths``, write only beneath ``write_paths``.
+
+    Where the ABI allows it also refuses TCP bind/connect (ABI 4) and signals or abstract unix sockets that reach
+    outside this process's Landlock domain (ABI 6). Requires no-new-privs. Returns the ABI version used.
+    """
+    abi = landlock_abi()
+    if abi < 1:
+        raise LayerUnavailable(errno.ENOSYS, "Landlock is not supported by this kernel")
+    fs_all = _FS_BY_ABI[max(v for v in _FS_BY_ABI if v <= abi)]
+    attr = _RulesetAttr(handled_access_fs=fs_all)
+    size = ctypes.sizeof(ctypes.c_uint64)
+    if abi >= 4:
+        attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP
+        size = 2 * ctypes.sizeof(ctypes.c_uint64)
+    if abi >= 6:
+        attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+        size = ctypes.sizeof(_RulesetAttr)
+    ruleset = _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise _fail("landlock_create_ruleset")
+    try:
+        read_rights = FS_READ & fs_all
+        write_rights = fs_all & ~FS_EXECUTE
+        for paths, rights in ((read_paths, read_rights), (write_paths, write_rights | read_rights)):
+            for path in paths:
+                _landlock_allow(int(ruleset), path, rights)
+        if _libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            raise _fail("landlock_restrict_self")
+    finally:
+        os.close(int(ruleset))
+    return abi
+
+
+def _landlock_allow(ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that does not exist grants nothing
+    try:
+        if not os.path.isdir(path):
+            rights &= FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
+        rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
+        if _libc.syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
+                         ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
+            raise _fail(f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+
+
+# -- seccomp (through libseccomp) -----------------------------------------------------------------------------
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_NE, SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 1, 4, 7
+
+
+def SCMP_ACT_ERRNO(code: int) -> int:  # noqa: N802 - mirrors the C macro
+    return 0x00050000 | (code & 0xFFFF)
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+_seccomp_lib: ctypes.CDLL | None = None
+
+
+def _libseccomp() -> ctypes.CDLL:
+    global _seccomp_lib
+    if _seccomp_lib is None:
+        name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+        try:
+            lib = ctypes.CDLL(name, use_errno=True)
+        except OSError as exc:
+            raise LayerUnavailable(errno.ENOENT, f"libseccomp not found ({exc}); install libseccomp2") from None
+        lib.seccomp_init.restype = ctypes.c_void_p
+        lib.seccomp_init.argtypes = [ctypes.c_uint32]
+        lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                               ctypes.POINTER(_ArgCmp)]
+        lib.seccomp_load.argtypes = [ctypes.c_void_p]
+        lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        _seccomp_lib = lib
+    return _seccomp_lib
+
+
+def seccomp_available() -> bool:
+    try:
+        _libseccomp()
+    except LayerUnavailable:
+        return False
+    return True
+
+
+Rule = tuple[str, int, tuple[tuple[int, int, int, int], ...]]
+"""``(syscall name, action, ((arg index, op, datum_a, datum_b), ...))``; comparisons are AND-ed."""
+
+
+def seccomp_compile(rules: Iterable[Rule]) -> tuple[bytes, list[str]]:
+    """Compile a default-allow filter with ``rules`` to raw BPF (once, in the launcher: libseccomp takes ~10 ms).
+
+    Returns the program and the syscall names this libseccomp does not know (skipped).
+    """
+    lib = _libseccomp()
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not ctx:
+        raise LayerUnavailable(errno.EINVAL, "seccomp_init failed")
+    unknown: list[str] = []
+    try:
+        for name, action, comparisons in rules:
+            nr = lib.seccomp_syscall_resolve_name(name.encode())
+            if nr < 0:
+                unknown.append(name)
+                continue
+            cmps = (_ArgCmp * max(len(comparisons), 1))(*[_ArgCmp(*c) for c in comparisons])
+            rc = lib.seccomp_rule_add_array(ctx, action, nr, len(comparisons), cmps)
+            if rc < 0:
+                raise LayerUnavailable(-rc, f"seccomp_rule_add({name}) failed: {os.strerror(-rc)}")
+        read_fd, write_fd = os.pipe()
+        try:
+            rc = lib.seccomp_export_bpf(ctx, write_fd)
+            os.close(write_fd)
+            write_fd = -1
+            if rc < 0:
+                raise LayerUnavailable(-rc, f"seccomp_export_bpf failed: {os.strerror(-rc)}")
+            chunks = []
+            while chunk := os.read(read_fd, 1 << 16):
+                chunks.append(chunk)
+        finally:
+            os.close(read_fd)
+            if write_fd >= 0:
+                os.close(write_fd)
+    finally:
+        lib.seccomp_release(ctx)
+    program = b"".join(chunks)
+    if not program or len(program) % 8:
+        raise LayerUnavailable(errno.EINVAL, f"seccomp_export_bpf produced {len(program)} bytes")
+    return program, unknown
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+
+def seccomp_load_bpf(program: bytes) -> None:
+    """Install a compiled filter in this process (needs no-new-privs or CAP_SYS_ADMIN); costs microseconds."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0) != 0:
+        raise _fail("prctl(PR_SET_SECCOMP)")

@@ -1,0 +1,430 @@
+"""The sandbox worker: runs designer code (and agent code) behind the JSON channel, inside its isolation.
+
+A worker is forked by the launcher (:mod:`.launcher`), isolates itself (:func:`.limits.apply_worker_isolation`),
+sends a ``hello`` frame and then serves one request at a time. It hosts any number of environment instances of
+*one* code record; every instance gets its own module namespace (re-executed from the cached code object), so
+instances never share module-level state.
+
+Requests (JSON objects, ``op`` first) and their ``ok`` results:
+
+- ``load {key, source, module}`` -> ``{"spec": ENV_SPEC, "cls": name}``: compile under the policy, run once
+- ``new {iid, key, knobs}`` -> ``null``: a fresh namespace and ``cls(**knobs)``
+- ``call {iid, m, a}`` -> the raw return value of ``reset``/``step``/``hint``/``ref``
+- ``batch {calls: [[iid, m, a], ...]}`` -> ``[[status, value, seconds], ...]`` in order
+- ``del {iid}``, ``exec {key, source, module}`` / ``test {key, source}`` (code execution), ``probe``
+
+Failures come back as ``{"err": {"cause", "type", "msg", "line"}}`` with cause ``policy``, ``exception``,
+``memory`` or ``timeout`` (the per-call SIGALRM timer; the host's wall-clock kill is the backstop).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import socket
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from spade_core.contract.inner import REQUIRED_METHODS, find_env_class
+from spade_core.contract.rng import EpisodeRandom
+from spade_core.errors import EnvLoadError
+from spade_core.sandbox import guards, wire
+from spade_core.sandbox.allowlist import StandInModule, exposed_names
+from spade_core.sandbox.limits import SandboxLimits
+from spade_core.sandbox.policy import PolicyRejection, compile_env_source
+
+ENV_FILENAME = "<env>"
+METHODS = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action"}
+MAX_MESSAGE = 64 * 1024 * 1024
+
+
+class CallTimeout(BaseException):
+    """Raised inside env code by the per-call timer (a BaseException so ``except Exception`` cannot eat it)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise CallTimeout()
+
+
+class _CodeEntry:
+    __slots__ = ("code", "module")
+
+    def __init__(self, code: Any, module: str) -> None:
+        self.code = code
+        self.module = module
+
+
+class _Instance:
+    __slots__ = ("env", "module_name")
+
+    def __init__(self, env: Any, module_name: str) -> None:
+        self.env = env
+        self.module_name = module_name
+
+
+CURRENT: Worker | None = None
+"""The worker this process is serving as, if any (trusted helpers called from env code look here)."""
+
+
+class Worker:
+    """State and request handlers of one worker process."""
+
+    def __init__(self, sock: socket.socket, limits: SandboxLimits, standins: dict[str, StandInModule]) -> None:
+        self.sock = sock
+        self.limits = limits
+        self.standins = standins
+        self.allowed = {name: frozenset(exposed_names(mod)) for name, mod in standins.items()}
+        self.builtins = guards.make_builtins(standins)
+        self.codes: dict[str, _CodeEntry] = {}
+        self.instances: dict[int, _Instance] = {}
+        self.counter = 0
+        self.timeout = limits.call_timeout_s
+        self.buffer = bytearray()
+        self.code_ns: dict[str, Any] = {}
+        self.phase: str | None = None
+        self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
+            "load": self.op_load, "new": self.op_new, "call": self.op_call, "del": self.op_del,
+            "exec": self.op_exec, "test": self.op_test, "probe": self.op_probe,
+        }
+
+    # -- channel ----------------------------------------------------------------------------------------------
+    def recv(self) -> Any:
+        while True:
+            if len(self.buffer) >= 4:
+                (size,) = wire.HEADER.unpack_from(self.buffer)
+                if size > MAX_MESSAGE:
+                    raise SystemExit(3)
+                if len(self.buffer) >= 4 + size:
+                    payload = bytes(self.buffer[4:4 + size])
+                    del self.buffer[:4 + size]
+                    return wire.loads(payload)
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise SystemExit(0)  # the host closed the channel
+            self.buffer += chunk
+
+    def send(self, message: Any) -> None:
+        self.sock.sendall(wire.frame(wire.dumps(message)))
+
+    def serve(self) -> None:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        while True:
+            request = self.recv()
+            op = request.get("op")
+            if op == "batch":
+                self.reply_batch(self.run_batch(request["calls"]))
+                continue
+            if op == "exit":
+                return
+            handler = self.handlers.get(op)
+            if handler is None:
+                self.send({"err": {"cause": "exception", "type": "ProtocolError", "msg": f"unknown op {op!r}"}})
+                continue
+            timeout = self.limits.load_timeout_s if op in ("load", "exec") or "source" in request else self.timeout
+            self.phase = None
+            status, value, _ = self.guarded(lambda h=handler, r=request: h(r), timeout)
+            if status == "err" and self.phase:
+                value["phase"] = self.phase
+            self.reply(status, value, METHODS.get(request.get("m"), op))
+
+    def reply(self, status: str, value: Any, what: str) -> None:
+        if status == "ok":
+            try:
+                payload = wire.dumps({"ok": wire.to_wire(value)})
+            except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+                status, value = "err", _error("exception", exc, f"{what}() returned a value that cannot be sent: ")
+            else:
+                if len(payload) > self.limits.max_reply_bytes:
+                    status, value = "err", _oversize(len(payload), self.limits.max_reply_bytes, what)
+                else:
+                    self.sock.sendall(wire.frame(payload))
+                    return
+        self.send({"err": value})
+
+    # -- running untrusted code ----------------------------------------------------------------------------
+    def guarded(self, fn: Callable[[], Any], timeout: float) -> tuple[str, Any, float]:
+        """Run ``fn`` under the call timer and CPU limit; classify whatever it raises."""
+        guards.reset_call_state()
+        _arm_cpu(self.limits.cpu_s_per_call)
+        start = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, timeout, 0.05)
+        try:
+            try:
+                value = fn()
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except CallTimeout:
+            return "err", {"cause": "timeout", "type": "Timeout",
+                           "msg": f"the call ran past its {timeout:g} s limit"}, time.perf_counter() - start
+        except guards.PolicyViolation as exc:
+            return "err", _error("policy", exc), time.perf_counter() - start
+        except MemoryError as exc:
+            prefix = f"the environment ran out of memory (the worker's limit is {self.limits.memory_mb} MB): "
+            return "err", _error("memory", exc, prefix), time.perf_counter() - start
+        except PolicyRejection as exc:
+            return "err", {"cause": "policy", "type": "PolicyRejection", "msg": str(exc),
+                           "problems": exc.problems}, time.perf_counter() - start
+        except EnvLoadError as exc:
+            return "err", {"cause": "load", "type": "EnvLoadError", "msg": str(exc)}, time.perf_counter() - start
+        except SyntaxError as exc:
+            return "err", {"cause": "exception", "type": "SyntaxError", "line": exc.lineno,
+                           "msg": f"line {exc.lineno}: SyntaxError: {exc.msg}"}, time.perf_counter() - start
+        except BaseException as exc:  # noqa: BLE001 - everything the env code raises is reported, never fatal
+            if guards.VIOLATIONS:
+                return "err", _error("policy", guards.PolicyViolation(guards.VIOLATIONS[0])), time.perf_counter() - start
+            return "err", _error("exception", exc), time.perf_counter() - start
+        if guards.VIOLATIONS:  # the code caught a refusal and carried on: still a policy violation
+            return "err", {"cause": "policy", "type": "PolicyViolation",
+                           "msg": guards.VIOLATIONS[0] + " (caught by the environment code)"}, time.perf_counter() - start
+        return "ok", value, time.perf_counter() - start
+
+    def run_batch(self, calls: list[Any]) -> list[Any]:
+        results: list[Any] = []
+        call = self.call
+        for iid, method, arg in calls:
+            status, value, seconds = self.guarded(lambda i=iid, m=method, a=arg: call(i, m, a), self.timeout)
+            results.append([status, wire.to_wire(value) if status == "ok" else value, seconds])
+        return results
+
+    def reply_batch(self, results: list[Any]) -> None:
+        """One frame for the whole batch; items that cannot be sent or are too large become errors."""
+        try:
+            payload = wire.dumps({"ok": results})
+            if len(payload) <= self.limits.max_reply_bytes:
+                self.sock.sendall(wire.frame(payload))
+                return
+        except (ValueError, TypeError, RecursionError, MemoryError):
+            pass
+        for item in results:
+            if item[0] != "ok":
+                continue
+            try:
+                size = len(wire.dumps(item[1]))
+            except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+                item[0], item[1] = "err", _error("exception", exc, "the call returned a value that cannot be sent: ")
+                continue
+            if size > self.limits.max_reply_bytes:
+                item[0], item[1] = "err", _oversize(size, self.limits.max_reply_bytes, "the call")
+        self.send({"ok": results})
+
+    # -- handlers -------------------------------------------------------------------------------------------
+    def compiled(self, key: str, source: str | None, module: str) -> _CodeEntry:
+        entry = self.codes.get(key)
+        if entry is None:
+            if source is None:
+                raise EnvLoadError(f"code {key[:12]} is not loaded in this worker")
+            code = compile_env_source(source, filename=ENV_FILENAME, allowed_modules=self.allowed)
+            entry = self.codes[key] = _CodeEntry(code, module)
+        return entry
+
+    def namespace(self, entry: _CodeEntry) -> tuple[str, dict[str, Any]]:
+        self.counter += 1
+        name = f"{entry.module}__{self.counter}"
+        module = guards.make_module(self.builtins, name)
+        try:
+            exec(entry.code, module.__dict__)  # noqa: S102 - restricted code object, guarded globals
+        except BaseException:
+            guards.drop_module(name)
+            raise
+        return name, module.__dict__
+
+    def op_load(self, request: dict[str, Any]) -> Any:
+        entry = self.compiled(request["key"], request["source"], request.get("module") or "env")
+        name, ns = self.namespace(entry)
+        try:
+            cls = find_env_class(ns, module_name=name, where=request.get("where") or "environment module")
+            return {"spec": ns.get("ENV_SPEC"), "cls": cls.__name__}
+        finally:
+            guards.drop_module(name)
+
+    def op_new(self, request: dict[str, Any]) -> Any:
+        self.phase = "module"
+        entry = self.compiled(request["key"], request.get("source"), request.get("module") or "env")
+        name, ns = self.namespace(entry)
+        try:
+            cls = find_env_class(ns, module_name=name, where=request.get("where") or "environment module")
+            self.phase = "__init__"
+            env = cls(**dict(request.get("knobs") or {}))
+        except BaseException:
+            guards.drop_module(name)
+            raise
+        old = self.instances.pop(request["iid"], None)
+        if old is not None:
+            guards.drop_module(old.module_name)
+        self.instances[request["iid"]] = _Instance(env, name)
+        return None
+
+    def call(self, iid: int, method: str, arg: Any) -> Any:
+        instance = self.instances.get(iid)
+        if instance is None:
+            raise EnvLoadError(f"instance {iid} does not exist in this worker")
+        env = instance.env
+        if method == "step":
+            return env.step(arg)
+        if method == "reset":
+            seed, options = arg
+            return env.reset(EpisodeRandom(seed), dict(options or {}))
+        if method in METHODS:
+            return getattr(env, METHODS[method])()
+        raise EnvLoadError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
+
+    def op_call(self, request: dict[str, Any]) -> Any:
+        return self.call(request["iid"], request["m"], request.get("a"))
+
+    def op_del(self, request: dict[str, Any]) -> Any:
+        instance = self.instances.pop(request["iid"], None)
+        if instance is not None:
+            guards.drop_module(instance.module_name)
+            close = getattr(instance.env, "close", None)
+            if callable(close):
+                close()
+        return None
+
+    # -- code execution (agent-written code, tests) ----------------------------------------------------------
+    def op_exec(self, request: dict[str, Any]) -> Any:
+        entry = self.compiled(request["key"], request["source"], "solution")
+        self.code_ns = guards.make_module(self.builtins, "solution").__dict__
+        collector = guards.CappedPrint(guards.guarded_getattr)
+        self.code_ns["_print_"] = lambda _getattr_=None: collector
+        self.code_out = collector
+        exec(entry.code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
+        return {"stdout": collector()[-10_000:]}
+
+    def op_test(self, request: dict[str, Any]) -> Any:
+        code = compile_env_source(request["source"], filename="<test>", allowed_modules=self.allowed)
+        exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
+        return None
+
+    def run_code_nested(self, code: str, tests: list[str], timeout_s: float) -> dict[str, Any]:
+        """Run agent code and its tests inside this worker, during an env call (a code-domain env verifying an
+        answer). Same policy and guards; a nested timer bounds each part without eating the outer call's time
+        limit, and the agent code's policy refusals are reported in the result, not charged to the env code."""
+        result: dict[str, Any] = {"ok": False, "passed": 0, "failed": 0, "total": len(tests), "error": None,
+                                  "cause": None, "stdout": "", "tests": []}
+        started = time.perf_counter()
+        namespace = guards.make_module(self.builtins, f"solution__{self.counter + 1}").__dict__
+        self.counter += 1
+        collector = guards.CappedPrint(guards.guarded_getattr)
+        namespace["_print_"] = lambda _getattr_=None: collector
+        status, error, cause = self._nested(lambda: exec(  # noqa: S102 - restricted code object, guarded globals
+            compile_env_source(code, filename="<test>", allowed_modules=self.allowed), namespace), timeout_s)
+        if status != "ok":
+            result["error"], result["cause"] = error, cause
+            result["tests"] = [{"test": t, "passed": False, "error": "not run: the code did not load", "cause": None}
+                               for t in tests]
+            result["failed"] = len(tests)
+        else:
+            for test in tests:
+                status, error, cause = self._nested(lambda t=test: exec(  # noqa: S102 - restricted, guarded
+                    compile_env_source(t, filename="<test>", allowed_modules=self.allowed), namespace), timeout_s)
+                passed = status == "ok"
+                result["tests"].append({"test": test, "passed": passed, "error": error, "cause": cause})
+                result["passed" if passed else "failed"] += 1
+            result["ok"] = result["failed"] == 0
+        try:
+            result["stdout"] = collector()[-10_000:]
+        except BaseException:  # noqa: BLE001 - output is a convenience
+            result["stdout"] = ""
+        result["seconds"] = round(time.perf_counter() - started, 4)
+        return result
+
+    def _nested(self, fn: Callable[[], Any], timeout_s: float) -> tuple[str, str | None, str | None]:
+        outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+        budget = min(timeout_s, outer_left - 0.05) if outer_left > 0 else timeout_s
+        if budget <= 0:
+            raise CallTimeout()
+        violations_before = len(guards.VIOLATIONS)
+        start = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, budget, 0.05)
+        outcome: tuple[str, str | None, str | None]
+        try:
+            try:
+                fn()
+                outcome = ("ok", None, None)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except CallTimeout:
+            if outer_left > 0 and time.perf_counter() - start >= outer_left - 0.05:
+                raise  # the env call itself is out of time
+            outcome = ("err", f"timed out after {budget:g} s", "timeout")
+        except (guards.PolicyViolation, PolicyRejection) as exc:
+            outcome = ("err", str(exc), "policy")
+        except MemoryError:
+            outcome = ("err", "ran out of memory", "memory")
+        except SyntaxError as exc:
+            outcome = ("err", f"line {exc.lineno}: SyntaxError: {exc.msg}", "exception")
+        except Exception as exc:  # noqa: BLE001 - the agent code's failure is data for the env
+            outcome = ("err", _error("exception", exc)["msg"], "exception")
+        if len(guards.VIOLATIONS) > violations_before:
+            message = guards.VIOLATIONS[violations_before]
+            del guards.VIOLATIONS[violations_before:]
+            if outcome[0] == "ok":
+                outcome = ("err", message + " (caught by the code)", "policy")
+        if outer_left > 0:
+            remaining = outer_left - (time.perf_counter() - start)
+            if remaining <= 0:
+                raise CallTimeout()
+            signal.setitimer(signal.ITIMER_REAL, remaining, 0.05)
+        return outcome
+
+    def op_probe(self, request: dict[str, Any]) -> Any:
+        from spade_core.sandbox import probes
+
+        return probes.run_probes(request.get("host_pid"), request.get("outside_path"), request.get("tcp_port"))
+
+
+def _arm_cpu(seconds: int) -> None:
+    used = time.process_time()
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(used) + seconds + 1, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
+
+
+def _error(cause: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
+    line = _env_line(exc)
+    text = str(exc)
+    if len(text) > 2000:
+        text = text[:2000] + "..."
+    where = f"line {line}: " if line is not None and not text.startswith("line ") else ""
+    return {"cause": cause, "type": type(exc).__name__, "line": line,
+            "msg": f"{prefix}{where}{type(exc).__name__}: {text}" if cause != "policy" else f"{prefix}{where}{text}"}
+
+
+def _oversize(size: int, limit: int, what: str) -> dict[str, Any]:
+    return {"cause": "policy", "type": "OutputTooLarge",
+            "msg": f"{what}() returned {size} bytes of data; the limit is {limit} (SandboxLimits.max_reply_bytes)"}
+
+
+def _env_line(exc: BaseException) -> int | None:
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in (ENV_FILENAME, "<test>"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def run(sock_fd: int, limits_data: dict[str, Any], standins: dict[str, StandInModule], layers: dict[str, str]) -> None:
+    """Worker entry point after isolation: say hello, then serve until the host closes the channel."""
+    sock = socket.socket(fileno=sock_fd)
+    sock.setblocking(True)
+    global CURRENT
+    worker = CURRENT = Worker(sock, SandboxLimits.from_dict(limits_data), standins)
+    try:
+        worker.send({"hello": {"pid": os.getpid(), "layers": layers}})
+        worker.serve()
+    except (SystemExit, BrokenPipeError, ConnectionResetError):
+        pass
+    except BaseException:  # noqa: BLE001 - last resort: leave a trace in the scratch log, then die
+        traceback.print_exc(file=sys.stderr)
+        os._exit(1)
+    os._exit(0)
+
+
+__all__ = ["REQUIRED_METHODS", "Worker", "run"]

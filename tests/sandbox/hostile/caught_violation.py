@@ -1,0 +1,23 @@
+# expect: policy
+# catching the policy refusal with a bare except and carrying on
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        pass
+        return "obs", {}
+
+    def step(self, action):
+        try:
+            getattr(self, '__dict__')
+        except:
+            pass
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

@@ -1,0 +1,23 @@
+# expect: policy
+# guard shadowing via positional-only parameter (CVE-2026-55830)
+def helper(_getattr_, /):
+    return _getattr_
+
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        pass
+        return "obs", {}
+
+    def step(self, action):
+        pass
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

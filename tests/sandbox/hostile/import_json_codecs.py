@@ -1,0 +1,21 @@
+# expect: policy
+# real json reaches codecs/open; stand-in exposes loads/dumps only
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        pass
+        return "obs", {}
+
+    def step(self, action):
+        import json
+        c = getattr(json, 'codecs')
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

@@ -1,0 +1,20 @@
+# expect: memory
+# memory bomb: bytes(10**10)
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        b = bytes(10 ** 10)
+        return "obs", {}
+
+    def step(self, action):
+        pass
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

@@ -1,0 +1,20 @@
+# expect: policy
+# mro() of a builtin class to reach object
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        pass
+        return "obs", {}
+
+    def step(self, action):
+        o = type(1).mro()[-1]
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

@@ -1,0 +1,22 @@
+# expect: policy
+# string.Formatter field resolution (CVE-2026-76825)
+import string
+
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        pass
+        return "obs", {}
+
+    def step(self, action):
+        f = string.Formatter()
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

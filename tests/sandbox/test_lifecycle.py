@@ -1,0 +1,114 @@
+"""Pool lifecycle: no orphan processes after exit, SIGTERM, SIGINT or SIGKILL of the host; bounded workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_support import ENVS, env_source
+
+from spade_core.errors import SandboxCrashed, SandboxMemoryError
+from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool
+
+ROOT = Path(__file__).resolve().parents[2]
+
+HOST_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    sys.path.insert(0, {root!r})
+    from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool
+    pool = WorkerPool(SandboxLimits(call_timeout_s=10), prestart=2, max_workers=4)
+    source = open({env!r}).read()
+    handles = [SandboxedInnerEnv(source, env_id=f"e{{i}}", pool=pool) for i in range(3)]
+    for h in handles:
+        h.reset(0, {{}})
+    other = SandboxedInnerEnv(source.replace("Trivial", "Other"), pool=pool)
+    print(json.dumps({{"launcher": pool.launcher_pid, "workers": pool.worker_pids()}}), flush=True)
+    sys.stdin.readline()
+    if sys.argv[1] == "exit":
+        sys.exit(0)
+    time.sleep(120)
+    """
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _run_host(mode: str) -> tuple[subprocess.Popen[str], list[int]]:
+    script = HOST_SCRIPT.format(root=str(ROOT), env=str(ENVS / "trivial_env.py"))
+    proc = subprocess.Popen([sys.executable, "-c", script, mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    line = proc.stdout.readline()
+    assert line, "the host script did not start its pool"
+    info = json.loads(line)
+    pids = [info["launcher"], *info["workers"]]
+    assert len(info["workers"]) >= 3 and all(_alive(p) for p in pids)
+    proc.stdin.write("go\n")
+    proc.stdin.close()
+    return proc, pids
+
+
+@pytest.mark.parametrize("how", ["exit", "SIGTERM", "SIGINT", "SIGKILL"])
+def test_no_orphans_after_host_ends(how: str) -> None:
+    proc, pids = _run_host("exit" if how == "exit" else "wait")
+    if how != "exit":
+        time.sleep(0.2)  # let it reach its sleep (SIGINT must arrive in Python code, not during startup)
+        proc.send_signal(getattr(signal, how))
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in pids if _alive(p)], f"orphans left after {how}"
+
+
+def test_codes_never_share_a_worker_and_pool_is_bounded() -> None:
+    pool = WorkerPool(SandboxLimits(call_timeout_s=10), prestart=0, max_workers=2, instances_per_worker=2,
+                      max_idle_group_workers=0)
+    source = env_source("trivial_env")
+    try:
+        a1 = SandboxedInnerEnv(source, pool=pool)
+        a2 = SandboxedInnerEnv(source, pool=pool)
+        assert a1.worker_pid == a2.worker_pid
+        b = SandboxedInnerEnv(source.replace("Trivial", "TrivialB"), pool=pool)
+        assert b.worker_pid != a1.worker_pid
+        with pytest.raises(SandboxMemoryError, match="pool is full"):
+            SandboxedInnerEnv(source.replace("Trivial", "TrivialC"), pool=pool)
+        b.close()
+        c = SandboxedInnerEnv(source.replace("Trivial", "TrivialC"), pool=pool)
+        assert c.reset(0, {}) == ("ready", {})
+        assert pool.stats()["workers"] <= 2
+    finally:
+        pool.shutdown()
+    with pytest.raises(SandboxCrashed, match="shut down"):
+        SandboxedInnerEnv(source, pool=pool)
+    pool.shutdown()  # idempotent
+
+
+def test_launcher_death_is_survived() -> None:
+    pool = WorkerPool(SandboxLimits(call_timeout_s=10), prestart=1, max_workers=3)
+    source = env_source("trivial_env")
+    try:
+        handle = SandboxedInnerEnv(source, pool=pool)
+        handle.reset(0, {})
+        os.kill(pool.launcher_pid, signal.SIGKILL)
+        time.sleep(0.2)
+        with pytest.raises(SandboxCrashed):
+            handle.step("a")
+        assert handle.reset(0, {}) == ("ready", {})
+        assert handle.step("b")[0] == "b"
+    finally:
+        pool.shutdown()
