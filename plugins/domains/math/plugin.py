@@ -4,20 +4,84 @@ from __future__ import annotations
 
 from spade_core.plugins import hookimpl
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
-from spade_domains.math.verify import extract_answer
+from spade_domains.math.verify import MAX_EXPR_CHARS, extract_answer
+
+SEED_MODULES = (
+    "arithmetic_chain",
+    "word_problem_steps",
+    "secret_number_clues",
+    "unit_conversion_chain",
+    "bayes_urn_update",
+    "modular_power_steps",
+    "sequence_next_term",
+    "linear_system_steps",
+    "counting_complements",
+    "euclid_remainders",
+)
+WORKED_EXAMPLES = ("spade_domains.math.seeds.word_problem_steps", "spade_domains.math.seeds.bayes_urn_update")
+VERIFY_MODULE = "spade_domains.math.verify"
+VERIFY_EXPORTS = ("extract_answer", "answers_match", "to_number", "normalize_answer", "mentions_answer", "safe_echo")
 
 GUIDANCE = """\
-Write a math environment: a problem grounded in the document, checked by exact or numeric equivalence.
-The agent answers with \\boxed{...}; use extract_answer/answers_match from spade_domains.math.verify.
-A good privileged hint is an intermediate result or the relevant rule, never the final answer.
-Trivial: the answer appears in the question. Impossible: the answer cannot be derived from what is shown.
+You are designing a MATH environment for reinforcement learning, grounded in the document below.
+
+WHAT TO BUILD
+A multi-turn problem (max_turns >= 3) that exercises the concept in the document: ask for intermediate results
+one per turn (a multi-step word problem, an update rule applied step by step, a search with feedback such as
+higher/lower or gcd clues) and check each answer before moving on. A wrong answer must get an informative
+observation (too high / too low, which rule it breaks, the residual it leaves) and a limited number of retries.
+
+THE CONTRACT
+One module: an ENV_SPEC dict (name, domain="math", description, reward_range, max_turns, players=1,
+difficulty={knob: {min, max, default, description}}, tools=[], grounding=<the concept and where it comes from>,
+tags) and exactly ONE plain class (no base class, no gymnasium import) with
+  __init__(**knobs)                  the difficulty knobs, as keyword arguments with defaults
+  reset(rng, options) -> (obs, info) draw the problem from rng (randint, choice, random, sample, shuffle, ...)
+  step(action) -> (obs, reward, terminated, truncated, info)
+  privileged_hint() -> str           help that does not give the answer away
+  reference_action() -> str          the next answer of a solver that reads the internal state
+Never import random; use rng. Allowed imports: math, fractions, itertools, collections, functools.reduce, re,
+json, string, heapq, bisect, statistics, copy, and the verification helpers below. No print, open, eval, exec,
+getattr/setattr, str.format (use f-strings), dunder names or attributes, or global statements (a single
+leading underscore on your own helper methods is fine).
+
+VERIFICATION HELPERS (from spade_domains.math.verify import ...)
+  extract_answer(text) -> str | None  the last \\boxed{...}, else an "Answer: ..." line, else a bare number
+  answers_match(given, expected, rel_tol=1e-9) -> bool  exact, numeric, fraction, \\frac, LaTeX and sympy
+      equivalence ("2\\sqrt{2}" == "sqrt(8)", "\\frac{1}{2}" == "0.5", "x^2+2x+1" == "(x+1)^2")
+  to_number(text) -> Fraction | None  integers, decimals, a/b and \\frac{a}{b}, exactly
+  mentions_answer(text, answer) -> bool  use it to keep your hint free of the answer
+  safe_echo(text) -> str              the agent's answer cut short and printable, for feedback messages
+Parse every action with extract_answer; when it returns None (or to_number does, for numeric answers) return
+info["format_error"] with a message that says the expected form, and repeat the question. Never raise.
+Use Fraction for exact arithmetic; accept a tolerance only where the task says so (and say it in the prompt).
+
+REWARD AND INFO
+reward_range [0, 1]: e.g. 1/steps for each correct step, so a full solve totals 1. info["success"] is True only
+when the whole problem is solved. Keep answers non-zero so the constant answer "0" cannot succeed.
+
+A GOOD PRIVILEGED HINT
+The relevant rule, formula or plan for the current step ("average speed is total distance over total time",
+"square the previous residue") or a fact that narrows the search (parity, primality) - never the answer, an
+intermediate answer the agent is asked for, or a number equal to one. Check with mentions_answer.
+
+TRIVIAL OR IMPOSSIBLE (both are rejected)
+Trivial: the answer appears in the question, one guess covers it, feedback lets a blind search finish within
+the retries, or the hint solves it. Impossible: the answer cannot be derived from what is shown, the tolerance
+is tighter than the numbers given, or the retries/turns are fewer than the steps require.
+A difficulty knob must really change difficulty: more steps, larger numbers, more hypotheses, fewer retries.
 """
 
 
 def parse_action(text: str) -> ParsedAction:
+    """A final answer from ``\\boxed{...}``, an ``Answer: ...`` line or a bare number; else a format error."""
+    if not isinstance(text, str):
+        return ParsedAction(format_error=f"an answer must be text, got {type(text).__name__}")
     answer = extract_answer(text)
     if answer is None:
         return ParsedAction(format_error="no final answer: write \\boxed{...} or 'Answer: ...'")
+    if len(answer) > MAX_EXPR_CHARS:
+        return ParsedAction(format_error=f"the final answer is longer than {MAX_EXPR_CHARS} characters")
     return ParsedAction(value=answer)
 
 
@@ -26,20 +90,23 @@ def spade_domains() -> list[DomainSpec]:
     return [
         DomainSpec(
             name="math",
-            description="Multi-step numeric problems with verifiable final answers.",
+            description="Multi-step problems with verifiable answers, checked step by step with feedback.",
             designer_guidance=GUIDANCE,
-            worked_examples=("spade_domains.math.seeds.arithmetic_chain",),
+            worked_examples=WORKED_EXAMPLES,
             parse_action=parse_action,
+            topics={
+                "arithmetic": 1.0, "word problems": 1.0, "number theory": 1.0, "units": 0.5, "probability": 1.0,
+                "modular arithmetic": 0.5, "sequences": 0.5, "linear algebra": 0.5, "combinatorics": 1.0,
+            },
         )
     ]
 
 
 @hookimpl
 def spade_seed_environments() -> list[SeedEnvironment]:
-    return [SeedEnvironment("spade_domains.math.seeds.arithmetic_chain")]
+    return [SeedEnvironment(f"spade_domains.math.seeds.{name}") for name in SEED_MODULES]
 
 
 @hookimpl
 def spade_sandbox_modules() -> dict[str, dict[str, str]]:
-    module = "spade_domains.math.verify"
-    return {module: {name: f"{module}:{name}" for name in ("extract_answer", "answers_match", "to_number")}}
+    return {VERIFY_MODULE: {name: f"{VERIFY_MODULE}:{name}" for name in VERIFY_EXPORTS}}

@@ -32,6 +32,7 @@ MAX_RESULT_BITS = 4096
 """Largest integer power (in bits) the parser builds: ``(2^64)^64`` is refused before it is computed."""
 MAX_DEPTH = 24
 PARSE_SECONDS = 0.25
+_SAMPLE_POINTS = (Fraction(3, 7), Fraction(-5, 11), Fraction(13, 5))
 
 
 class MathParseError(ValueError):
@@ -309,18 +310,27 @@ class _Parser:
 
 
 def _bounded_pow(base: Any, exponent: Any) -> Any:
-    if not exponent.is_Rational:
-        if exponent.free_symbols or not exponent.is_number:
-            raise MathParseError("exponents must be numbers")
-        raise MathParseError("exponents must be rational numbers")
-    if abs(exponent) > MAX_EXPONENT:
-        raise MathParseError(f"exponent {exponent} is larger than {MAX_EXPONENT}")
-    if base.is_Rational and base != 0:
-        bits = max(int(base.p).bit_length(), int(base.q).bit_length()) * abs(float(exponent))
-        if bits > MAX_RESULT_BITS:
-            raise MathParseError("power is too large")
-    if base == 0 and exponent < 0:
-        raise MathParseError("division by zero")
+    """``base ** exponent`` unless it could be expensive: |exponent| <= MAX_EXPONENT (at every sample point when
+    it has symbols), and an exact integer power of at most MAX_RESULT_BITS bits."""
+    if exponent.is_Rational:
+        if abs(exponent) > MAX_EXPONENT:
+            raise MathParseError(f"exponent {exponent} is larger than {MAX_EXPONENT}")
+        if base.is_Rational and base != 0:
+            bits = max(int(base.p).bit_length(), int(base.q).bit_length()) * abs(float(exponent))
+            if bits > MAX_RESULT_BITS:
+                raise MathParseError("power is too large")
+        if base == 0 and exponent < 0:
+            raise MathParseError("division by zero")
+        return sympy.Pow(base, exponent)
+    symbols = sorted(exponent.free_symbols, key=lambda s: s.name)
+    points = [_sample_values(symbols, k) for k in range(len(_SAMPLE_POINTS))] if symbols else [{}]
+    for values in points:
+        try:
+            size = abs(complex(exponent.evalf(15, subs=values)))
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
+            raise MathParseError("exponent cannot be evaluated") from None
+        if not size <= MAX_EXPONENT:
+            raise MathParseError(f"exponent {exponent} is larger than {MAX_EXPONENT}")
     return sympy.Pow(base, exponent)
 
 
@@ -368,16 +378,21 @@ def _split_top_level(text: str) -> list[str] | None:
     return [p.strip() for p in parts]
 
 
-_SAMPLE_POINTS = (Fraction(3, 7), Fraction(-5, 11), Fraction(13, 5))
+def _sample_values(symbols: list[Any], k: int) -> dict[Any, Any]:
+    """Deterministic, non-integer values for ``symbols`` (the k-th sample point)."""
+    point = _SAMPLE_POINTS[k]
+    return {sym: sympy.Rational(point.numerator + (j + k) * point.denominator, point.denominator)
+            for j, sym in enumerate(symbols)}
 
 
-def _close(a: Any, b: Any, rel_tol: float) -> bool:
+def _close(a: Any, b: Any, rel_tol: float, values: dict[Any, Any] | None = None) -> bool:
     try:
-        diff = sympy.N(a - b, 30)
-        scale = sympy.N(b, 30)
-        if not (diff.is_number and scale.is_number) or diff.has(sympy.nan, sympy.zoo):
+        va = sympy.N(a, 30, subs=values) if values else sympy.N(a, 30)
+        vb = sympy.N(b, 30, subs=values) if values else sympy.N(b, 30)
+        if not (va.is_number and vb.is_number) or va.has(sympy.nan, sympy.zoo) or vb.has(sympy.nan, sympy.zoo):
             return False
-        return bool(abs(complex(diff)) <= rel_tol * max(1.0, abs(complex(scale))))
+        ca, cb = complex(va), complex(vb)
+        return abs(ca - cb) <= rel_tol * max(1.0, abs(cb))
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, ArithmeticError):
         return False
 
@@ -393,14 +408,11 @@ def _symbolic_match(given: str, expected: str, rel_tol: float) -> bool:
     names_b = {s.name for s in b.free_symbols}
     if names_a != names_b:
         return False
+    tol = max(rel_tol, 1e-12)
     if not names_a:
-        return _close(a, b, max(rel_tol, 1e-12))
+        return _close(a, b, tol)
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
-    for k, point in enumerate(_SAMPLE_POINTS):
-        values = {sym: sympy.Rational(point.numerator + j + k, point.denominator) for j, sym in enumerate(symbols)}
-        if not _close(a.subs(values), b.subs(values), max(rel_tol, 1e-12)):
-            return False
-    return True
+    return all(_close(a, b, tol, _sample_values(symbols, k)) for k in range(len(_SAMPLE_POINTS)))
 
 
 def answers_match(given: str, expected: str, *, rel_tol: float = 1e-9) -> bool:
@@ -439,3 +451,27 @@ def safe_echo(text: str, limit: int = 40) -> str:
     cut = text[:limit]
     shown = "".join(ch if ch.isprintable() else "?" for ch in cut)
     return shown + ("..." if len(text) > limit else "")
+
+
+_NUMBER_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?")
+
+
+def mentions_answer(text: str, answer: str) -> bool:
+    """True if ``text`` gives ``answer`` away: it contains the normalised answer, or a number equal to it.
+
+    Use it to keep a privileged hint clean: ``if mentions_answer(hint, str(answer)): hint = <a plan instead>``.
+    """
+    if not isinstance(text, str) or not isinstance(answer, str):
+        return False
+    squash = "".join(normalize_answer(text).lower().split())
+    target = "".join(normalize_answer(answer).lower().split())
+    if target and target in squash:
+        return True
+    value = to_number(answer)
+    if value is None:
+        return False
+    for token in _NUMBER_TOKEN.findall(text.replace(",", "")):
+        number = to_number(token)
+        if number is not None and (number == value or number == -value):
+            return True
+    return False
