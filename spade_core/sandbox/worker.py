@@ -33,7 +33,7 @@ from spade_core.contract.inner import REQUIRED_METHODS, find_env_class
 from spade_core.contract.rng import EpisodeRandom
 from spade_core.errors import EnvLoadError
 from spade_core.sandbox import guards, wire
-from spade_core.sandbox.allowlist import StandInModule, exposed_names
+from spade_core.sandbox.allowlist import BASE_ALLOWLIST, StandInModule, exposed_names
 from spade_core.sandbox.limits import SandboxLimits
 from spade_core.sandbox.policy import PolicyRejection, compile_env_source
 
@@ -78,6 +78,7 @@ class Worker:
         self.limits = limits
         self.standins = standins
         self.allowed = {name: frozenset(exposed_names(mod)) for name, mod in standins.items()}
+        self.agent_allowed = {name: names for name, names in self.allowed.items() if name in BASE_ALLOWLIST}
         self.builtins = guards.make_builtins(standins)
         self.codes: dict[str, _CodeEntry] = {}
         self.instances: dict[int, _Instance] = {}
@@ -301,7 +302,7 @@ class Worker:
 
     def run_code_nested(self, code: str, tests: list[str], timeout_s: float) -> dict[str, Any]:
         """Run agent code and its tests inside this worker, during an env call (a code-domain env verifying an
-        answer). Same policy and guards; a nested timer bounds each part without eating the outer call's time
+        answer). Same policy and guards, imports limited to the base stdlib stand-ins; a nested timer bounds each part without eating the outer call's time
         limit, and the agent code's policy refusals are reported in the result, not charged to the env code."""
         result: dict[str, Any] = {"ok": False, "passed": 0, "failed": 0, "total": len(tests), "error": None,
                                   "cause": None, "stdout": "", "tests": []}
@@ -311,7 +312,7 @@ class Worker:
         collector = guards.CappedPrint(guards.guarded_getattr)
         namespace["_print_"] = lambda _getattr_=None: collector
         status, error, cause = self._nested(lambda: exec(  # noqa: S102 - restricted code object, guarded globals
-            compile_env_source(code, filename="<test>", allowed_modules=self.allowed), namespace), timeout_s)
+            compile_env_source(code, filename="<test>", allowed_modules=self.agent_allowed), namespace), timeout_s)
         if status != "ok":
             result["error"], result["cause"] = error, cause
             result["tests"] = [{"test": t, "passed": False, "error": "not run: the code did not load", "cause": None}
@@ -320,7 +321,7 @@ class Worker:
         else:
             for test in tests:
                 status, error, cause = self._nested(lambda t=test: exec(  # noqa: S102 - restricted, guarded
-                    compile_env_source(t, filename="<test>", allowed_modules=self.allowed), namespace), timeout_s)
+                    compile_env_source(t, filename="<test>", allowed_modules=self.agent_allowed), namespace), timeout_s)
                 passed = status == "ok"
                 result["tests"].append({"test": test, "passed": passed, "error": error, "cause": cause})
                 result["passed" if passed else "failed"] += 1

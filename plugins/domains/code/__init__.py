@@ -1,0 +1,1 @@
+"""The code domain: code-block parsing, sandboxed test running, designer guidance, seed environments."""

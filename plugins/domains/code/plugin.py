@@ -1,0 +1,85 @@
+"""The code domain plugin: designer guidance, code-block parsing, sandbox helpers and seed environments."""
+
+from __future__ import annotations
+
+from spade_core.plugins import hookimpl
+from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
+from spade_domains.code.verify import parse_code
+
+VERIFY_MODULE = "spade_domains.code.verify"
+SANDBOX_HELPERS = (
+    "extract_code", "parse_code", "check_syntax", "defined_names", "run_tests", "equality_test", "describe_results",
+)
+
+SEEDS = (
+    "implement_function",
+    "fix_the_bug",
+    "regex_writer",
+    "data_pipeline",
+    "class_design",
+    "string_edge_cases",
+    "algorithms",
+    "parse_format",
+    "spec_evolution",
+)
+
+GUIDANCE = """\
+Write a CODE environment: the agent writes Python that is run against tests, over several turns, with test
+feedback between turns.
+
+The contract (one module): an ENV_SPEC dict and ONE plain class with __init__(**difficulty knobs),
+reset(rng, options) -> (observation, info), step(action) -> (observation, reward, terminated, truncated, info),
+privileged_hint() -> str and reference_action() -> str. Use rng (never the random module) to draw the task instance.
+
+Verification helpers (import them from spade_domains.code.verify; nothing else runs agent code):
+- parse_code(action) -> (code, error): the last ```python block (or bare code that parses), else a clear message.
+  Put that message in info["format_error"], set action_is_valid False, and tell the agent what to fix.
+- defined_names(code) -> top-level names; check the required function/class exists before running anything.
+- run_tests(code, tests, timeout_s=5.0) -> {"passed", "failed", "results": [{"test", "ok", "error"}], "error"}:
+  each test is one assert statement (e.g. "assert add(2, 3) == 5") run after the code in the sandbox.
+  Never exec, eval or import the agent's code yourself.
+- describe_results(result, visible) -> feedback text: failing visible tests with their errors, a count of
+  failing hidden tests. Keep some tests hidden so the agent cannot special-case the ones it sees.
+Compute expected values with your own trusted helper function when you build the tests at reset.
+
+Reward 1.0 and terminated=True once every test passes (info["success"] = True); otherwise reward 0.0, a feedback
+observation, and the episode goes on until max_turns (use at least 3 turns). reference_action() returns a correct
+```python block. Difficulty knobs should change the task: more or trickier hidden tests, fewer shown examples,
+more bugs to find, more edge cases, more requirements.
+
+A good privileged hint names the approach or the edge case to watch ("merge when the next start is <= the current
+end, after sorting by start"), never the code and never the expected outputs. Trivial: the shown tests are all
+the tests and they can be hard-coded, or the answer is in the prompt. Impossible: the specification does not
+determine the outputs the hidden tests expect (ties, ordering, rounding, error types must be stated).
+"""
+
+
+def parse_action(text: str) -> ParsedAction:
+    """The agent's Python code, or a format error saying what is wrong with the action."""
+    code, error = parse_code(text)
+    if error is not None:
+        return ParsedAction(format_error=error)
+    return ParsedAction(value=code)
+
+
+@hookimpl
+def spade_domains() -> list[DomainSpec]:
+    return [
+        DomainSpec(
+            name="code",
+            description="Write, fix and complete Python code checked by hidden tests run in the sandbox.",
+            designer_guidance=GUIDANCE,
+            worked_examples=("spade_domains.code.seeds.implement_function", "spade_domains.code.seeds.fix_the_bug"),
+            parse_action=parse_action,
+        )
+    ]
+
+
+@hookimpl
+def spade_seed_environments() -> list[SeedEnvironment]:
+    return [SeedEnvironment(f"spade_domains.code.seeds.{name}") for name in SEEDS]
+
+
+@hookimpl
+def spade_sandbox_modules() -> dict[str, dict[str, str]]:
+    return {VERIFY_MODULE: {name: f"{VERIFY_MODULE}:{name}" for name in SANDBOX_HELPERS}}

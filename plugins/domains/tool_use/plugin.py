@@ -1,0 +1,108 @@
+"""The tool-use domain plugin: designer guidance, tool-call parsing, sandbox helpers and seed environments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spade_core.plugins import get_plugins, hookimpl
+from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
+from spade_domains.tool_use.actions import parse_tool_action
+
+SEEDS = (
+    "organize_downloads",
+    "triage_inbox",
+    "ledger_reconcile",
+    "pay_invoices",
+    "schedule_meetings",
+    "resolve_conflicts",
+    "inventory_recount",
+    "course_enrollment",
+    "expense_receipts",
+    "room_bookings",
+)
+SEED_PACKAGE = "spade_domains.tool_use.seeds"
+
+GUIDANCE = """\
+Write a tool-use environment: a task that an agent solves with several structured tool calls against stateful
+tools, scored by comparing the final tool state with the state a reference run produces.
+
+What to build (one module: an ENV_SPEC dict and one plain class with __init__(**knobs), reset(rng, options),
+step(action), privileged_hint(), reference_action(); use only rng for randomness):
+- Tools. Build the initial state from plain data with the bundled tool classes and combine several with Toolbox:
+    from spade_tools.filesystem import FileSystem      # pwd ls cd mkdir touch cat echo mv cp rm find grep
+    from spade_tools.ledger import Ledger              # list_accounts balance deposit withdraw transfer history
+    from spade_tools.calendar_tool import Calendar     # list_events add_event move_event cancel_event find_free_slot
+    from spade_tools.sqltable import SqlDatabase       # list_tables create_table insert select update delete
+    from spade_tools.calculator import Calculator      # calculate
+    from spade_tools.toolbox import Toolbox
+  Each tool object has call(name, arguments) -> JSON result ({"error": ...} on failure; failed calls change
+  nothing) and snapshot() -> JSON state. Snapshots ignore what should not be judged (working directory, event
+  ids, row order, ledger posting order).
+- The episode. from spade_domains.tool_use.episode import ToolEpisode. In reset, generate the scenario from
+  rng, write the reference call list (your scripted solver; you may run a scratch tool object to compute
+  it, e.g. find_free_slot on a copy), then
+    self.episode = ToolEpisode(self._toolbox, reference_calls, task_text, max_turns=ENV_SPEC["max_turns"])
+    return self.episode.first_observation(), self.episode.reset_info()
+  where self._toolbox() builds a FRESH toolbox from the stored scenario data each time it is called. step,
+  reference_action and privileged_hint delegate to self.episode (step / reference_action / milestone_hint).
+  ToolEpisode replays the reference on a fresh toolbox, refuses a reference whose call fails or that changes
+  nothing, parses actions, runs calls, and scores final-state equality (reward 1.0 on success, else 0.0).
+- Actions the agent may send: {"name": "<tool>", "arguments": {...}}, a JSON list of calls, the same inside
+  ```json fences or <tool_call>...</tool_call> tags, {"name": "finish", "arguments": {}} to end, or plain text
+  (a final answer, which also ends the episode). Malformed calls get a format_error naming the problem
+  ("tool 'deposit': argument 'amount' must be number, got string"). Helpers for custom loops:
+  spade_domains.tool_use.actions.parse_tool_calls(text, schemas) -> {"calls", "final", "error"},
+  render_tools(schemas), milestones(calls).
+- ENV_SPEC: domain "tool_use", reward_range [0.0, 1.0], max_turns above the longest reference plus slack,
+  max_obs_chars 16000 (the first observation lists the tool schemas), tools = the tool names exposed, a
+  difficulty knob that changes the number of calls or the traps, and a grounding note.
+
+The task text must pin down ONE correct final state: say exactly which names, memos, titles, amounts and
+formats to use and what must stay untouched ("change nothing else"), and give an ordering rule wherever
+order changes the outcome (earliest free slot, first come first served). The agent must need the tools to
+find facts the text withholds (file contents, ledger history, table rows, free times).
+
+A good privileged hint is the milestone list (ToolEpisode.milestone_hint(): which tools in which order, no
+arguments) plus a rule of thumb; it never contains the target values, file names to move, ids or amounts.
+Trivial: the task text contains every argument, or one call solves it. Impossible: the rules leave several
+valid final states, the reference run needs a fact the agent cannot observe, or a limit (max_turns, overdraft,
+calendar overlap) blocks the reference. A random string must never succeed.
+"""
+
+
+def _catalogue() -> list[Any]:
+    return get_plugins().collect_flat("spade_tools")
+
+
+def parse_action(text: str) -> ParsedAction:
+    """Parse a tool-use action against every tool the loaded plugins provide (plus ``finish``)."""
+    return parse_tool_action(text, _catalogue())
+
+
+@hookimpl
+def spade_domains() -> list[DomainSpec]:
+    return [
+        DomainSpec(
+            name="tool_use",
+            description="Multi-turn tasks solved with structured calls to stateful tools (file system, ledger, "
+                        "calendar, SQL table, calculator), scored by final-state equality with a reference run.",
+            designer_guidance=GUIDANCE,
+            worked_examples=(f"{SEED_PACKAGE}.organize_downloads", f"{SEED_PACKAGE}.pay_invoices"),
+            parse_action=parse_action,
+        )
+    ]
+
+
+@hookimpl
+def spade_seed_environments() -> list[SeedEnvironment]:
+    return [SeedEnvironment(f"{SEED_PACKAGE}.{name}") for name in SEEDS]
+
+
+@hookimpl
+def spade_sandbox_modules() -> dict[str, dict[str, str]]:
+    actions = "spade_domains.tool_use.actions"
+    episode = "spade_domains.tool_use.episode"
+    return {
+        actions: {name: f"{actions}:{name}" for name in ("parse_tool_calls", "render_tools", "milestones")},
+        episode: {"ToolEpisode": f"{episode}:ToolEpisode"},
+    }
