@@ -287,7 +287,8 @@ class Worker:
 
     # -- code execution (agent-written code, tests) ----------------------------------------------------------
     def op_exec(self, request: dict[str, Any]) -> Any:
-        entry = self.compiled(request["key"], request["source"], "solution")
+        code = compile_env_source(request["source"], filename="<test>", allowed_modules=self.agent_allowed)
+        entry = _CodeEntry(code, "solution")
         self.code_ns = guards.make_module(self.builtins, "solution").__dict__
         collector = guards.CappedPrint(guards.guarded_getattr)
         self.code_ns["_print_"] = lambda _getattr_=None: collector
@@ -296,7 +297,7 @@ class Worker:
         return {"stdout": collector()[-10_000:]}
 
     def op_test(self, request: dict[str, Any]) -> Any:
-        code = compile_env_source(request["source"], filename="<test>", allowed_modules=self.allowed)
+        code = compile_env_source(request["source"], filename="<test>", allowed_modules=self.agent_allowed)
         exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
         return None
 

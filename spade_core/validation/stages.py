@@ -63,17 +63,31 @@ class Candidate:
     all_episodes: list[Episode] = field(default_factory=list)
     outcome_status: str | None = None
     duplicate_of: str | None = None
+    shared_env: Any = None
 
     def new_env(self):
         assert self.envs is not None
         return self.envs()
 
-    def run(self, seed: int, policy: Policy, **kwargs: Any) -> Episode:
-        env = self.new_env()
-        try:
-            episode = play(env, seed, policy, **kwargs)
-        finally:
-            env.close()
+    def env(self):
+        """The shared instance (every use starts with ``reset``, which starts a fresh episode)."""
+        if self.shared_env is None or self.shared_env.last_error is not None:
+            self.shared_env = self.new_env()
+        return self.shared_env
+
+    def run(self, seed: int, policy: Policy, *, fresh: bool = False, **kwargs: Any) -> Episode:
+        """Play one episode on the shared instance (``reset`` starts every episode afresh), or on a brand-new
+        instance when ``fresh`` (the determinism check compares two fresh instances)."""
+        if fresh:
+            env = self.new_env()
+            try:
+                episode = play(env, seed, policy, **kwargs)
+            finally:
+                env.close()
+        else:
+            episode = play(self.env(), seed, policy, **kwargs)
+            if episode.error is not None:  # a failed instance is not reused
+                self.shared_env = None
         self.all_episodes.append(episode)
         return episode
 
@@ -207,7 +221,7 @@ def check_instantiate(c: Candidate) -> StageResult:
 
 # -- 5. contract ------------------------------------------------------------------------------------------------
 def check_contract(c: Candidate) -> StageResult:
-    env = c.new_env()
+    env = c.env()
     try:
         obs, info = env.reset(seed=c.config.seeds[0])
         hint = env.privileged_hint()
@@ -220,10 +234,9 @@ def check_contract(c: Candidate) -> StageResult:
         if info.get("sandbox_error") is not None:
             raise info["sandbox_error"]
     except (SandboxError, ContractError) as err:
+        c.shared_env = None
         observed, causes, fix = describe_error(err)
         return fail("contract", observed, causes, fix)
-    finally:
-        env.close()
     return ok("contract", "reset, step (including an empty action), hint and reference return well-typed values",
               hint_chars=len(hint), obs_chars=len(obs))
 
@@ -231,7 +244,7 @@ def check_contract(c: Candidate) -> StageResult:
 # -- 6. determinism ---------------------------------------------------------------------------------------------
 def check_determinism(c: Candidate) -> StageResult:
     for seed in c.config.seeds[:2]:
-        first, second = c.run(seed, reference_policy), c.run(seed, reference_policy)
+        first, second = c.run(seed, reference_policy, fresh=True), c.run(seed, reference_policy, fresh=True)
         if first.error or second.error:
             observed, causes, fix = describe_error(first.error or second.error)
             return fail("determinism", observed, causes, fix)
@@ -243,13 +256,10 @@ def check_determinism(c: Candidate) -> StageResult:
                         ["draw every random choice from rng in reset", "keep state on self, not at module level"])
         c.reference_episodes.append(first)
     fingerprints = set()
+    env = c.env()
     for seed in c.config.seeds[:5]:
-        env = c.new_env()
-        try:
-            obs, _ = env.reset(seed=seed)
-            fingerprints.add((obs, env.privileged_hint(), env.reference_action()))
-        finally:
-            env.close()
+        obs, _ = env.reset(seed=seed)
+        fingerprints.add((obs, env.privileged_hint(), env.reference_action()))
     if len(fingerprints) == 1 and len(c.config.seeds) > 1:
         return fail("determinism", "every seed gives the same task (same observation, hint and reference action)",
                     ["reset ignores its rng"], ["draw the task's parameters from rng in reset"])
@@ -258,20 +268,17 @@ def check_determinism(c: Candidate) -> StageResult:
 
 # -- 7. start state ---------------------------------------------------------------------------------------------
 def check_start_state(c: Candidate) -> StageResult:
-    env = c.new_env()
-    try:
-        _, info = env.reset(seed=c.config.seeds[0])
+    env = c.env()
+    _, info = env.reset(seed=c.config.seeds[0])
+    if info.get("success"):
+        return fail("start_state", "info['success'] is True right after reset",
+                    ["success computed before any action"], ["success only after the task is done"])
+    for action in ("", "\x00invalid action\x00"):
+        env.reset(seed=c.config.seeds[0])
+        _, _, terminated, _, info = env.step(action)
         if info.get("success"):
-            return fail("start_state", "info['success'] is True right after reset",
-                        ["success computed before any action"], ["success only after the task is done"])
-        for action in ("", "\x00invalid action\x00"):
-            env.reset(seed=c.config.seeds[0])
-            _, _, terminated, _, info = env.step(action)
-            if info.get("success"):
-                return fail("start_state", f"the action {action!r} already succeeds",
-                            ["the verifier accepts anything"], ["check the action against the real answer"])
-    finally:
-        env.close()
+            return fail("start_state", f"the action {action!r} already succeeds",
+                        ["the verifier accepts anything"], ["check the action against the real answer"])
     return ok("start_state", "not successful at reset, after an empty action, or after an invalid one")
 
 
@@ -342,14 +349,11 @@ def check_verifier(c: Candidate) -> StageResult:
     for episode in [e for e in c.reference_episodes if e.success][:3]:
         prefix = [s[0] for s in episode.steps[:-1]]
         for bad in mutations(episode.steps[-1][0]):
-            env = c.new_env()
-            try:
-                env.reset(seed=episode.seed)
-                for action in prefix:
-                    env.step(action)
-                _, _, _, _, info = env.step(bad)
-            finally:
-                env.close()
+            env = c.env()
+            env.reset(seed=episode.seed)
+            for action in prefix:
+                env.step(action)
+            _, _, _, _, info = env.step(bad)
             tried += 1
             if info.get("success"):
                 return fail("verifier", f"seed {episode.seed}: the mutated answer {bad[:80]!r} was accepted "
@@ -386,12 +390,9 @@ def check_hint(c: Candidate) -> StageResult:
     assert c.manifest is not None
     if c.manifest.players == 1:
         for episode in [e for e in c.reference_episodes if e.success][:5]:
-            env = c.new_env()
-            try:
-                env.reset(seed=episode.seed)
-                hint = env.privileged_hint()
-            finally:
-                env.close()
+            env = c.env()
+            env.reset(seed=episode.seed)
+            hint = env.privileged_hint()
             answer = episode.steps[-1][0]
             if len(_normalise(answer)) >= 3 and _normalise(answer) in _normalise(hint):
                 return fail("hint", f"seed {episode.seed}: the hint {hint[:120]!r} contains the answer {answer[:60]!r}",
