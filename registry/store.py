@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,19 @@ CREATE TABLE IF NOT EXISTS payloads (
 CREATE TABLE IF NOT EXISTS stats (rid INTEGER PRIMARY KEY REFERENCES records (rid), data TEXT NOT NULL);
 """
 
+# Environment-memory embeddings: one vector per (record, embedding model), computed once. Created on open for stores
+# made before it existed (additive: the schema version does not change).
+_EMBEDDINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    rid INTEGER NOT NULL REFERENCES records (rid),
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    UNIQUE (rid, model)
+)
+"""
+
 _RECORD_COLUMNS = (
     "r.rid, r.env_id, r.name, r.version, r.content_hash, r.domain, r.status, r.trust, r.max_turns, r.players, "
     "r.tags, p.manifest, p.code, p.module, r.failed_stage, p.provenance, s.data, p.report, r.created_at, r.updated_at"
@@ -101,6 +114,7 @@ class RegistryStore:
             if not tables:
                 self._create_schema(conn)
             self._check_meta(conn)
+            self._ensure_embeddings_table(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreCorruptError(f"registry store {self.path} is damaged ({exc}); move it aside and re-create it") from exc
@@ -114,6 +128,17 @@ class RegistryStore:
                     conn.execute(statement)
             conn.execute("INSERT OR IGNORE INTO spade_meta VALUES ('app', ?)", (APP_ID,))
             conn.execute("INSERT OR IGNORE INTO spade_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _ensure_embeddings_table(self, conn: sqlite3.Connection) -> None:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'").fetchone():
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(_EMBEDDINGS_SCHEMA)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -308,6 +333,81 @@ class RegistryStore:
             return self._conn.execute(
                 "SELECT env_id, max_turns FROM records WHERE status = 'accepted' AND env_id IS NOT NULL"
             ).fetchall()
+
+    # -- embeddings (environment memory) ------------------------------------------------------------------------
+    def put_embeddings(self, model: str, vectors: Iterable[tuple[int, bytes]], *, dim: int) -> int:
+        """Cache ``(rid, float32 bytes)`` vectors under ``model`` in one transaction; return how many were new.
+
+        A record's vector for a model is written once: an existing one is kept (records are immutable).
+        """
+        rows = []
+        for rid, blob in vectors:
+            if len(blob) != 4 * dim:
+                raise StoreError(
+                    f"embedding for record #{rid} has {len(blob)} bytes; expected {4 * dim} (float32 x {dim})"
+                )
+            rows.append((int(rid), model, dim, sqlite3.Binary(blob)))
+        if not rows:
+            return 0
+        with self._write() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT INTO embeddings (rid, model, dim, vector) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (rid, model) DO NOTHING",
+                rows,
+            )
+            return conn.total_changes - before
+
+    def get_embeddings(
+        self,
+        model: str,
+        *,
+        after_seq: int = 0,
+        rids: Iterable[int] | None = None,
+        with_vectors: bool = True,
+    ) -> list[tuple[int, int, str, str, bytes | None]]:
+        """``(seq, rid, domain, status, vector bytes)`` of records embedded under ``model``, in ``seq`` order.
+
+        ``after_seq`` returns only vectors stored after that one (incremental loading); ``rids`` restricts to those
+        records; ``with_vectors=False`` returns ``None`` for the vector (a cheap status/domain refresh).
+        """
+        vector = "e.vector" if with_vectors else "NULL"
+        sql = (f"SELECT e.seq, e.rid, r.domain, r.status, {vector} FROM embeddings e JOIN records r ON r.rid = e.rid"
+               " WHERE e.model = ? AND e.seq > ?")
+        params: list[Any] = [model, int(after_seq)]
+        if rids is not None:
+            wanted = sorted({int(r) for r in rids})
+            if not wanted:
+                return []
+            sql += f" AND e.rid IN ({','.join('?' * len(wanted))})"
+            params.extend(wanted)
+        with self._lock:
+            return self._conn.execute(sql + " ORDER BY e.seq", params).fetchall()
+
+    def rids_without_embedding(self, model: str, *, after_rid: int = 0, limit: int | None = None) -> list[int]:
+        """Ids (ascending) of records above ``after_rid`` that have no vector under ``model`` yet."""
+        sql = ("SELECT r.rid FROM records r WHERE r.rid > ? AND NOT EXISTS"
+               " (SELECT 1 FROM embeddings e WHERE e.rid = r.rid AND e.model = ?) ORDER BY r.rid")
+        params: list[Any] = [int(after_rid), model]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        with self._lock:
+            return [row[0] for row in self._conn.execute(sql, params)]
+
+    def stats_index(
+        self, *, domain: str | None = None, status: Status | str | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """``(rid, stats)`` of every record matching the filters, by rid, without reading code or manifests."""
+        clauses, params = _filters(domain=domain, status=status)
+        sql = f"SELECT r.rid, s.data FROM records r LEFT JOIN stats s ON s.rid = r.rid{clauses} ORDER BY r.rid"
+        with self._lock:
+            return [(rid, json.loads(data) if data else {}) for rid, data in self._conn.execute(sql, params)]
+
+    def change_marker(self) -> tuple[int, int]:
+        """Differs after any commit, by another connection (``data_version``) or this one (``total_changes``)."""
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._conn.total_changes
 
     def data_version(self) -> int:
         """Changes whenever another connection commits; cheap way to notice new records."""

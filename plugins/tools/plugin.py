@@ -13,11 +13,15 @@ from spade_core.plugins.contributions import ToolSpec
 from spade_tools.base import ToolSet
 from spade_tools.calculator import Calculator
 from spade_tools.calendar_tool import Calendar
+from spade_tools.corpus_search import CorpusSearch
 from spade_tools.filesystem import FileSystem
 from spade_tools.ledger import Ledger
+from spade_tools.python_executor import PythonExecutor
 from spade_tools.sqltable import SqlDatabase
 
-TOOL_SETS: tuple[type[ToolSet], ...] = (FileSystem, Ledger, Calendar, SqlDatabase, Calculator)
+TOOL_SETS: tuple[type[ToolSet], ...] = (
+    FileSystem, Ledger, Calendar, SqlDatabase, Calculator, PythonExecutor, CorpusSearch,
+)
 """The bundled tool classes, in listing order."""
 
 SANDBOX_MODULES: dict[str, dict[str, str]] = {
@@ -31,7 +35,9 @@ SANDBOX_MODULES: dict[str, dict[str, str]] = {
     },
     "spade_tools.toolbox": {"Toolbox": "spade_tools.toolbox:Toolbox"},
     "spade_tools.schema": {"validate": "spade_tools.schema:validate"},
+    "spade_tools.python_executor": {"PythonExecutor": "spade_tools.python_executor:PythonExecutor"},
 }
+"""CorpusSearch is not exposed to sandboxed code: its index (~5 s to build) belongs in the host process."""
 
 
 def tool_specs() -> list[ToolSpec]:

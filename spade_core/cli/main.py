@@ -261,6 +261,128 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 
 
 @cli.command()
+@click.option("--domain", required=True, help="Domain to design for (math, code, tool_use, games, ...).")
+@click.option("--n", "count", type=click.IntRange(1, 10_000), default=4, show_default=True, help="Candidates.")
+@click.option("--model", default=None, help="Model spec: hf (default: embedded SmolLM2), hf:<dir|gguf>, "
+              "openai:<model>@<base_url>, vllm:<path>.")
+@click.option("--corpus", default="wiki", show_default=True, help="Grounding corpus: wiki, jsonl:<path>, "
+              "parquet:<path>, hf:<path or cached name>, or a path.")
+@click.option("--max-repairs", type=click.IntRange(0, 20), default=2, show_default=True)
+@click.option("--max-new-tokens", type=click.IntRange(16, 32768), default=768, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
+def design(ctx: click.Context, domain: str, count: int, model: str | None, corpus: str, max_repairs: int,
+           max_new_tokens: int, seed: int, as_json: bool) -> None:
+    """Write new environments with a model, validate and repair them, and store every attempt.
+
+    Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
+    """
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from spade_core.corpora import open_corpus
+    from spade_core.designer.loop import DesignConfig, Designer
+    from spade_core.gym_bridge import register_store
+    from spade_core.memory import EnvironmentMemory
+    from spade_core.models.resolve import load_backend
+
+    store = _store(ctx)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
+                  transient=False) as progress:
+        task = progress.add_task("loading the model", total=None)
+        backend = load_backend(model)
+        progress.update(task, description="opening the corpus and the environment memory")
+        documents = open_corpus(corpus)
+        memory = EnvironmentMemory(store)
+        designer = Designer(backend, documents, store, memory=memory, config=DesignConfig(
+            domain=domain, max_repairs=max_repairs, seed=seed, max_new_tokens=max_new_tokens))
+
+        def report_progress(phase: str, pending: int) -> None:
+            verb = "generating" if phase == "generate" else "validating"
+            progress.update(task, description=f"{verb} {pending} candidate(s)")
+
+        result = designer.design(count, progress=report_progress)
+        progress.update(task, description="done")
+    register_store(ctx.obj["store"], sync_seeds=False)
+    summary = result.summary()
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    table = Table(title=f"spade design --domain {domain} --n {count}")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    rows = [
+        ("candidates", summary["candidates"]), ("accepted", summary["accepted"]),
+        ("duplicates", summary["duplicates"]), ("attempts (incl. repairs)", summary["attempts"]),
+        ("repairs per accepted env", _fmt_opt(summary["repairs_per_accepted"])),
+        ("tokens generated", summary["tokens"]), ("tokens per accepted env", _fmt_opt(summary["tokens_per_accepted"])),
+        ("seconds", f"{summary['seconds']:.1f}"), ("seconds per accepted env", _fmt_opt(summary["seconds_per_accepted"])),
+    ]
+    for stage, n in sorted(summary["rejected_by_stage"].items()):
+        rows.append((f"rejected at {stage}", n))
+    for name, value in rows:
+        table.add_row(name, str(value))
+    console.print(table)
+    for env_id in summary["accepted_ids"]:
+        console.print(f"[green]accepted[/] {env_id}", highlight=False)
+
+
+@cli.command()
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False), help="YAML config file.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override, e.g. --set agent.seeds_per_env=8")
+@click.option("--run-dir", default=None, help="Where the run writes (default: runs/selfplay).")
+@click.option("--iterations", type=click.IntRange(1, 1_000_000), default=None, help="Iterations to run.")
+@click.option("--resume", "resume_dir", type=click.Path(exists=True, file_okay=False),
+              help="Continue the run in this directory from its last finished iteration.")
+@click.option("--fresh", is_flag=True, help="Delete --run-dir first instead of continuing it.")
+def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str | None, iterations: int | None,
+             resume_dir: str | None, fresh: bool) -> None:
+    """Run self-play: the policy designs environments, plays them with and without hints, and learns from regret.
+
+    With no arguments: a short real run on the embedded defaults (SmolLM2-135M-Instruct, the Wikipedia corpus,
+    the seed pool, the reference trainer) that leaves an HTML report in the run directory.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from spade_core.selfplay.config import SelfPlayConfig
+    from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
+    from spade_core.typed_config import load_config
+
+    extra = list(overrides)
+    if run_dir:
+        extra.append(f"run_dir={run_dir}")
+    if iterations:
+        extra.append(f"iterations={iterations}")
+    with Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), TextColumn("iteration {task.completed}/"
+                  "{task.total}"), TextColumn("ETA {task.fields[eta]}"), TimeElapsedColumn(), console=err_console) as bar:
+        task = bar.add_task("selfplay", total=1, phase="starting", eta="?")
+
+        def progress(phase: str, iteration: int, total: int, eta: float | None) -> None:
+            bar.update(task, completed=iteration, total=total, phase=phase,
+                       eta="?" if eta is None else f"{eta / 60:.1f} min")
+
+        if resume_dir:
+            run = SelfPlay.resume(resume_dir, overrides=extra, progress=progress)
+        else:
+            config = load_config(SelfPlayConfig, config_file, extra)
+            target = Path(config.run_dir)
+            if fresh:
+                remove_run(target)
+            elif latest_checkpoint(target) is not None:
+                raise click.UsageError(f"{target} already holds a run; continue it with --resume {target} "
+                                       "or start over with --fresh")
+            run = SelfPlay(config, progress=progress)
+        report = run.run()
+        bar.update(task, phase="done")
+    console.print(f"report: {report}", highlight=False)
+    console.print(f"metrics: {report.parent / 'metrics.jsonl'}", highlight=False)
+
+
+def _fmt_opt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+@cli.command()
 def plugins() -> None:
     """Show loaded plugins, where they come from, what they contribute, and any that failed."""
     from spade_core.plugins import get_plugins

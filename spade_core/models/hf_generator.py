@@ -1,0 +1,348 @@
+"""``HFGenerator``: an in-process transformers causal LM behind the :class:`ModelBackend` interface.
+
+It is the reference backend's generator and the CPU fallback everywhere. Trajectories need exact token ids and the
+sampler's logprobs, so it runs its own decoding loop (left-padded batches, KV cache, finished rows dropped from the
+batch) instead of ``model.generate``:
+
+- the logprob of each sampled token is taken under the distribution it was actually drawn from (temperature, top-k
+  and top-p applied); with ``temperature == 0`` (greedy) it is the untempered model logprob;
+- sampling uses a private ``torch.Generator`` seeded from ``SamplingParams.seed`` (the same prompts and seed give the
+  same completions); with ``seed=None`` the seed is drawn from torch's global RNG, so ``torch.manual_seed`` (and a
+  trainer checkpoint that restores RNG states) still makes a run reproducible;
+- a completion stops at an EOS token (kept in ``completion_ids``, left out of ``text``) or when its text contains a
+  stop string (``text`` is cut before it; ``completion_ids`` keep every sampled token);
+- a prompt that cannot be run (empty, longer than the model's context) yields a ``Generation`` with
+  ``finish_reason="error"`` instead of failing the whole batch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from spade_core.errors import SpadeError
+from spade_core.models.base import Generation, SamplingParams
+
+
+class GenerationError(SpadeError):
+    """A generation request cannot be served (bad sampling parameters, missing chat template, ...)."""
+
+
+class WeightSyncError(SpadeError):
+    """``sync_weights`` got a state dict that does not fit the generator's model."""
+
+
+@dataclass
+class GeneratorStats:
+    """Running totals since the generator was built (for throughput metrics and batching checks)."""
+
+    calls: int = 0
+    sequences: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    forward_passes: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+class HFGenerator:
+    """Batched sampling from a transformers causal LM with exact ids and sampler logprobs.
+
+    ``model`` may be the trainer's own module (then :meth:`sync_weights` is a no-op) or a separate copy.
+    ``max_batch_size`` bounds how many sequences share one forward pass; larger requests are chunked.
+    ``autocast_dtype`` (e.g. ``torch.bfloat16`` on GPU) runs forwards under autocast, as a trainer that computes its
+    logprobs under the same autocast needs for sampler and trainer logprobs to agree.
+    """
+
+    name = "hf"
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        device: str | torch.device | None = None,
+        max_batch_size: int = 64,
+        extra_eos_token_ids: Iterable[int] = (),
+        autocast_dtype: torch.dtype | None = None,
+    ) -> None:
+        if max_batch_size < 1:
+            raise GenerationError(f"max_batch_size must be >= 1, got {max_batch_size}")
+        self.model = model
+        self.tokenizer = tokenizer
+        if device is not None:
+            self.device = torch.device(device)
+            model.to(self.device)
+        else:
+            self.device = next(model.parameters()).device
+        self.max_batch_size = max_batch_size
+        self.autocast_dtype = autocast_dtype
+        self.eos_token_ids = frozenset(_eos_ids(model, tokenizer)) | frozenset(extra_eos_token_ids)
+        if not self.eos_token_ids:
+            raise GenerationError("the tokenizer has no eos_token_id and the model's generation_config names none")
+        pad = tokenizer.pad_token_id
+        self.pad_token_id = int(pad if pad is not None else min(self.eos_token_ids))
+        config = getattr(model, "config", None)
+        self.max_positions: int | None = getattr(config, "max_position_embeddings", None)
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model
+        self._logits_to_keep = "logits_to_keep" in inspect.signature(base.forward).parameters
+        self.stats = GeneratorStats()
+
+    @classmethod
+    def from_pretrained(
+        cls, path: str | Path, *, device: str | None = None, dtype: torch.dtype | None = None, **kwargs: Any
+    ) -> HFGenerator:
+        """Load a ``save_pretrained`` directory (model + tokenizer) into a new generator."""
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype or torch.float32)
+        return cls(model, tokenizer, device=device or "cpu", **kwargs)
+
+    # -- ModelBackend --------------------------------------------------------------------------------------
+    def generate(self, prompts: Sequence[Sequence[int]], params: SamplingParams) -> list[Generation]:
+        """One completion per prompt; prompts are chunked into batches of at most ``max_batch_size``."""
+        _check_params(params)
+        started = time.perf_counter()
+        results: list[Generation | None] = [None] * len(prompts)
+        runnable: list[int] = []
+        for i, prompt in enumerate(prompts):
+            ids = [int(t) for t in prompt]
+            problem = self._prompt_problem(ids, params)
+            if problem is not None:
+                results[i] = Generation(ids, [], "", [], finish_reason="error", error=problem)
+            else:
+                runnable.append(i)
+        seed = params.seed if params.seed is not None else int(torch.randint(0, 2**62, (1,)).item())
+        rng = torch.Generator(device=self.device)
+        rng.manual_seed(seed)
+        # Similar lengths share a batch (less padding); the order is fixed by the input, so runs stay reproducible.
+        runnable.sort(key=lambda i: len(prompts[i]))
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.inference_mode():
+                for start in range(0, len(runnable), self.max_batch_size):
+                    chunk = runnable[start:start + self.max_batch_size]
+                    outs = self._generate_batch([[int(t) for t in prompts[i]] for i in chunk], params, rng)
+                    for i, gen in zip(chunk, outs):
+                        results[i] = gen
+        finally:
+            if was_training:
+                self.model.train()
+        done = [g for g in results if g is not None]
+        self.stats.calls += 1
+        self.stats.sequences += len(done)
+        self.stats.prompt_tokens += sum(len(g.prompt_ids) for g in done)
+        self.stats.completion_tokens += sum(len(g.completion_ids) for g in done)
+        self.stats.seconds += time.perf_counter() - started
+        return done
+
+    def chat(self, conversations: Sequence[Sequence[dict[str, str]]], params: SamplingParams) -> list[Generation]:
+        """Apply the tokenizer's chat template (with the generation prompt) to each conversation, then generate."""
+        return self.generate([self.encode_chat(c) for c in conversations], params)
+
+    def encode_chat(self, messages: Sequence[dict[str, str]], *, add_generation_prompt: bool = True) -> list[int]:
+        """Token ids of a conversation rendered with the tokenizer's chat template."""
+        if not getattr(self.tokenizer, "chat_template", None):
+            raise GenerationError(
+                "the tokenizer has no chat_template; set tokenizer.chat_template or pass token ids to generate()"
+            )
+        ids = self.tokenizer.apply_chat_template(
+            list(messages), add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False
+        )
+        return [int(t) for t in ids]
+
+    def sync_weights(self, state_dict: dict[str, Any]) -> None:
+        """Load new weights; a no-op when every tensor already is this model's own (a shared trainer module).
+
+        Keys must be a subset of the model's (a LoRA adapter's keys, or a full state dict); unknown keys raise
+        :class:`WeightSyncError` rather than being dropped silently.
+        """
+        if not state_dict:
+            return
+        own = self.model.state_dict()
+        unknown = sorted(k for k in state_dict if k not in own)
+        if unknown:
+            raise WeightSyncError(
+                f"sync_weights: {len(unknown)} key(s) are not in the generator's model, e.g. {unknown[:3]}; "
+                "send the state dict of the same architecture (and the same LoRA wrapping) as the generator"
+            )
+        if all(_same_storage(v, own[k]) for k, v in state_dict.items()):
+            return
+        with torch.no_grad():
+            for key, value in state_dict.items():
+                target = own[key]
+                if tuple(value.shape) != tuple(target.shape):
+                    raise WeightSyncError(
+                        f"sync_weights: {key} has shape {tuple(value.shape)}, the generator expects {tuple(target.shape)}"
+                    )
+                target.copy_(value.to(device=target.device, dtype=target.dtype))
+
+    # -- internals -------------------------------------------------------------------------------------------
+    def _prompt_problem(self, ids: list[int], params: SamplingParams) -> str | None:
+        if not ids:
+            return "empty prompt: pass at least one token id"
+        vocab = self._vocab_size()
+        bad = [t for t in ids if t < 0 or t >= vocab]
+        if bad:
+            return f"prompt has token ids outside the vocabulary [0, {vocab}): {bad[:5]}"
+        if self.max_positions is not None and len(ids) >= self.max_positions:
+            return f"prompt has {len(ids)} tokens; the model's context is {self.max_positions}"
+        return None
+
+    def _vocab_size(self) -> int:
+        return int(self.model.get_output_embeddings().weight.shape[0])
+
+    def _forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor,
+                 cache: Any) -> Any:
+        kwargs: dict[str, Any] = {
+            "input_ids": input_ids, "attention_mask": attention_mask, "position_ids": position_ids,
+            "past_key_values": cache, "use_cache": True,
+        }
+        if self._logits_to_keep:
+            kwargs["logits_to_keep"] = 1
+        self.stats.forward_passes += 1
+        if self.autocast_dtype is None:
+            return self.model(**kwargs)
+        with torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype):
+            return self.model(**kwargs)
+
+    def _generate_batch(self, prompts: list[list[int]], params: SamplingParams,
+                        rng: torch.Generator) -> list[Generation]:
+        n = len(prompts)
+        width = max(len(p) for p in prompts)
+        input_ids = torch.full((n, width), self.pad_token_id, dtype=torch.long)
+        attention = torch.zeros((n, width), dtype=torch.long)
+        for row, prompt in enumerate(prompts):
+            input_ids[row, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
+            attention[row, width - len(prompt):] = 1
+        input_ids, attention = input_ids.to(self.device), attention.to(self.device)
+        positions = (attention.cumsum(-1) - 1).clamp(min=0)
+
+        completions: list[list[int]] = [[] for _ in range(n)]
+        logprobs: list[list[float]] = [[] for _ in range(n)]
+        finish: list[str | None] = [None] * n
+        cut_text: list[str | None] = [None] * n
+        active = list(range(n))  # original row of each current batch row
+        limit = params.max_new_tokens
+        if self.max_positions is not None:
+            limit = min(limit, self.max_positions - width)
+        if limit <= 0:
+            return [Generation(p, [], "", [], finish_reason="length") for p in prompts]
+
+        out = self._forward(input_ids, attention, positions, None)
+        cache = out.past_key_values
+        can_prune = hasattr(cache, "batch_select_indices")
+        for step in range(limit):
+            logits = out.logits[:, -1, :].float()
+            tokens, token_logprobs = _sample(logits, params, rng)
+            keep: list[int] = []
+            tok_list, lp_list = tokens.tolist(), token_logprobs.tolist()
+            for b, row in enumerate(active):
+                completions[row].append(tok_list[b])
+                logprobs[row].append(lp_list[b])
+                if tok_list[b] in self.eos_token_ids:
+                    finish[row] = "stop"
+                elif params.stop and self._hit_stop(row, completions[row], params.stop, cut_text):
+                    finish[row] = "stop"
+                elif step + 1 >= limit:
+                    finish[row] = "length"
+                else:
+                    keep.append(b)
+            if not keep:
+                break
+            next_tokens = tokens[:, None]
+            attention = torch.cat([attention, torch.ones((len(active), 1), dtype=torch.long, device=self.device)], 1)
+            positions = positions[:, -1:] + 1
+            if len(keep) < len(active) and can_prune:
+                index = torch.tensor(keep, device=self.device)
+                try:
+                    cache.batch_select_indices(index)
+                except (AttributeError, NotImplementedError, RuntimeError):
+                    can_prune = False
+                else:
+                    next_tokens, attention, positions = next_tokens[index], attention[index], positions[index]
+                    active = [active[b] for b in keep]
+            out = self._forward(next_tokens, attention, positions, cache)
+
+        results = []
+        for row, prompt in enumerate(prompts):
+            ids = completions[row]
+            text = cut_text[row]
+            if text is None:
+                body = ids[:-1] if ids and ids[-1] in self.eos_token_ids else ids
+                text = self.tokenizer.decode(body, skip_special_tokens=True)
+            results.append(Generation(prompt, ids, text, logprobs[row], finish_reason=finish[row] or "length"))
+        return results
+
+    def _hit_stop(self, row: int, ids: list[int], stops: tuple[str, ...], cut_text: list[str | None]) -> bool:
+        """True when the completion's text now contains a stop string; records the text cut before it."""
+        window = max(len(s) for s in stops) + 4
+        tail = self.tokenizer.decode(ids[-window:], skip_special_tokens=True)
+        if not any(s in tail for s in stops):
+            return False
+        text = self.tokenizer.decode(ids, skip_special_tokens=True)
+        hits = [text.find(s) for s in stops if s in text]
+        if not hits:
+            return False
+        cut_text[row] = text[:min(hits)]
+        return True
+
+
+def _check_params(params: SamplingParams) -> None:
+    if params.max_new_tokens < 0:
+        raise GenerationError(f"max_new_tokens must be >= 0, got {params.max_new_tokens}")
+    if params.temperature < 0:
+        raise GenerationError(f"temperature must be >= 0 (0 means greedy), got {params.temperature}")
+    if not 0.0 < params.top_p <= 1.0:
+        raise GenerationError(f"top_p must be in (0, 1], got {params.top_p}")
+    if params.top_k < 0:
+        raise GenerationError(f"top_k must be >= 0 (0 disables it), got {params.top_k}")
+    if any(not s for s in params.stop):
+        raise GenerationError("stop strings must be non-empty")
+
+
+def _sample(logits: torch.Tensor, params: SamplingParams, rng: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Draw one token per row; return the tokens and their logprobs under the distribution drawn from."""
+    if params.temperature == 0:
+        tokens = logits.argmax(-1)
+        return tokens, torch.log_softmax(logits, -1).gather(-1, tokens[:, None])[:, 0]
+    scores = logits / params.temperature
+    if params.top_k and params.top_k < scores.shape[-1]:
+        kth = torch.topk(scores, params.top_k, dim=-1).values[:, -1:]
+        scores = scores.masked_fill(scores < kth, float("-inf"))
+    if params.top_p < 1.0:
+        sorted_scores, order = torch.sort(scores, descending=True, dim=-1)
+        probs = torch.softmax(sorted_scores, -1)
+        drop = (probs.cumsum(-1) - probs) >= params.top_p  # mass before this token already reaches top_p
+        drop[:, 0] = False
+        scores = scores.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
+    logp = torch.log_softmax(scores, -1)
+    tokens = torch.multinomial(logp.exp(), 1, generator=rng)[:, 0]
+    return tokens, logp.gather(-1, tokens[:, None])[:, 0]
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids: set[int] = set()
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    config = getattr(model, "generation_config", None)
+    value = getattr(config, "eos_token_id", None)
+    if isinstance(value, int):
+        ids.add(value)
+    elif isinstance(value, (list, tuple)):
+        ids.update(int(v) for v in value)
+    return ids
+
+
+def _same_storage(a: Any, b: torch.Tensor) -> bool:
+    return isinstance(a, torch.Tensor) and a.device == b.device and a.data_ptr() == b.data_ptr() and a.shape == b.shape

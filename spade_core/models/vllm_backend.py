@@ -1,0 +1,122 @@
+"""The ``vllm`` backend: vLLM's offline engine in this process, GPU only, behind the same interface as ``hf``.
+
+vLLM is imported only when the backend is constructed; on a machine without it (or without a CUDA GPU) the
+constructor raises :class:`BackendUnavailableError` saying how to get it, and importing this module stays cheap.
+Returns exact prompt/completion token ids and the sampler's logprob of every sampled token.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from spade_core.models.base import Generation, SamplingParams
+from spade_core.models.loading import BackendError, BackendUnavailableError, load_tokenizer, resolve_model_dir
+
+INSTALL_HINT = "pip install 'spade-rl[gpu]' (vLLM) on a Linux machine with an NVIDIA GPU and CUDA"
+
+
+def _import_vllm() -> Any:
+    try:
+        import vllm
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            f"the vllm backend needs the `vllm` package, which is not installed: {INSTALL_HINT}"
+        ) from exc
+    return vllm
+
+
+class VLLMBackend:
+    """Batched generation with vLLM's ``LLM`` engine (prefix caching on; one completion per prompt)."""
+
+    name = "vllm"
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        *,
+        dtype: str = "auto",
+        gpu_memory_utilization: float = 0.85,
+        max_model_len: int | None = None,
+        tensor_parallel_size: int = 1,
+        seed: int = 0,
+        enable_prefix_caching: bool = True,
+        cache_dir: str | os.PathLike[str] | None = None,
+        **engine_kwargs: Any,
+    ) -> None:
+        vllm = _import_vllm()
+        import torch
+
+        if not torch.cuda.is_available():
+            raise BackendUnavailableError(
+                "the vllm backend needs a CUDA GPU and none is visible here; use the hf backend on CPU, or "
+                + INSTALL_HINT
+            )
+        self.directory = resolve_model_dir(model, cache_dir=cache_dir)
+        self._vllm = vllm
+        kwargs: dict[str, Any] = {
+            "model": str(self.directory), "dtype": dtype, "gpu_memory_utilization": gpu_memory_utilization,
+            "tensor_parallel_size": tensor_parallel_size, "seed": seed, "enable_prefix_caching": enable_prefix_caching,
+            **engine_kwargs,
+        }
+        if max_model_len is not None:
+            kwargs["max_model_len"] = max_model_len
+        try:
+            self.llm = vllm.LLM(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - engine start-up fails in many ways; keep the cause
+            raise BackendError(f"vLLM could not start on {self.directory}: {type(exc).__name__}: {exc}") from exc
+        self.tokenizer = load_tokenizer(self.directory)
+
+    def _sampling(self, params: SamplingParams) -> Any:
+        return self._vllm.SamplingParams(
+            max_tokens=params.max_new_tokens, temperature=params.temperature, top_p=params.top_p,
+            top_k=params.top_k if params.top_k > 0 else -1, stop=list(params.stop) or None, seed=params.seed,
+            logprobs=0,  # 0 = only the sampled token's logprob
+        )
+
+    def generate(self, prompts: Sequence[Sequence[int]], params: SamplingParams) -> list[Generation]:
+        """One completion per prompt of token ids, batched by the engine."""
+        if not prompts:
+            return []
+        from vllm.inputs import TokensPrompt
+
+        requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in prompts]
+        outputs = self.llm.generate(requests, self._sampling(params), use_tqdm=False)
+        generations = []
+        for request, out in zip(requests, outputs):
+            completion = out.outputs[0]
+            ids = list(completion.token_ids)
+            logprobs = []
+            for token_id, entry in zip(ids, completion.logprobs or []):
+                logprobs.append(float(entry[token_id].logprob))
+            generations.append(Generation(
+                prompt_ids=list(request["prompt_token_ids"]), completion_ids=ids, text=completion.text,
+                logprobs=logprobs, finish_reason="length" if completion.finish_reason == "length" else "stop",
+            ))
+        return generations
+
+    def chat(self, conversations: Sequence[Sequence[dict[str, str]]], params: SamplingParams) -> list[Generation]:
+        """Apply the tokenizer's chat template, then :meth:`generate`."""
+        prompts = [self.tokenizer.apply_chat_template(list(c), add_generation_prompt=True, tokenize=True)
+                   for c in conversations]
+        return self.generate([p["input_ids"] if isinstance(p, dict) else p for p in prompts], params)
+
+    def sync_weights(self, state_dict: dict[str, Any]) -> None:
+        """Load new weights into the engine's model (same process) and drop the now-stale prefix cache."""
+        items = list(state_dict.items())
+
+        def load(model: Any) -> None:
+            model.load_weights(items)
+
+        try:
+            if hasattr(self.llm, "apply_model"):
+                self.llm.apply_model(load)
+            else:  # older engines: reach the model through the driver worker
+                executor = self.llm.llm_engine.model_executor
+                worker = getattr(executor.driver_worker, "worker", executor.driver_worker)
+                load(worker.model_runner.model)
+        except Exception as exc:  # noqa: BLE001 - engine internals differ across vLLM versions
+            raise BackendError(f"could not load new weights into vLLM: {type(exc).__name__}: {exc}") from exc
+        if hasattr(self.llm, "reset_prefix_cache"):
+            self.llm.reset_prefix_cache()

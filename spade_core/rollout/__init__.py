@@ -1,0 +1,13 @@
+"""The episode runner and the trajectories it records (backend-agnostic; DESIGN.md §8)."""
+
+from spade_core.rollout.chat import ChatFormatter
+from spade_core.rollout.errors import ChatTemplateError, RolloutConfigError, RolloutError, TrajectoryFormatError
+from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig, RolloutResult, RolloutStats
+from spade_core.rollout.scripted import ScriptedPolicy
+from spade_core.rollout.trajectory import Trajectory, Turn, single_turn_trajectory
+
+__all__ = [
+    "ChatFormatter", "ChatTemplateError", "EpisodeRunner", "EpisodeSpec", "RolloutConfig", "RolloutConfigError",
+    "RolloutError", "RolloutResult", "RolloutStats", "ScriptedPolicy", "Trajectory", "TrajectoryFormatError", "Turn",
+    "single_turn_trajectory",
+]

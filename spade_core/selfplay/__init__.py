@@ -1,0 +1,1 @@
+"""The self-play loop: one policy designs environments and learns to act in them, trained on regret and reward."""

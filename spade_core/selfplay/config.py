@@ -1,0 +1,66 @@
+"""Every knob of a self-play run, as typed dataclasses (YAML-loadable, overridable with ``--set a.b=v``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ModelSection:
+    spec: str | None = None  # None: the embedded SmolLM2-135M-Instruct; or a directory / .gguf path
+    max_batch_size: int = 32
+
+
+@dataclass
+class DesignerSection:
+    domains: list[str] = field(default_factory=lambda: ["math", "games"])
+    candidates_per_iteration: int = 2
+    max_repairs: int = 1
+    max_new_tokens: int = 384
+    temperature: float = 0.8
+    corpus: str = "wiki"
+    validation_seeds: int = 6
+
+
+@dataclass
+class AgentSection:
+    envs_per_iteration: int = 3
+    seeds_per_env: int = 4  # K paired rollouts: K hinted + K unhinted on the same seeds
+    max_new_tokens: int = 24
+    temperature: float = 1.0
+    max_env_turns: int = 6  # replay only environments whose max_turns is at most this (keeps CPU runs short)
+    train_on_hinted: bool = False
+    max_concurrent_episodes: int = 64
+
+
+@dataclass
+class RegretSection:
+    no_hint_success_penalty: float = -0.5
+    invalid_reward: float = -1.0
+    learnability_weight: float = 0.0
+    statistic: str = "mean"
+
+
+@dataclass
+class TrainSection:
+    learning_rate: float = 2e-6
+    kl_coef: float = 0.0
+    micro_batch_size: int = 4
+    max_completion_tokens: int = 512
+    agent_advantage: str = "dr_grpo"
+    designer_advantage: str = "ema"
+    lora_r: int = 0  # 0: full fine-tuning
+
+
+@dataclass
+class SelfPlayConfig:
+    run_dir: str = "runs/selfplay"
+    store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
+    seed: int = 0
+    iterations: int = 3
+    time_budget_minutes: float = 18.0  # no new iteration starts once it looks like it would end past this
+    model: ModelSection = field(default_factory=ModelSection)
+    designer: DesignerSection = field(default_factory=DesignerSection)
+    agent: AgentSection = field(default_factory=AgentSection)
+    regret: RegretSection = field(default_factory=RegretSection)
+    train: TrainSection = field(default_factory=TrainSection)

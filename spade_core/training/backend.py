@@ -1,0 +1,70 @@
+"""The trainer-backend interface every backend implements (reference PyTorch now; vLLM/TRL later; DESIGN.md §8).
+
+A backend owns the policy's trainable weights and a :class:`~spade_core.models.base.ModelBackend` generator that
+samples from them. The core drives it:
+
+1. the episode runner plays episodes with ``backend.generator`` and returns trajectories;
+2. the core computes advantages (``spade_core.training.advantages``) per role;
+3. ``backend.update(trajectories, advantages)`` takes the optimiser step(s) and then makes the generator sample
+   from the new weights (``generator.sync_weights`` or a shared module), returning metrics;
+4. ``backend.save(dir, loop_state=...)`` / ``backend.load(dir)`` checkpoint everything needed to resume exactly.
+
+Backends are plugins: a ``spade_trainer_backends`` hook returns
+``TrainerBackendSpec(name, factory="pkg.module:callable")``; the factory is called as
+``factory(model, tokenizer=None, config=None, **kwargs)`` where ``model`` is a path or a loaded model and
+``config`` the backend's own config dataclass or a mapping of its fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from spade_core.models.base import ModelBackend
+from spade_core.rollout.trajectory import Trajectory
+from spade_core.training.errors import UnknownTrainerBackendError
+
+
+@runtime_checkable
+class TrainerBackend(Protocol):
+    """What the self-play loop needs from a trainer."""
+
+    name: str
+
+    @property
+    def generator(self) -> ModelBackend:
+        """A generator that samples from the current policy weights (synced after every update)."""
+
+    @property
+    def step(self) -> int:
+        """Number of completed :meth:`update` calls (restored by :meth:`load`)."""
+
+    def update(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> dict[str, float]:
+        """One policy update from trajectories and their per-trajectory advantages; returns scalar metrics.
+
+        Only ``loss_mask == 1`` tokens carry gradient; untrainable trajectories (failures, nothing generated) are
+        skipped. After it returns, :attr:`generator` samples from the updated weights.
+        """
+
+    def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
+        """Write a checkpoint (weights, optimiser, RNG states, ``loop_state`` JSON) atomically; return its path."""
+
+    def load(self, directory: str | Path) -> dict[str, Any]:
+        """Restore a checkpoint written by :meth:`save`; return its ``loop_state``."""
+
+
+def find_trainer_backend(name: str, registry: Any | None = None) -> Any:
+    """The factory of the trainer backend plugin called ``name`` (imported on first use)."""
+    from spade_core.plugins import get_plugins
+
+    registry = registry or get_plugins()
+    specs = registry.collect_flat("spade_trainer_backends")
+    for spec in specs:
+        if spec.name == name:
+            return spec.load()
+    known = sorted(spec.name for spec in specs)
+    raise UnknownTrainerBackendError(
+        f"no trainer backend named {name!r}; installed: {known or 'none'} (a plugin adds one through the "
+        "'spade_trainer_backends' hook)"
+    )

@@ -1,0 +1,387 @@
+"""The reference trainer backend: pure PyTorch + transformers, correct before fast; runs on CPU in tests.
+
+It trains the policy in place and samples from the very same module (its :class:`HFGenerator` shares it, so weight
+sync is free). Forward passes run with dropout off so that, before the first optimiser step of an update, the
+importance ratio to the sampler's logprobs is 1 up to numerics.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import random
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from spade_core.models.hf_generator import HFGenerator
+from spade_core.rollout.trajectory import Trajectory
+from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
+from spade_trainers.reference.config import ReferenceTrainerConfig
+from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
+
+CHECKPOINT_FORMAT = 1
+STATE_JSON = "trainer_state.json"
+STATE_TENSORS = "trainer_state.pt"
+MODEL_DIR = "model"
+REFERENCE_DIR = "reference"
+
+
+class ReferenceTrainer:
+    """Clipped, masked policy-gradient updates with AdamW on a transformers causal LM (optionally LoRA).
+
+    Construction calls ``torch.manual_seed(config.seed)`` (like HF's ``set_seed``) so a run is reproducible;
+    checkpoints restore the global RNG states.
+    """
+
+    name = "reference"
+
+    def __init__(self, model: Any, tokenizer: Any, config: ReferenceTrainerConfig | None = None) -> None:
+        self.config = config or ReferenceTrainerConfig()
+        cfg = self.config
+        self.device = _resolve_device(cfg.device)
+        if cfg.precision == "bf16" or (cfg.precision == "auto" and self.device.type == "cuda"):
+            self.autocast_dtype: torch.dtype | None = torch.bfloat16
+        else:
+            self.autocast_dtype = None
+        torch.manual_seed(cfg.seed)
+        self.tokenizer = tokenizer
+        model = model.to(device=self.device, dtype=torch.float32)  # fp32 master weights; bf16 only under autocast
+        if cfg.lora is not None:
+            model = _wrap_lora(model, cfg)
+        if cfg.gradient_checkpointing:
+            model.gradient_checkpointing_enable()
+            if cfg.lora is not None:
+                model.enable_input_require_grads()
+        _disable_dropout(model)
+        self.model = model
+        self.reference = None
+        if cfg.kl_coef > 0 and cfg.lora is None:
+            self.reference = copy.deepcopy(model).eval().requires_grad_(False)
+        self.parameters = [p for p in model.parameters() if p.requires_grad]
+        if not self.parameters:
+            raise TrainingConfigError("the model has no trainable parameters")
+        self.optimizer = torch.optim.AdamW(self.parameters, lr=cfg.learning_rate, betas=tuple(cfg.betas),
+                                           eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
+        self._generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
+                                      autocast_dtype=self.autocast_dtype)
+        pad = tokenizer.pad_token_id
+        self.pad_token_id = int(pad if pad is not None else self._generator.pad_token_id)
+        self._step = 0
+        self.optimizer_steps = 0
+
+    # -- TrainerBackend --------------------------------------------------------------------------------------
+    @property
+    def generator(self) -> HFGenerator:
+        return self._generator
+
+    @property
+    def step(self) -> int:
+        return self._step
+
+    def update(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> dict[str, float]:
+        """One update: ``mini_batches`` optimiser steps per epoch over the trainable trajectories."""
+        started = time.perf_counter()
+        if len(trajectories) != len(advantages):
+            raise TrainingInputError(f"update: {len(trajectories)} trajectories but {len(advantages)} advantages")
+        for i, a in enumerate(advantages):
+            if not math.isfinite(float(a)):
+                raise TrainingInputError(f"update: advantage {i} is {a!r}; advantages must be finite")
+        items = [(t, float(a)) for t, a in zip(trajectories, advantages) if t.trainable]
+        cfg = self.config
+        totals: dict[str, float] = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "tokens": 0.0, "ratio_sum": 0.0,
+                                    "ratio_max": 0.0, "clipped_low": 0.0, "clipped_high": 0.0, "abs_lp_diff": 0.0,
+                                    "grad_norm": 0.0}
+        steps_taken = 0
+        self.model.train()
+        for _ in range(cfg.epochs):
+            for mini in _split(items, cfg.mini_batches):
+                if not mini:
+                    continue
+                tokens_in_step = sum(t.num_generated_tokens for t, _ in mini)
+                normaliser = (len(mini) * cfg.max_completion_tokens if cfg.normaliser == "constant"
+                              else max(tokens_in_step, 1))
+                work = mini if cfg.kl_coef > 0 else [(t, a) for t, a in mini if a != 0.0]
+                if not work:
+                    continue  # every advantage is 0 and there is no KL term: the gradient is exactly zero
+                self.optimizer.zero_grad(set_to_none=True)
+                for start in range(0, len(work), cfg.micro_batch_size):
+                    micro = work[start:start + cfg.micro_batch_size]
+                    batch = pack([t for t, _ in micro], [a for _, a in micro], self.pad_token_id).to(self.device)
+                    parts = self._loss(batch, float(normaliser))
+                    parts.loss.backward()
+                    totals["loss"] += float(parts.loss.detach())
+                    totals["pg_loss"] += float(parts.pg_sum) / normaliser
+                    totals["kl"] += float(parts.kl_sum)
+                    totals["tokens"] += float(parts.tokens)
+                    totals["ratio_sum"] += float(parts.ratio_sum)
+                    totals["ratio_max"] = max(totals["ratio_max"], float(parts.ratio_max))
+                    totals["clipped_low"] += float(parts.clipped_low)
+                    totals["clipped_high"] += float(parts.clipped_high)
+                    totals["abs_lp_diff"] += float(parts.abs_logprob_diff_sum)
+                limit = cfg.max_grad_norm if cfg.max_grad_norm is not None else float("inf")
+                grad_norm = torch.nn.utils.clip_grad_norm_(self.parameters, limit)
+                totals["grad_norm"] = max(totals["grad_norm"], float(grad_norm))
+                self.optimizer.step()
+                self.optimizer.zero_grad(set_to_none=True)
+                self.optimizer_steps += 1
+                steps_taken += 1
+        self.model.eval()
+        self._step += 1
+        tokens = max(totals["tokens"], 1.0)
+        trainable = [t for t, _ in items]
+        return {
+            "step": float(self._step),
+            "optimizer_steps": float(steps_taken),
+            "sequences": float(len(items)),
+            "skipped_sequences": float(len(trajectories) - len(items)),
+            "generated_tokens": float(sum(t.num_generated_tokens for t in trainable)),
+            "loss": totals["loss"],
+            "pg_loss": totals["pg_loss"],
+            "kl": totals["kl"] / tokens,
+            "ratio_mean": totals["ratio_sum"] / tokens,
+            "ratio_max": totals["ratio_max"],
+            "clip_frac_low": totals["clipped_low"] / tokens,
+            "clip_frac_high": totals["clipped_high"] / tokens,
+            "sampler_logprob_abs_diff": totals["abs_lp_diff"] / tokens,
+            "grad_norm": totals["grad_norm"],
+            "advantage_mean": float(np.mean([a for _, a in items])) if items else 0.0,
+            "reward_mean": float(np.mean([t.reward for t in trainable])) if trainable else 0.0,
+            "learning_rate": float(self.optimizer.param_groups[0]["lr"]),
+            "seconds": time.perf_counter() - started,
+        }
+
+    def loss(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> torch.Tensor:
+        """The loss of one optimiser step over these trajectories, with its graph (no step taken; for tests)."""
+        batch = pack(list(trajectories), list(advantages), self.pad_token_id).to(self.device)
+        cfg = self.config
+        normaliser = (len(trajectories) * cfg.max_completion_tokens if cfg.normaliser == "constant"
+                      else max(sum(t.num_generated_tokens for t in trajectories), 1))
+        return self._loss(batch, float(normaliser)).loss
+
+    def sequence_logprobs(self, trajectories: Sequence[Trajectory]) -> list[list[float]]:
+        """The current policy's logprob of every token after the first (aligned with ``token_ids[1:]``)."""
+        batch = pack(list(trajectories), [0.0] * len(trajectories), self.pad_token_id).to(self.device)
+        with torch.no_grad():
+            logprobs = self._policy_logprobs(self.model, batch)
+        return [logprobs[i, : len(t.token_ids) - 1].tolist() for i, t in enumerate(trajectories)]
+
+    # -- checkpoints ----------------------------------------------------------------------------------------
+    def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
+        """Write weights, optimiser, RNG states and ``loop_state`` (JSON) to ``directory`` atomically."""
+        target = Path(directory)
+        try:
+            loop_json = json.dumps(dict(loop_state or {}))
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"loop_state must be JSON-serialisable (numbers, strings, lists, dicts): {exc}") from exc
+        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        self.model.save_pretrained(tmp / MODEL_DIR)
+        self.tokenizer.save_pretrained(tmp / MODEL_DIR)
+        if self.reference is not None:
+            self.reference.save_pretrained(tmp / REFERENCE_DIR)
+        tensors: dict[str, Any] = {"optimizer": self.optimizer.state_dict(), "torch_rng": torch.get_rng_state()}
+        if torch.cuda.is_available():
+            tensors["cuda_rng"] = torch.cuda.get_rng_state_all()
+        torch.save(tensors, tmp / STATE_TENSORS)
+        np_state = np.random.get_state()
+        state = {
+            "format": CHECKPOINT_FORMAT, "backend": self.name, "step": self._step,
+            "optimizer_steps": self.optimizer_steps, "lora": self.config.lora is not None,
+            "config": self.config.to_dict(),
+            "python_rng": _python_rng_to_json(random.getstate()),
+            "numpy_rng": [np_state[0], np_state[1].tolist(), int(np_state[2]), int(np_state[3]), float(np_state[4])],
+            "loop_state": json.loads(loop_json),
+        }
+        (tmp / STATE_JSON).write_text(json.dumps(state), encoding="utf-8")
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        if target.exists():
+            os.replace(target, old)
+        os.replace(tmp, target)
+        shutil.rmtree(old, ignore_errors=True)
+        return target
+
+    def load(self, directory: str | Path) -> dict[str, Any]:
+        """Restore a checkpoint from :meth:`save` into this trainer; return the saved ``loop_state``."""
+        source = Path(directory)
+        for needed in (STATE_JSON, STATE_TENSORS, MODEL_DIR):
+            if not (source / needed).exists():
+                raise CheckpointError(f"{source}: not a reference-trainer checkpoint ({needed} is missing)")
+        state = json.loads((source / STATE_JSON).read_text(encoding="utf-8"))
+        if state.get("format") != CHECKPOINT_FORMAT or state.get("backend") != self.name:
+            raise CheckpointError(f"{source}: checkpoint format {state.get('format')!r} of backend "
+                                  f"{state.get('backend')!r}; this is {self.name!r} format {CHECKPOINT_FORMAT}")
+        if bool(state.get("lora")) != (self.config.lora is not None):
+            raise CheckpointError(f"{source}: saved with lora={state.get('lora')}, but this trainer has "
+                                  f"lora={self.config.lora is not None}; build the trainer with the same LoRA setting")
+        self._load_weights(self.model, source / MODEL_DIR, adapter=self.config.lora is not None)
+        if self.reference is not None and (source / REFERENCE_DIR).exists():
+            self._load_weights(self.reference, source / REFERENCE_DIR, adapter=False)
+        tensors = torch.load(source / STATE_TENSORS, map_location="cpu", weights_only=True)
+        try:
+            self.optimizer.load_state_dict(tensors["optimizer"])
+        except (ValueError, KeyError) as exc:
+            raise CheckpointError(f"{source}: the optimizer state does not fit this model: {exc}") from exc
+        torch.set_rng_state(tensors["torch_rng"])
+        if "cuda_rng" in tensors and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(tensors["cuda_rng"])
+        random.setstate(_python_rng_from_json(state["python_rng"]))
+        kind, keys, pos, has_gauss, gauss = state["numpy_rng"]
+        np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), pos, has_gauss, gauss))
+        self._step = int(state["step"])
+        self.optimizer_steps = int(state["optimizer_steps"])
+        self.model.eval()
+        return dict(state.get("loop_state") or {})
+
+    # -- internals -------------------------------------------------------------------------------------------
+    def _autocast(self) -> Any:
+        if self.autocast_dtype is None:
+            return nullcontext()
+        return torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype)
+
+    def _policy_logprobs(self, model: Any, batch: PackedBatch) -> torch.Tensor:
+        with self._autocast():
+            logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits
+        logits = logits[:, :-1].float() / batch.temperatures[:, None, None]
+        return token_logprobs(logits, batch.input_ids[:, 1:])
+
+    def _loss(self, batch: PackedBatch, normaliser: float) -> Any:
+        cfg = self.config
+        logprobs = self._policy_logprobs(self.model, batch)
+        ref = None
+        if cfg.kl_coef > 0:
+            with torch.no_grad():
+                if self.reference is not None:
+                    ref = self._policy_logprobs(self.reference, batch)
+                else:
+                    with self.model.disable_adapter():
+                        ref = self._policy_logprobs(self.model, batch)
+        return clipped_pg_loss(
+            logprobs, batch.sampler_logprobs_next, batch.advantages, batch.loss_mask_next,
+            clip_eps_low=cfg.clip_eps_low, clip_eps_high=cfg.clip_eps_high, normaliser=normaliser,
+            ref_logprobs=ref, kl_coef=cfg.kl_coef,
+        )
+
+    @staticmethod
+    def _load_weights(model: Any, folder: Path, *, adapter: bool) -> None:
+        from safetensors.torch import load_file
+
+        files = sorted(folder.glob("*.safetensors"))
+        if not files:
+            raise CheckpointError(f"{folder}: no .safetensors weights")
+        state: dict[str, torch.Tensor] = {}
+        for file in files:
+            state.update(load_file(str(file)))
+        if adapter:
+            from peft import set_peft_model_state_dict
+
+            result = set_peft_model_state_dict(model, state)
+            unexpected = list(getattr(result, "unexpected_keys", []) or [])
+            if unexpected:
+                raise CheckpointError(f"{folder}: adapter weights do not fit this LoRA model: {unexpected[:3]}")
+            return
+        own = model.state_dict()
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        if unexpected:
+            raise CheckpointError(f"{folder}: weights for another architecture (unexpected keys {unexpected[:3]})")
+        loaded_storage = {own[k].data_ptr() for k in state if k in own}
+        untied = [k for k in missing if own[k].data_ptr() not in loaded_storage]
+        if untied:
+            raise CheckpointError(f"{folder}: checkpoint lacks weights {untied[:3]}")
+
+
+def build_reference_trainer(
+    model: Any,
+    tokenizer: Any | None = None,
+    config: ReferenceTrainerConfig | Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> ReferenceTrainer:
+    """Plugin factory: ``model`` is a ``save_pretrained`` path or a loaded causal LM; ``config`` a config or a
+    mapping of its fields; keyword overrides replace single fields."""
+    if config is None:
+        cfg = ReferenceTrainerConfig()
+    elif isinstance(config, ReferenceTrainerConfig):
+        cfg = config
+    else:
+        cfg = ReferenceTrainerConfig.from_mapping(config)
+    if overrides:
+        known = set(ReferenceTrainerConfig.__dataclass_fields__)
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise TrainingConfigError(f"unknown reference-trainer setting(s) {unknown}; known: {sorted(known)}")
+        cfg = replace(cfg, **overrides)
+    if isinstance(model, (str, Path)):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        path = Path(model)
+        if not (path / "config.json").exists():
+            raise TrainingConfigError(f"{path}: not a model directory (no config.json); pass a save_pretrained folder")
+        tokenizer = tokenizer or AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    if tokenizer is None:
+        raise TrainingConfigError("build_reference_trainer: pass the tokenizer with a loaded model")
+    return ReferenceTrainer(model, tokenizer, cfg)
+
+
+def _resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise TrainingConfigError(f"device {name!r} requested but CUDA is not available; use device='cpu' or 'auto'")
+    return device
+
+
+def _wrap_lora(model: Any, cfg: ReferenceTrainerConfig) -> Any:
+    from peft import LoraConfig, get_peft_model
+
+    lora = cfg.lora
+    target = lora.target_modules if isinstance(lora.target_modules, str) else list(lora.target_modules)
+    peft_config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=0.0, target_modules=target,
+                             task_type="CAUSAL_LM")
+    return get_peft_model(model, peft_config)
+
+
+def _disable_dropout(model: torch.nn.Module) -> None:
+    """Policy-gradient ratios need the same forward as the sampler: no dropout anywhere."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    config = getattr(model, "config", None)
+    for name in ("attention_dropout", "hidden_dropout", "dropout"):
+        if config is not None and isinstance(getattr(config, name, None), float):
+            setattr(config, name, 0.0)
+
+
+def _split(items: list[Any], parts: int) -> list[list[Any]]:
+    """``parts`` contiguous chunks of near-equal size (earlier ones one longer)."""
+    size, extra = divmod(len(items), parts)
+    out, start = [], 0
+    for i in range(parts):
+        end = start + size + (1 if i < extra else 0)
+        out.append(items[start:end])
+        start = end
+    return out
+
+
+def _python_rng_to_json(state: tuple[Any, ...]) -> list[Any]:
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _python_rng_from_json(data: list[Any]) -> tuple[Any, ...]:
+    version, internal, gauss = data
+    return (version, tuple(internal), gauss)
+
+
+__all__ = ["ReferenceTrainer", "build_reference_trainer"]

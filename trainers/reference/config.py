@@ -1,0 +1,106 @@
+"""Typed configuration of the reference trainer backend (loadable from plain mappings, e.g. YAML)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from spade_core.training.errors import TrainingConfigError
+
+NORMALISERS = ("constant", "tokens")
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """Low-rank adapters via ``peft`` (only the adapters train; the frozen base doubles as the KL reference).
+
+    No adapter dropout: the policy-gradient ratio needs the trainer's forward to match the sampler's."""
+
+    r: int = 8
+    alpha: int = 16
+    target_modules: tuple[str, ...] | str = "all-linear"
+
+    def __post_init__(self) -> None:
+        if self.r < 1:
+            raise TrainingConfigError(f"lora.r must be >= 1, got {self.r}")
+
+
+@dataclass(frozen=True)
+class ReferenceTrainerConfig:
+    """Coefficients of the clipped, masked policy-gradient update (Dr.GRPO / DAPO style).
+
+    Loss per optimiser step over ``N`` sequences: ``sum_{i,t} m_it * l_it / Z`` with
+    ``l = -min(r A, clip(r, 1 - clip_eps_low, 1 + clip_eps_high) A) + kl_coef * k3(ref, pi)``, ``r`` the ratio to
+    the sampler's logprobs, and ``Z = N * max_completion_tokens`` (``normaliser="constant"``, Dr.GRPO: no
+    per-sequence length bias) or the number of generated tokens in the step (``"tokens"``, DAPO token mean).
+    Each ``update`` splits its batch into ``mini_batches`` optimiser steps, ``epochs`` times; micro-batches of
+    ``micro_batch_size`` sequences accumulate gradients exactly (the normaliser is fixed per optimiser step).
+    """
+
+    learning_rate: float = 1e-6
+    betas: tuple[float, float] = (0.9, 0.999)
+    adam_eps: float = 1e-8
+    weight_decay: float = 0.0
+    clip_eps_low: float = 0.2
+    clip_eps_high: float = 0.28
+    kl_coef: float = 0.0
+    normaliser: str = "constant"
+    max_completion_tokens: int = 1024
+    micro_batch_size: int = 8
+    mini_batches: int = 1
+    epochs: int = 1
+    max_grad_norm: float | None = 1.0
+    precision: str = "auto"  # auto: fp32 on CPU, bf16 autocast (fp32 master weights) on GPU
+    device: str = "auto"
+    lora: LoraSettings | None = None
+    gradient_checkpointing: bool = False
+    seed: int = 0
+    generator_max_batch_size: int = 64
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.learning_rate > 0, "learning_rate must be > 0"),
+            (0 <= self.clip_eps_low < 1, "clip_eps_low must be in [0, 1)"),
+            (self.clip_eps_high >= 0, "clip_eps_high must be >= 0"),
+            (self.kl_coef >= 0, "kl_coef must be >= 0"),
+            (self.normaliser in NORMALISERS, f"normaliser must be one of {NORMALISERS}"),
+            (self.max_completion_tokens >= 1, "max_completion_tokens must be >= 1"),
+            (self.micro_batch_size >= 1, "micro_batch_size must be >= 1"),
+            (self.mini_batches >= 1, "mini_batches must be >= 1"),
+            (self.epochs >= 1, "epochs must be >= 1"),
+            (self.max_grad_norm is None or self.max_grad_norm > 0, "max_grad_norm must be > 0 or None"),
+            (self.precision in PRECISIONS, f"precision must be one of {PRECISIONS}"),
+            (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise TrainingConfigError(f"ReferenceTrainerConfig: {message}")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> ReferenceTrainerConfig:
+        """Build from a plain mapping (YAML/JSON); unknown keys raise with the list of known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise TrainingConfigError(f"unknown reference-trainer setting(s) {unknown}; known: {sorted(known)}")
+        values = dict(data)
+        lora = values.get("lora")
+        if isinstance(lora, Mapping):
+            lora_known = {f.name for f in dataclasses.fields(LoraSettings)}
+            bad = sorted(set(lora) - lora_known)
+            if bad:
+                raise TrainingConfigError(f"unknown lora setting(s) {bad}; known: {sorted(lora_known)}")
+            lora = dict(lora)
+            if isinstance(lora.get("target_modules"), list):
+                lora["target_modules"] = tuple(lora["target_modules"])
+            values["lora"] = LoraSettings(**lora)
+        if isinstance(values.get("betas"), list):
+            values["betas"] = tuple(values["betas"])
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
