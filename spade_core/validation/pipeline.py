@@ -105,10 +105,13 @@ def validate_many(
     sources: Sequence[tuple[str, str]],
     *,
     workers: int = 4,
+    documents: Sequence[str | None] | None = None,
     **kwargs: Any,
 ) -> list[ValidationReport]:
-    """Validate ``(file, source)`` pairs concurrently; one candidate's hang is bounded by the sandbox's call
-    timeouts and never stalls the others. Reports come back in input order."""
+    """Validate ``(file, source)`` pairs concurrently (``documents[i]`` grounds candidate ``i``); one candidate's
+    hang is bounded by the sandbox's call timeouts and never stalls the others. Reports come back in input order."""
+    grounding = list(documents) if documents is not None else [kwargs.pop("document", None)] * len(sources)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(validate_source, source, file=file, **kwargs) for file, source in sources]
+        futures = [pool.submit(validate_source, source, file=file, document=doc, **kwargs)
+                   for (file, source), doc in zip(sources, grounding, strict=True)]
         return [f.result() for f in futures]

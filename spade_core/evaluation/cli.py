@@ -1,0 +1,137 @@
+"""``spade eval``: run a model on evaluation suites, or compare two runs.
+
+Attach to the ``spade`` group with ``cli.add_command(eval_command)`` (``from spade_core.evaluation.cli import
+eval_command``); it also works as a standalone click command.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from spade_core.errors import SpadeError
+from spade_core.evaluation.models import DEFAULT_MODEL, FORMS
+
+err_console = Console(stderr=True)
+
+
+def _console() -> Console:
+    """stdout; 120 columns when it is not a terminal (logs, pipes) so that tables do not wrap at 80."""
+    probe = Console()
+    return probe if probe.is_terminal else Console(width=120)
+
+
+@click.command("eval")
+@click.option("--model", "-m", "model", default=DEFAULT_MODEL, show_default=True, metavar="MODEL",
+              help=f"Which model: {FORMS}.")
+@click.option("--suite", "-s", "suites", multiple=True, metavar="SUITE",
+              help="Suite NAME or NAME:ARGUMENT (repeatable), e.g. bfcl-multi-turn-base, jsonl:gsm8k.jsonl.")
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=None, help="Only the first N tasks of each suite.")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="Run directory for per-task JSONL and summary.json (default: eval-runs/<time>).")
+@click.option("--compare", nargs=2, type=click.Path(file_okay=False), default=None, metavar="RUN_A RUN_B",
+              help="Compare two run directories: per-suite delta (B - A) with a significance test.")
+@click.option("--list", "list_suites", is_flag=True, help="List the available suites and exit.")
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=None,
+              help="Tokens per model turn (default: the suite's own budget).")
+@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="Sampling temperature (0 = greedy, reproducible).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed (temperature > 0).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Sequences per forward pass for in-process models (default: the suite's preference, else 16).")
+@click.option("--max-concurrent", type=click.IntRange(min=1), default=None,
+              help="Tasks running at once (default: all; every round is one batched generate call).")
+@click.option("--no-transcripts", is_flag=True, help="Do not store the conversations in the JSONL results.")
+@click.option("--json", "as_json", is_flag=True, help="Print summaries (or the comparison) as JSON on stdout.")
+def eval_command(model: str, suites: tuple[str, ...], limit: int | None, out: str | None,
+                 compare: tuple[str, str] | None, list_suites: bool, max_new_tokens: int | None, temperature: float,
+                 seed: int, batch_size: int | None, max_concurrent: int | None, no_transcripts: bool,
+                 as_json: bool) -> None:
+    """Evaluate MODEL on held-out benchmark suites (BFCL v4 multi-turn, reasoning-gym, local JSONL).
+
+    \b
+    spade eval --suite bfcl-multi-turn-base --limit 20
+    spade eval --model hf:./my-model --suite reasoning-gym --suite jsonl:gsm8k.jsonl --out runs/mine
+    spade eval --compare runs/base runs/mine
+    """
+    try:
+        if list_suites:
+            _list()
+        elif compare:
+            _compare(*compare, as_json=as_json)
+        else:
+            if not suites:
+                raise click.UsageError("give at least one --suite (see --list), or --compare RUN_A RUN_B")
+            _run(model, suites, limit, out, max_new_tokens, temperature, seed, batch_size, max_concurrent,
+                 not no_transcripts, as_json)
+    except SpadeError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _list() -> None:
+    from rich.table import Table
+
+    from spade_core.evaluation.suite import suite_specs
+
+    table = Table(title="Evaluation suites")
+    table.add_column("suite", no_wrap=True)
+    table.add_column("argument")
+    table.add_column("available")
+    table.add_column("description")
+    for name, spec in sorted(suite_specs().items()):
+        missing = spec.missing()
+        table.add_row(name, spec.argument or "-", "yes" if not missing else f"no: {spec.install_hint}",
+                      spec.description)
+    _console().print(table)
+
+
+def _compare(run_a: str, run_b: str, *, as_json: bool) -> None:
+    from spade_core.evaluation.results import compare_runs, comparison_table, read_run
+
+    a, b = read_run(run_a), read_run(run_b)
+    rows = compare_runs(a, b)
+    if as_json:
+        click.echo(json.dumps([{"suite": r.suite, **r.comparison.as_dict()} for r in rows], indent=2))
+        return
+    console = _console()
+    console.print(comparison_table(rows))
+    console.print(f"A = {a.path} ({a.model})\nB = {b.path} ({b.model})\n* p < 0.05. Runs on the same tasks are "
+                  "paired (exact McNemar p-value, paired-bootstrap interval); otherwise a two-proportion z-test.",
+                  highlight=False)
+
+
+def _run(model: str, suites: tuple[str, ...], limit: int | None, out: str | None, max_new_tokens: int | None,
+         temperature: float, seed: int, batch_size: int | None, max_concurrent: int | None, keep_transcripts: bool,
+         as_json: bool) -> None:
+    from spade_core.evaluation.models import load_backend
+    from spade_core.evaluation.results import summary_table, write_suite_run
+    from spade_core.evaluation.runner import DEFAULT_SAMPLING, run_suite
+    from spade_core.evaluation.suite import load_suite, suite_specs
+
+    specs = suite_specs()
+    loaded = [load_suite(text, limit=limit, specs=specs) for text in suites]  # fail fast, before loading the model
+    out_dir = Path(out or Path("eval-runs") / time.strftime("%Y%m%d-%H%M%S"))
+    err_console.print(f"loading model {model!r} ...", highlight=False)
+    backend = load_backend(model, max_batch_size=batch_size or 16)
+    summaries = []
+    for suite in loaded:
+        sampling = replace(DEFAULT_SAMPLING, max_new_tokens=max_new_tokens or suite.max_new_tokens,
+                           temperature=temperature)
+        run = run_suite(backend, suite, sampling=sampling, seed=seed, max_concurrent=max_concurrent,
+                        keep_transcripts=keep_transcripts, progress=True, model_name=model, batch_size=batch_size)
+        write_suite_run(run, out_dir, extra={"limit": limit, "temperature": temperature, "seed": seed})
+        summaries.append(run.summary)
+    if as_json:
+        click.echo(json.dumps([s.to_dict() for s in summaries], indent=2))
+    else:
+        console = _console()
+        console.print(summary_table(summaries, title=f"spade eval --model {model}"))
+        console.print("success: tasks solved, with a Wilson 95% interval; turns: mean model turns per task; format "
+                      "err: model turns that were not a valid action; errors: tasks ended by an infrastructure "
+                      "error (e.g. prompt longer than the context).", highlight=False)
+        console.print(f"per-task results and summary.json in {out_dir}", highlight=False)

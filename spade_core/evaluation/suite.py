@@ -1,0 +1,211 @@
+"""Evaluation suites: named collections of benchmark tasks, each task a SPADE environment.
+
+A plugin contributes :class:`EvalSuiteSpec` s (cheap metadata plus a lazily imported loader); ``load()`` builds a
+:class:`Suite` whose tasks make fresh :class:`~spade_core.contract.env.SpadeEnv` s. Suites live outside the
+registry store: benchmark tasks are held out from training, never designer output.
+
+A suite is named on the command line as ``NAME`` or ``NAME:ARGUMENT`` (``jsonl:data/gsm8k.jsonl``,
+``reasoning-gym:chain_sum``); the argument goes to the loader.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import importlib.util
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import gymnasium as gym
+
+from spade_core.evaluation.errors import BenchmarkUnavailableError, EvaluationError, SuiteNotFoundError
+from spade_core.plugins.contributions import load_object
+
+SUITE_HOOK = "spade_eval_suites"
+"""The hook plugins implement: ``spade_eval_suites() -> list[EvalSuiteSpec]`` (see :func:`suite_specs`)."""
+
+DEFAULT_SYSTEM_PROMPT = "You are solving a benchmark task. {description}"
+"""``{description}`` is replaced by the task environment's manifest description."""
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """One benchmark task: a factory for a fresh environment and how to reset it."""
+
+    task_id: str
+    make_env: Callable[[], gym.Env]
+    seed: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded suite: its tasks in a fixed order and how a model should be prompted for them.
+
+    ``system_prompt`` may contain ``{description}`` (the environment manifest's description).
+    ``max_new_tokens`` is the per-turn generation budget the suite was designed for. ``batch_size`` is the
+    preferred number of sequences per forward pass for in-process backends (None: the backend's own): long prompts
+    (BFCL's ~4k-token tool docs) decode several times faster unpadded, one at a time, on a CPU.
+    """
+
+    name: str
+    description: str
+    tasks: tuple[EvalTask, ...]
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    max_new_tokens: int = 256
+    tags: tuple[str, ...] = ()
+    batch_size: int | None = None
+
+    def __post_init__(self) -> None:
+        ids = [t.task_id for t in self.tasks]
+        if len(set(ids)) != len(ids):
+            dup = sorted({i for i in ids if ids.count(i) > 1})[:3]
+            raise EvaluationError(f"suite {self.name!r} has duplicate task ids {dup}; task ids must be unique")
+
+    def limited(self, limit: int | None) -> Suite:
+        """The first ``limit`` tasks (all when ``limit`` is None)."""
+        if limit is None:
+            return self
+        if limit < 1:
+            raise EvaluationError(f"limit must be >= 1, got {limit}")
+        return replace(self, tasks=self.tasks[:limit])
+
+
+@dataclass(frozen=True)
+class EvalSuiteSpec:
+    """A suite a plugin offers: metadata now, tasks on :meth:`load`.
+
+    ``loader`` is ``"package.module:function"``, called as ``function(argument=..., limit=..., **options)`` and
+    returning a :class:`Suite`. ``requires`` lists import names that must be installed (checked before the
+    loader is imported); ``install_hint`` is the command that installs them.
+    """
+
+    name: str
+    description: str
+    loader: str
+    requires: tuple[str, ...] = ()
+    install_hint: str = ""
+    argument: str = ""  # what NAME:ARGUMENT means, e.g. "path to a JSONL file"; empty: takes no argument
+    argument_required: bool = False
+    tags: tuple[str, ...] = ()
+
+    def missing(self) -> list[str]:
+        """Required import names that are not installed."""
+        out = []
+        for name in self.requires:
+            try:
+                found = importlib.util.find_spec(name) is not None
+            except (ImportError, ValueError):
+                found = False
+            if not found:
+                out.append(name)
+        return out
+
+    def load(self, argument: str | None = None, *, limit: int | None = None, **options: Any) -> Suite:
+        """Build the suite (its first ``limit`` tasks); raise :class:`BenchmarkUnavailableError` if deps are missing."""
+        if argument is not None and not self.argument:
+            raise EvaluationError(f"suite {self.name!r} takes no argument; use --suite {self.name}")
+        if argument is None and self.argument_required:
+            raise EvaluationError(f"suite {self.name!r} needs an argument: --suite {self.name}:<{self.argument}>")
+        missing = self.missing()
+        if missing:
+            hint = f"; install it with: {self.install_hint}" if self.install_hint else ""
+            raise BenchmarkUnavailableError(
+                f"suite {self.name!r} needs {', '.join(missing)}, which is not installed{hint}"
+            )
+        suite = load_object(self.loader)(argument=argument, limit=limit, **options)
+        if not isinstance(suite, Suite):
+            raise EvaluationError(f"the loader {self.loader} of suite {self.name!r} returned "
+                                  f"{type(suite).__name__}, not a Suite")
+        return suite.limited(limit)
+
+
+def split_suite_name(text: str) -> tuple[str, str | None]:
+    """``"jsonl:data/x.jsonl"`` -> ``("jsonl", "data/x.jsonl")``; ``"bfcl-multi-turn-base"`` -> (name, None)."""
+    name, sep, argument = text.partition(":")
+    name = name.strip()
+    if not name:
+        raise EvaluationError(f"empty suite name in {text!r}; use NAME or NAME:ARGUMENT")
+    return name, (argument if sep else None)
+
+
+def _specs_from(results: Iterable[Any], source: str, out: dict[str, EvalSuiteSpec]) -> None:
+    for spec in results:
+        if not isinstance(spec, EvalSuiteSpec):
+            raise EvaluationError(f"{source} returned {type(spec).__name__} from {SUITE_HOOK}; return EvalSuiteSpec")
+        if spec.name in out and out[spec.name] == spec:
+            continue  # the same plugin reached twice (entry point and explicit module)
+        if spec.name in out:
+            raise EvaluationError(f"two plugins provide an evaluation suite named {spec.name!r} (one is {source})")
+        out[spec.name] = spec
+
+
+# PROVISIONAL (until ``spade_eval_suites`` is a hookspec in spade_core/plugins/hookspecs.py): modules whose
+# ``spade_eval_suites()`` is called directly. Once the hookspec exists this fallback is never used.
+_PROVISIONAL_SUITE_MODULES = ("spade_domains.benchmarks.plugin",)
+
+
+def _hook_declared() -> bool:
+    from spade_core.plugins import hookspecs
+
+    return SUITE_HOOK in hookspecs.all_hook_names()
+
+
+def suite_specs(registry: Any | None = None, *, modules: Iterable[Any] = ()) -> dict[str, EvalSuiteSpec]:
+    """Every evaluation suite the installed plugins provide, by name.
+
+    Uses the ``spade_eval_suites`` hook through the plugin registry when the hookspec is declared; until then
+    (provisional) it calls ``spade_eval_suites()`` of the plugin modules of the ``spade`` entry-point group and of
+    the bundled benchmarks plugin. ``modules`` adds plugin modules or objects explicitly (tests, scripts).
+    """
+    out: dict[str, EvalSuiteSpec] = {}
+    if _hook_declared():
+        from spade_core.plugins import get_plugins
+
+        registry = registry or get_plugins()
+        for plugin_name, result in registry.collect(SUITE_HOOK):
+            _specs_from(result, f"plugin {plugin_name!r}", out)
+    else:
+        seen: set[int] = set()
+        candidates: list[tuple[str, Any]] = []
+        for ep in metadata.entry_points(group="spade"):
+            try:
+                candidates.append((ep.name, ep.load()))
+            except Exception:  # noqa: BLE001, S112 - a broken plugin is reported by `spade plugins`, not here
+                continue
+        for module_name in _PROVISIONAL_SUITE_MODULES:
+            try:
+                candidates.append((module_name, importlib.import_module(module_name)))
+            except ImportError:
+                continue
+        for name, plugin in candidates:
+            hook = getattr(plugin, SUITE_HOOK, None)
+            if callable(hook) and id(plugin) not in seen:
+                seen.add(id(plugin))
+                _specs_from(hook(), f"plugin {name!r}", out)
+    for plugin in modules:
+        hook = getattr(plugin, SUITE_HOOK, None)
+        if callable(hook):
+            _specs_from(hook(), f"plugin {getattr(plugin, '__name__', plugin)!r}", out)
+    return out
+
+
+def find_suite(name: str, specs: Mapping[str, EvalSuiteSpec] | None = None) -> EvalSuiteSpec:
+    """The spec named ``name`` (without its ``:ARGUMENT``); :class:`SuiteNotFoundError` lists the known names."""
+    specs = suite_specs() if specs is None else specs
+    if name in specs:
+        return specs[name]
+    import difflib
+
+    close = difflib.get_close_matches(name, list(specs), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    known = ", ".join(sorted(specs)) or "none (is the benchmarks plugin installed?)"
+    raise SuiteNotFoundError(f"no evaluation suite named {name!r}{hint} (known: {known})")
+
+
+def load_suite(text: str, *, limit: int | None = None, specs: Mapping[str, EvalSuiteSpec] | None = None,
+               **options: Any) -> Suite:
+    """Load ``NAME`` or ``NAME:ARGUMENT`` (its first ``limit`` tasks)."""
+    name, argument = split_suite_name(text)
+    return find_suite(name, specs).load(argument, limit=limit, **options)
