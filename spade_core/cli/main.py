@@ -268,12 +268,14 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 @click.option("--corpus", default="wiki", show_default=True, help="Grounding corpus: wiki, jsonl:<path>, "
               "parquet:<path>, hf:<path or cached name>, or a path.")
 @click.option("--max-repairs", type=click.IntRange(0, 20), default=2, show_default=True)
-@click.option("--max-new-tokens", type=click.IntRange(16, 32768), default=768, show_default=True)
+@click.option("--max-new-tokens", type=click.IntRange(16, 32768), default=640, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--threads", type=click.IntRange(0, 512), default=1, show_default=True,
+              help="torch CPU threads (0: torch's default); 1 is fastest when sandbox workers share the cores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def design(ctx: click.Context, domain: str, count: int, model: str | None, corpus: str, max_repairs: int,
-           max_new_tokens: int, seed: int, as_json: bool) -> None:
+           max_new_tokens: int, seed: int, threads: int, as_json: bool) -> None:
     """Write new environments with a model, validate and repair them, and store every attempt.
 
     Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
@@ -286,6 +288,10 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     from spade_core.memory import EnvironmentMemory
     from spade_core.models.resolve import load_backend
 
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
     store = _store(ctx)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
                   transient=False) as progress:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 class ModelSection:
     spec: str | None = None  # None: the embedded SmolLM2-135M-Instruct; or a directory / .gguf path
     max_batch_size: int = 32
+    torch_threads: int = 1  # 1 keeps CPU runs fast when sandbox workers share the cores (0: torch's default)
 
 
 @dataclass

@@ -101,6 +101,10 @@ class SelfPlay:
         from spade_trainers.reference.config import LoraSettings
 
         cfg = self.config
+        if cfg.model.torch_threads > 0:
+            import torch
+
+            torch.set_num_threads(cfg.model.torch_threads)
         loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
         return build_reference_trainer(
             loaded.model, loaded.tokenizer, learning_rate=cfg.train.learning_rate, kl_coef=cfg.train.kl_coef,
