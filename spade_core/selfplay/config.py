@@ -17,7 +17,7 @@ class DesignerSection:
     domains: list[str] = field(default_factory=lambda: ["math", "games"])
     candidates_per_iteration: int = 2
     max_repairs: int = 1
-    max_new_tokens: int = 384
+    max_new_tokens: int = 320
     temperature: float = 0.8
     corpus: str = "wiki"
     validation_seeds: int = 6
@@ -26,11 +26,11 @@ class DesignerSection:
 
 @dataclass
 class AgentSection:
-    envs_per_iteration: int = 3
-    seeds_per_env: int = 4  # K paired rollouts: K hinted + K unhinted on the same seeds
+    envs_per_iteration: int = 2
+    seeds_per_env: int = 3  # K paired rollouts: K hinted + K unhinted on the same seeds
     max_new_tokens: int = 24
     temperature: float = 1.0
-    max_env_turns: int = 6  # replay only environments whose max_turns is at most this (keeps CPU runs short)
+    max_env_turns: int = 4  # replay only environments whose max_turns is at most this (keeps CPU runs short)
     domains: list[str] | None = None  # replay only these domains (None: every domain)
     train_on_hinted: bool = False
     max_concurrent_episodes: int = 64
