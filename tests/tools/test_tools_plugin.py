@@ -44,7 +44,9 @@ def test_sandbox_modules_resolve_to_the_named_objects() -> None:
             assert ref.startswith(f"{module}:")
             assert load_object(ref).__name__ == attr
     exposed = {attr for names in SANDBOX_MODULES.values() for attr in names}
-    assert {cls.__name__ for cls in TOOL_SETS} <= exposed
+    # CorpusSearch stays in the host: its index takes seconds to build and belongs there, not in every worker
+    assert {cls.__name__ for cls in TOOL_SETS} - {"CorpusSearch"} <= exposed
+    assert "CorpusSearch" not in exposed
 
 
 def test_every_tool_set_has_a_kind_and_a_json_snapshot() -> None:
