@@ -31,7 +31,8 @@ class AgentSection:
     max_new_tokens: int = 24
     temperature: float = 1.0
     max_env_turns: int = 4  # replay only environments whose max_turns is at most this (keeps CPU runs short)
-    domains: list[str] | None = None  # replay only these domains (None: every domain)
+    # replay only these domains (None: every domain); the CPU default keeps to short observations
+    domains: list[str] | None = field(default_factory=lambda: ["math", "games"])
     train_on_hinted: bool = False
     max_concurrent_episodes: int = 64
 
@@ -48,7 +49,7 @@ class RegretSection:
 class TrainSection:
     learning_rate: float = 2e-6
     kl_coef: float = 0.0
-    micro_batch_size: int = 4
+    micro_batch_size: int = 1  # sequences per forward; designer prompts are long, so 1 bounds activation memory
     max_completion_tokens: int = 512
     agent_advantage: str = "dr_grpo"
     designer_advantage: str = "ema"

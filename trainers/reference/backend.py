@@ -249,23 +249,38 @@ class ReferenceTrainer:
             return nullcontext()
         return torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype)
 
-    def _policy_logprobs(self, model: Any, batch: PackedBatch) -> torch.Tensor:
+    def _policy_logprobs(self, model: Any, batch: PackedBatch, *, only_trained: bool = False) -> torch.Tensor:
+        """Per-token logprobs ``[B, T-1]``; with ``only_trained``, vocabulary logits are computed only where the
+        loss mask is 1 (others are 0). A designer prompt of thousands of tokens times a 49k vocabulary would
+        otherwise need gigabytes of logits per sequence for tokens that carry no loss."""
+        decoder = _decoder_of(model) if only_trained else None
+        if decoder is None:
+            with self._autocast():
+                logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits
+            logits = logits[:, :-1].float() / batch.temperatures[:, None, None]
+            return token_logprobs(logits, batch.input_ids[:, 1:])
+        decoder_module, head = decoder
         with self._autocast():
-            logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits
-        logits = logits[:, :-1].float() / batch.temperatures[:, None, None]
-        return token_logprobs(logits, batch.input_ids[:, 1:])
+            hidden = decoder_module(input_ids=batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state
+        rows, cols = torch.nonzero(batch.loss_mask_next > 0, as_tuple=True)
+        with self._autocast():
+            logits = head(hidden[rows, cols])
+        logits = logits.float() / batch.temperatures[rows][:, None]
+        picked = token_logprobs(logits[:, None, :], batch.input_ids[rows, cols + 1][:, None])[:, 0]
+        out = torch.zeros(batch.loss_mask_next.shape, dtype=picked.dtype, device=picked.device)
+        return out.index_put((rows, cols), picked)
 
     def _loss(self, batch: PackedBatch, normaliser: float) -> Any:
         cfg = self.config
-        logprobs = self._policy_logprobs(self.model, batch)
+        logprobs = self._policy_logprobs(self.model, batch, only_trained=True)
         ref = None
         if cfg.kl_coef > 0:
             with torch.no_grad():
                 if self.reference is not None:
-                    ref = self._policy_logprobs(self.reference, batch)
+                    ref = self._policy_logprobs(self.reference, batch, only_trained=True)
                 else:
                     with self.model.disable_adapter():
-                        ref = self._policy_logprobs(self.model, batch)
+                        ref = self._policy_logprobs(self.model, batch, only_trained=True)
         return clipped_pg_loss(
             logprobs, batch.sampler_logprobs_next, batch.advantages, batch.loss_mask_next,
             clip_eps_low=cfg.clip_eps_low, clip_eps_high=cfg.clip_eps_high, normaliser=normaliser,
@@ -331,6 +346,17 @@ def build_reference_trainer(
     if tokenizer is None:
         raise TrainingConfigError("build_reference_trainer: pass the tokenizer with a loaded model")
     return ReferenceTrainer(model, tokenizer, cfg)
+
+
+def _decoder_of(model: Any) -> tuple[Any, Any] | None:
+    """``(decoder stack, output head)`` of a transformers causal LM (LoRA-wrapped or not), or None if unknown."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    get_decoder = getattr(base, "get_decoder", None)
+    head = base.get_output_embeddings() if hasattr(base, "get_output_embeddings") else None
+    if get_decoder is None or head is None:
+        return None
+    decoder = get_decoder()
+    return (decoder, head) if decoder is not None and decoder is not base else None
 
 
 def _resolve_device(name: str) -> torch.device:
