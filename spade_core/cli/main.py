@@ -411,6 +411,15 @@ def plugins() -> None:
         err_console.print(f"[red]failed:[/] {failure}", highlight=False)
 
 
+def _attach_eval() -> None:
+    from spade_core.evaluation.cli import eval_command
+
+    cli.add_command(eval_command)
+
+
+_attach_eval()
+
+
 def main() -> None:
     cli(prog_name="spade")
 

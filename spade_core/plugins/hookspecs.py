@@ -18,6 +18,7 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 if TYPE_CHECKING:
+    from spade_core.evaluation.suite import EvalSuiteSpec
     from spade_core.plugins.contributions import (
         CorpusSpec,
         DomainSpec,
@@ -65,6 +66,11 @@ def spade_model_backends() -> list[ModelBackendSpec]:
 @hookspec
 def spade_corpora() -> list[CorpusSpec]:
     """Document corpora that ground the designer."""
+
+
+@hookspec
+def spade_eval_suites() -> list[EvalSuiteSpec]:
+    """Evaluation suites (held-out benchmarks as SPADE environments) for ``spade eval``."""
 
 
 def all_hook_names() -> list[str]:
