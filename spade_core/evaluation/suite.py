@@ -10,7 +10,6 @@ A suite is named on the command line as ``NAME`` or ``NAME:ARGUMENT`` (``jsonl:d
 
 from __future__ import annotations
 
-import importlib.metadata as metadata
 import importlib.util
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -141,49 +140,17 @@ def _specs_from(results: Iterable[Any], source: str, out: dict[str, EvalSuiteSpe
         out[spec.name] = spec
 
 
-# PROVISIONAL (until ``spade_eval_suites`` is a hookspec in spade_core/plugins/hookspecs.py): modules whose
-# ``spade_eval_suites()`` is called directly. Once the hookspec exists this fallback is never used.
-_PROVISIONAL_SUITE_MODULES = ("spade_domains.benchmarks.plugin",)
-
-
-def _hook_declared() -> bool:
-    from spade_core.plugins import hookspecs
-
-    return SUITE_HOOK in hookspecs.all_hook_names()
-
-
 def suite_specs(registry: Any | None = None, *, modules: Iterable[Any] = ()) -> dict[str, EvalSuiteSpec]:
-    """Every evaluation suite the installed plugins provide, by name.
+    """Every evaluation suite the installed plugins provide (``spade_eval_suites`` hook), by name.
 
-    Uses the ``spade_eval_suites`` hook through the plugin registry when the hookspec is declared; until then
-    (provisional) it calls ``spade_eval_suites()`` of the plugin modules of the ``spade`` entry-point group and of
-    the bundled benchmarks plugin. ``modules`` adds plugin modules or objects explicitly (tests, scripts).
+    ``modules`` adds plugin modules or objects explicitly (tests, scripts).
     """
-    out: dict[str, EvalSuiteSpec] = {}
-    if _hook_declared():
-        from spade_core.plugins import get_plugins
+    from spade_core.plugins import get_plugins
 
-        registry = registry or get_plugins()
-        for plugin_name, result in registry.collect(SUITE_HOOK):
-            _specs_from(result, f"plugin {plugin_name!r}", out)
-    else:
-        seen: set[int] = set()
-        candidates: list[tuple[str, Any]] = []
-        for ep in metadata.entry_points(group="spade"):
-            try:
-                candidates.append((ep.name, ep.load()))
-            except Exception:  # noqa: BLE001, S112 - a broken plugin is reported by `spade plugins`, not here
-                continue
-        for module_name in _PROVISIONAL_SUITE_MODULES:
-            try:
-                candidates.append((module_name, importlib.import_module(module_name)))
-            except ImportError:
-                continue
-        for name, plugin in candidates:
-            hook = getattr(plugin, SUITE_HOOK, None)
-            if callable(hook) and id(plugin) not in seen:
-                seen.add(id(plugin))
-                _specs_from(hook(), f"plugin {name!r}", out)
+    out: dict[str, EvalSuiteSpec] = {}
+    registry = registry or get_plugins()
+    for plugin_name, result in registry.collect(SUITE_HOOK):
+        _specs_from(result, f"plugin {plugin_name!r}", out)
     for plugin in modules:
         hook = getattr(plugin, SUITE_HOOK, None)
         if callable(hook):

@@ -2,18 +2,12 @@
 
 Suites are offered through the ``spade_eval_suites`` hook. Listing them imports nothing heavy; each suite's loader
 (and the benchmark package it needs) is imported only when the suite is loaded.
-
-PROVISIONAL: until ``spade_eval_suites`` is declared in ``spade_core/plugins/hookspecs.py`` the function below is
-a plain function (the plugin registry rejects hook implementations without a spec), and
-:func:`spade_core.evaluation.suite.suite_specs` calls it directly. Once the hookspec exists it is marked as a hook
-implementation automatically.
 """
 
 from __future__ import annotations
 
-from spade_core.evaluation.suite import SUITE_HOOK, EvalSuiteSpec
+from spade_core.evaluation.suite import EvalSuiteSpec
 from spade_core.plugins import hookimpl
-from spade_core.plugins.hookspecs import all_hook_names
 
 _BFCL_INSTALL = "pip install 'spade-rl[eval]' && pip install --no-deps bfcl-eval"
 _RG_INSTALL = "pip install 'spade-rl[eval]'   (or: pip install reasoning-gym)"
@@ -27,6 +21,7 @@ _BFCL = {
 }
 
 
+@hookimpl
 def spade_eval_suites() -> list[EvalSuiteSpec]:
     """The evaluation suites this plugin provides."""
     specs = [
@@ -65,6 +60,3 @@ def spade_eval_suites() -> list[EvalSuiteSpec]:
     ]
     return specs
 
-
-if SUITE_HOOK in all_hook_names():
-    spade_eval_suites = hookimpl(spade_eval_suites)
