@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
+from spade_core import __version__
 from spade_core.errors import SpadeError
 
 console = Console()
@@ -29,17 +30,8 @@ class SpadeGroup(click.Group):
             ctx.exit(1)
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("spade-rl")
-    except PackageNotFoundError:
-        return "0.0.0+local"
-
-
 @click.group(cls=SpadeGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), "--version", prog_name="spade")
+@click.version_option(__version__, "--version", prog_name="spade")
 @click.option(
     "--store", type=click.Path(dir_okay=False), envvar="SPADE_STORE", default=None,
     help="Registry store file (default: $SPADE_STORE or the user data dir).",

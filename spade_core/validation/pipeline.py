@@ -12,7 +12,7 @@ from spade_core.contract.inner import HandleFactory
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
 from spade_core.validation.report import OUTCOME_STATUS, ValidationReport
-from spade_core.validation.stages import PIPELINE, Candidate, run_stage
+from spade_core.validation.stages import PIPELINE, Candidate, env_spec_assignments, run_stage
 from spade_registry.hashing import content_hash
 from spade_registry.records import Status, Trust
 
@@ -86,19 +86,16 @@ def record_outcome(store: Any, source: str, report: ValidationReport, *, provena
 
 
 def _manifest_of(source: str) -> dict[str, Any]:
+    """The literal ``ENV_SPEC`` of a candidate if it has one that is JSON data (for the store's index), else {}."""
     import ast
 
     try:
-        tree = ast.parse(source)
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENV_SPEC"
-                                                    for t in node.targets):
-                value = ast.literal_eval(node.value)
-                json.dumps(value, allow_nan=False)
-                return value if isinstance(value, dict) else {}
+        specs = env_spec_assignments(ast.parse(source))
+        value = ast.literal_eval(specs[0].value) if specs else {}
+        json.dumps(value, allow_nan=False)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
-        pass
-    return {}
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def validate_many(

@@ -128,6 +128,12 @@ def describe_error(err: BaseException | None) -> tuple[str, list[str], list[str]
     return (f"{type(err).__name__}: {err}", ["unexpected failure"], ["see the message"])
 
 
+def env_spec_assignments(tree: ast.Module) -> list[ast.Assign]:
+    """The module's top-level ``ENV_SPEC = ...`` statements."""
+    return [n for n in tree.body if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "ENV_SPEC" for t in n.targets)]
+
+
 # -- 1. structure ---------------------------------------------------------------------------------------------
 def check_structure(c: Candidate) -> StageResult:
     stage = "structure"
@@ -158,8 +164,7 @@ def check_structure(c: Candidate) -> StageResult:
         detail = "; ".join(f"class {n} lacks {', '.join(m)}" for n, m in partial) or "no class at all"
         return fail(stage, f"no environment class: {detail}", ["a method is missing or misnamed"],
                     ["define one plain class with " + ", ".join(REQUIRED_METHODS)])
-    specs = [n for n in tree.body if isinstance(n, ast.Assign) and any(
-        isinstance(t, ast.Name) and t.id == "ENV_SPEC" for t in n.targets)]
+    specs = env_spec_assignments(tree)
     if len(specs) != 1:
         return fail(stage, f"expected one top-level ENV_SPEC assignment, found {len(specs)}",
                     ["the manifest is missing or assigned twice"], ["assign ENV_SPEC = {...} once at module level"])
