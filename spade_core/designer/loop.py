@@ -21,6 +21,7 @@ from spade_registry.hashing import content_hash
 from spade_registry.records import Status, Trust
 
 EXTRACTION_STAGE = "extraction"
+CLOSING_FENCE = "\n```\n"  # the end of a fenced block; an opening fence carries a language name after the backticks
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class DesignConfig:
     worked_example: bool = True
     validation_workers: int = 2
     max_document_chars: int = 1200
+    stop_at_code_end: bool = True  # stop a completion at the first closing ``` fence (no tokens spent on prose after)
 
 
 @dataclass
@@ -111,13 +113,16 @@ class Designer:
     """Writes environments for one domain with a model, validates them, repairs failures, and stores everything."""
 
     def __init__(self, backend: ModelBackend, corpus: Any, store: Any, *, memory: Any = None,
-                 config: DesignConfig | None = None, validation: ValidationConfig | None = None) -> None:
+                 config: DesignConfig | None = None, validation: ValidationConfig | None = None,
+                 validate: Callable[..., list[ValidationReport]] = validate_many) -> None:
+        """``validate`` runs the pipeline over a round's candidates (``validate_many``'s contract; e.g. Ray tasks)."""
         self.backend = backend
         self.corpus = corpus
         self.store = store
         self.memory = memory
         self.config = config or DesignConfig()
         self.validation = validation or ValidationConfig()
+        self.validate = validate
         self._guidance, self._example = self._domain_material(self.config.domain)
         self._modules = sorted(allowed_modules())
         self.generate_seconds = 0.0
@@ -188,7 +193,8 @@ class Designer:
             if progress:
                 progress("generate", len(pending))
             params = SamplingParams(max_new_tokens=self.config.max_new_tokens, temperature=self.config.temperature,
-                                    top_p=self.config.top_p, seed=seed * 1009 + round_index)
+                                    top_p=self.config.top_p, seed=seed * 1009 + round_index,
+                                    stop=(CLOSING_FENCE,) if self.config.stop_at_code_end else ())
             t0 = time.perf_counter()
             generations = self.backend.chat([m for _, _, m in pending], params)
             elapsed = time.perf_counter() - t0
@@ -229,7 +235,7 @@ class Designer:
                 reports[i] = _extraction_report(generation.text, error)
         to_validate = [(i, s) for i, s in enumerate(sources) if s is not None]
         t0 = time.perf_counter()
-        validated = validate_many(
+        validated = self.validate(
             [(f"candidate-{pending[i][0].index}-attempt-{round_index}", s) for i, s in to_validate],
             workers=self.config.validation_workers, store=self.store, config=self.validation,
             novelty_check=self._novelty(), documents=[pending[i][1].text for i, _ in to_validate],

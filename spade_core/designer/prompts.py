@@ -56,9 +56,12 @@ def build_messages(request: DesignRequest) -> list[dict[str, str]]:
         + CONTRACT.replace("{modules}", ", ".join(sorted(request.allowed_modules)))
         + f"\nDomain: {request.domain}.\n{request.guidance.strip()}\n"
     )
-    parts = [f"Document ({request.document_title}):\n{request.document_text[: request.max_document_chars]}"]
+    # The worked example comes first: it is the same in every prompt of a round, so a batched generator computes it
+    # once for the whole batch (HFGenerator shares the common prefix); what varies per document follows it.
+    parts = []
     if request.worked_example:
         parts.append("A complete example of the format:\n```python\n" + request.worked_example.strip() + "\n```")
+    parts.append(f"Document ({request.document_title}):\n{request.document_text[: request.max_document_chars]}")
     if request.neighbours:
         lines = "\n".join(f"- {n.name}: {n.description}" for n in request.neighbours)
         parts.append("Environments already in the pool (write something different):\n" + lines)

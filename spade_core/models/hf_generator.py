@@ -28,6 +28,7 @@ import torch
 
 from spade_core.errors import SpadeError
 from spade_core.models.base import Generation, SamplingParams
+from spade_core.models.decoding import fast_decoding
 
 
 class GenerationError(SpadeError):
@@ -47,6 +48,7 @@ class GeneratorStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     forward_passes: int = 0
+    shared_prefix_tokens: int = 0  # prompt tokens not recomputed because the batch shares them
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
@@ -73,6 +75,7 @@ class HFGenerator:
         max_batch_size: int = 64,
         extra_eos_token_ids: Iterable[int] = (),
         autocast_dtype: torch.dtype | None = None,
+        min_shared_prefix: int = 32,
     ) -> None:
         if max_batch_size < 1:
             raise GenerationError(f"max_batch_size must be >= 1, got {max_batch_size}")
@@ -85,6 +88,7 @@ class HFGenerator:
             self.device = next(model.parameters()).device
         self.max_batch_size = max_batch_size
         self.autocast_dtype = autocast_dtype
+        self.min_shared_prefix = max(1, min_shared_prefix)
         self.eos_token_ids = frozenset(_eos_ids(model, tokenizer)) | frozenset(extra_eos_token_ids)
         if not self.eos_token_ids:
             raise GenerationError("the tokenizer has no eos_token_id and the model's generation_config names none")
@@ -218,16 +222,44 @@ class HFGenerator:
 
     def _generate_batch(self, prompts: list[list[int]], params: SamplingParams,
                         rng: torch.Generator) -> list[Generation]:
+        with fast_decoding(self.model) as cache:
+            return self._decode_batch(prompts, params, rng, cache)
+
+    def _prefill(self, prompts: list[list[int]], cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        """Run the prompts through the model; return the output, the attention mask and the last positions.
+
+        Rows are left-padded. A prefix shared by every prompt (a system prompt, a worked example) is computed once
+        and its cache repeated across the batch; the rest of each prompt is left-padded after it (the attention mask
+        hides the gap and positions skip it, so every row sees exactly its own prompt).
+        """
+        n = len(prompts)
+        shared = _shared_prefix_length(prompts) if n > 1 else 0
+        if shared < self.min_shared_prefix:
+            shared = 0
+        if shared:
+            ids = torch.tensor([prompts[0][:shared]], dtype=torch.long, device=self.device)
+            ones = torch.ones_like(ids)
+            out = self._forward(ids, ones, torch.arange(shared, device=self.device)[None], cache)
+            cache = out.past_key_values
+            cache.batch_repeat_interleave(n)
+        rests = [p[shared:] for p in prompts]
+        width = max(len(r) for r in rests)
+        input_ids = torch.full((n, width), self.pad_token_id, dtype=torch.long)
+        attention = torch.zeros((n, shared + width), dtype=torch.long)
+        attention[:, :shared] = 1
+        for row, rest in enumerate(rests):
+            input_ids[row, width - len(rest):] = torch.tensor(rest, dtype=torch.long)
+            attention[row, shared + width - len(rest):] = 1
+        input_ids, attention = input_ids.to(self.device), attention.to(self.device)
+        positions = (attention.cumsum(-1) - 1).clamp(min=0)[:, shared:]
+        out = self._forward(input_ids, attention, positions, cache)
+        self.stats.shared_prefix_tokens += shared * (n - 1)
+        return out, attention, positions[:, -1:]
+
+    def _decode_batch(self, prompts: list[list[int]], params: SamplingParams, rng: torch.Generator,
+                      cache: Any) -> list[Generation]:
         n = len(prompts)
         width = max(len(p) for p in prompts)
-        input_ids = torch.full((n, width), self.pad_token_id, dtype=torch.long)
-        attention = torch.zeros((n, width), dtype=torch.long)
-        for row, prompt in enumerate(prompts):
-            input_ids[row, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
-            attention[row, width - len(prompt):] = 1
-        input_ids, attention = input_ids.to(self.device), attention.to(self.device)
-        positions = (attention.cumsum(-1) - 1).clamp(min=0)
-
         completions: list[list[int]] = [[] for _ in range(n)]
         logprobs: list[list[float]] = [[] for _ in range(n)]
         finish: list[str | None] = [None] * n
@@ -239,7 +271,7 @@ class HFGenerator:
         if limit <= 0:
             return [Generation(p, [], "", [], finish_reason="length") for p in prompts]
 
-        out = self._forward(input_ids, attention, positions, None)
+        out, attention, positions = self._prefill(prompts, cache)
         cache = out.past_key_values
         can_prune = hasattr(cache, "batch_select_indices")
         for step in range(limit):
@@ -262,7 +294,7 @@ class HFGenerator:
                 break
             next_tokens = tokens[:, None]
             attention = torch.cat([attention, torch.ones((len(active), 1), dtype=torch.long, device=self.device)], 1)
-            positions = positions[:, -1:] + 1
+            positions = positions + 1
             if len(keep) < len(active) and can_prune:
                 index = torch.tensor(keep, device=self.device)
                 try:
@@ -296,6 +328,16 @@ class HFGenerator:
             return False
         cut_text[row] = text[:min(hits)]
         return True
+
+
+def _shared_prefix_length(prompts: list[list[int]]) -> int:
+    """Tokens every prompt starts with, leaving each at least one token of its own (its last logits are needed)."""
+    first = prompts[0]
+    limit = min(len(p) for p in prompts) - 1
+    length = 0
+    while length < limit and all(p[length] == first[length] for p in prompts):
+        length += 1
+    return length
 
 
 def _check_params(params: SamplingParams) -> None:

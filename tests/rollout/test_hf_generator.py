@@ -130,3 +130,55 @@ def test_stats_count_calls_and_tokens(tiny_generator: HFGenerator) -> None:
     gens = tiny_generator.chat(CONVERSATIONS, SamplingParams(max_new_tokens=3, seed=0))
     assert tiny_generator.stats.calls == before[0] + 1
     assert tiny_generator.stats.completion_tokens == before[1] + sum(len(g.completion_ids) for g in gens)
+
+
+SYSTEM = {"role": "system", "content": "You are a careful solver. " * 40}  # ~200 tokens every prompt shares
+SHARED = [[SYSTEM, *conv] for conv in CONVERSATIONS]
+
+
+def test_shared_prompt_prefix_is_computed_once_and_changes_nothing(tiny_generator: HFGenerator) -> None:
+    before = tiny_generator.stats.shared_prefix_tokens
+    params = SamplingParams(max_new_tokens=10, temperature=0.8, seed=2)
+    gens = tiny_generator.chat(SHARED, params)
+    assert tiny_generator.stats.shared_prefix_tokens - before >= 200 * (len(SHARED) - 1)
+    for gen in gens:  # the sampler's logprobs are those of a plain full forward over prompt + completion
+        expected = full_forward_logprobs(tiny_generator.model, gen.prompt_ids, gen.completion_ids, 0.8)
+        assert torch.allclose(torch.tensor(gen.logprobs), expected, atol=1e-4)
+    greedy = SamplingParams(max_new_tokens=8, temperature=0.0)
+    batched = [g.completion_ids for g in tiny_generator.chat(SHARED, greedy)]
+    assert batched == [tiny_generator.chat([c], greedy)[0].completion_ids for c in SHARED]
+
+
+def test_identical_prompts_keep_one_token_of_their_own(tiny_generator: HFGenerator) -> None:
+    prompt = tiny_generator.encode_chat(SHARED[0])
+    gens = tiny_generator.generate([prompt] * 3, SamplingParams(max_new_tokens=6, temperature=0.0))
+    assert gens[0].completion_ids == gens[1].completion_ids == gens[2].completion_ids
+    assert gens[0].completion_ids == tiny_generator.generate([prompt], SamplingParams(max_new_tokens=6,
+                                                                                      temperature=0.0))[0].completion_ids
+
+
+def test_cache_growth_past_its_first_capacity_is_exact(tiny_generator: HFGenerator) -> None:
+    """Prompts of ~130 tokens (first allocation: 256 positions) decoded well past that, and a 600-token prompt."""
+    convs = [[{"role": "user", "content": f"{i} " + "count the apples and the pears " * 6}] for i in range(2)]
+    convs.append([{"role": "user", "content": "count the apples and the pears " * 90}])
+    gens = tiny_generator.chat(convs, SamplingParams(max_new_tokens=200, temperature=1.0, seed=9))
+    assert any(len(g.prompt_ids) < 256 < len(g.prompt_ids) + len(g.completion_ids) for g in gens)
+    assert len(gens[2].prompt_ids) > 256
+    for gen in gens:
+        expected = full_forward_logprobs(tiny_generator.model, gen.prompt_ids, gen.completion_ids)
+        assert torch.allclose(torch.tensor(gen.logprobs), expected, atol=1e-4)
+
+
+def test_models_without_sdpa_decode_through_transformers_own_path(tiny_generator: HFGenerator) -> None:
+    from spade_core.models.decoding import fast_decoding, supports_fast_decoding
+
+    model = copy.deepcopy(tiny_generator.model)
+    model.config._attn_implementation = "eager"
+    assert not supports_fast_decoding(model)
+    with fast_decoding(model) as cache:
+        assert cache is None and model.config._attn_implementation == "eager"
+    eager = HFGenerator(model, tiny_generator.tokenizer)
+    params = SamplingParams(max_new_tokens=8, temperature=0.0)
+    assert [g.completion_ids for g in eager.chat(SHARED, params)] == [
+        g.completion_ids for g in tiny_generator.chat(SHARED, params)]
+    assert tiny_generator.model.config._attn_implementation == "sdpa"  # restored after every call
