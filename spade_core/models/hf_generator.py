@@ -165,6 +165,37 @@ class HFGenerator:
         )
         return [int(t) for t in ids]
 
+    def score(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
+        """The model's logprob (temperature 1) of every token after the first of each sequence (for sync checks)."""
+        results: list[list[float]] = []
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.inference_mode():
+                for start in range(0, len(sequences), self.max_batch_size):
+                    chunk = [[int(t) for t in s] for s in sequences[start:start + self.max_batch_size]]
+                    results.extend(self._score_batch(chunk))
+        finally:
+            if was_training:
+                self.model.train()
+        return results
+
+    def _score_batch(self, sequences: list[list[int]]) -> list[list[float]]:
+        width = max(len(s) for s in sequences)
+        ids = torch.full((len(sequences), width), self.pad_token_id, dtype=torch.long)
+        mask = torch.zeros((len(sequences), width), dtype=torch.long)
+        for row, seq in enumerate(sequences):
+            ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+            mask[row, :len(seq)] = 1
+        ids, mask = ids.to(self.device), mask.to(self.device)
+        if self.autocast_dtype is None:
+            logits = self.model(input_ids=ids, attention_mask=mask).logits
+        else:
+            with torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype):
+                logits = self.model(input_ids=ids, attention_mask=mask).logits
+        logprobs = torch.log_softmax(logits[:, :-1].float(), -1).gather(-1, ids[:, 1:, None])[..., 0]
+        return [logprobs[row, : len(seq) - 1].tolist() for row, seq in enumerate(sequences)]
+
     def sync_weights(self, state_dict: dict[str, Any]) -> None:
         """Load new weights; a no-op when every tensor already is this model's own (a shared trainer module).
 

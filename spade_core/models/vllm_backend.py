@@ -3,6 +3,12 @@
 vLLM is imported only when the backend is constructed; on a machine without it (or without a CUDA GPU) the
 constructor raises :class:`BackendUnavailableError` saying how to get it, and importing this module stays cheap.
 Returns exact prompt/completion token ids and the sampler's logprob of every sampled token.
+
+Colocated with a trainer on the same GPU (``colocate=True``), the engine runs in this process
+(``external_launcher``) with sleep mode: :meth:`sleep` releases its weights and KV cache while the trainer steps,
+:meth:`sync_weights` wakes the weights and loads the trainer's tensors, and the KV cache comes back on the next
+generation. :meth:`score` returns the engine's logprob of every token of given sequences, which is how the trainer
+verifies each push (``spade_core.training.weight_sync``).
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ class VLLMBackend:
         seed: int = 0,
         enable_prefix_caching: bool = True,
         cache_dir: str | os.PathLike[str] | None = None,
+        colocate: bool = False,
+        sleep_level: int = 2,
         **engine_kwargs: Any,
     ) -> None:
         vllm = _import_vllm()
@@ -62,6 +70,21 @@ class VLLMBackend:
         }
         if max_model_len is not None:
             kwargs["max_model_len"] = max_model_len
+        if sleep_level not in (1, 2):
+            raise BackendError(f"sleep_level must be 1 (keep weights in CPU memory) or 2 (discard them), got {sleep_level}")
+        self.colocate = colocate
+        self.sleep_level = sleep_level
+        self._weights_asleep = False
+        self._kv_asleep = False
+        if colocate:
+            # one in-process engine sharing the trainer's GPU; vLLM's external launcher reads the torch.distributed
+            # variables even for a single process
+            for key, value in (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("MASTER_ADDR", "127.0.0.1"),
+                               ("MASTER_PORT", str(_free_port()))):
+                os.environ.setdefault(key, value)
+            kwargs.setdefault("distributed_executor_backend", "external_launcher")
+            kwargs.setdefault("enable_sleep_mode", True)
+            kwargs.setdefault("logprobs_mode", "processed_logprobs")  # the logprobs of the distribution sampled from
         try:
             self.llm = vllm.LLM(**kwargs)
         except Exception as exc:  # noqa: BLE001 - engine start-up fails in many ways; keep the cause
@@ -81,6 +104,7 @@ class VLLMBackend:
             return []
         from vllm.inputs import TokensPrompt
 
+        self._ready_for_generation()
         requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in prompts]
         outputs = self.llm.generate(requests, self._sampling(params), use_tqdm=False)
         generations = []
@@ -102,21 +126,73 @@ class VLLMBackend:
                    for c in conversations]
         return self.generate([p["input_ids"] if isinstance(p, dict) else p for p in prompts], params)
 
+    def score(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
+        """The engine's logprob of every token after the first of each sequence (its prompt logprobs)."""
+        if not sequences:
+            return []
+        from vllm.inputs import TokensPrompt
+
+        self._ready_for_generation()
+        params = self._vllm.SamplingParams(max_tokens=1, temperature=1.0, prompt_logprobs=0)
+        requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in sequences]
+        outputs = self.llm.generate(requests, params, use_tqdm=False)
+        scores = []
+        for ids, out in zip(sequences, outputs):
+            entries = out.prompt_logprobs or []
+            scores.append([float(entries[i][int(ids[i])].logprob) for i in range(1, len(ids))])
+        return scores
+
+    def sleep(self) -> None:
+        """Release the KV cache (and, at ``sleep_level`` 2, the weights) while the trainer uses the GPU."""
+        if not self.colocate or self._kv_asleep:
+            return
+        self.llm.sleep(level=self.sleep_level)
+        self._kv_asleep = True
+        self._weights_asleep = self.sleep_level == 2
+
+    def _ready_for_generation(self) -> None:
+        if self._weights_asleep:
+            raise BackendError("the vLLM engine released its weights in sleep(); push them with sync_weights() "
+                               "before generating")
+        if self._kv_asleep:
+            self.llm.wake_up(tags=["kv_cache"])
+            self._kv_asleep = False
+
+    def _driver_model(self) -> Any:
+        executor = self.llm.llm_engine.model_executor
+        worker = executor.driver_worker
+        runner = getattr(worker, "model_runner", None) or getattr(worker, "worker", None).model_runner
+        return runner.model
+
     def sync_weights(self, state_dict: dict[str, Any]) -> None:
         """Load new weights into the engine's model (same process) and drop the now-stale prefix cache."""
         items = list(state_dict.items())
+        if self._weights_asleep:
+            import torch
+
+            torch.cuda.empty_cache()
+            self.llm.wake_up(tags=["weights"])
+            self._weights_asleep = False
 
         def load(model: Any) -> None:
             model.load_weights(items)
 
         try:
-            if hasattr(self.llm, "apply_model"):
+            if self.colocate:  # the in-process engine: load straight into the driver worker's model
+                load(self._driver_model())
+            elif hasattr(self.llm, "apply_model"):
                 self.llm.apply_model(load)
-            else:  # older engines: reach the model through the driver worker
-                executor = self.llm.llm_engine.model_executor
-                worker = getattr(executor.driver_worker, "worker", executor.driver_worker)
-                load(worker.model_runner.model)
+            else:
+                load(self._driver_model())
         except Exception as exc:  # noqa: BLE001 - engine internals differ across vLLM versions
             raise BackendError(f"could not load new weights into vLLM: {type(exc).__name__}: {exc}") from exc
         if hasattr(self.llm, "reset_prefix_cache"):
             self.llm.reset_prefix_cache()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

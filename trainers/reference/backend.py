@@ -1,7 +1,9 @@
 """The reference trainer backend: pure PyTorch + transformers, correct before fast; runs on CPU in tests.
 
-It trains the policy in place and samples from the very same module (its :class:`HFGenerator` shares it, so weight
-sync is free). Forward passes run with dropout off so that, before the first optimiser step of an update, the
+By default it trains the policy in place and samples from the very same module (its :class:`HFGenerator` shares it,
+so weight sync is free). Given a separate ``generator`` (a colocated vLLM engine), every update releases the
+engine's memory while it steps, pushes the new weights (LoRA adapters merged), and verifies the push by scoring a
+probe batch with both (``spade_core.training.weight_sync``); a push that does not verify stops the run. Forward passes run with dropout off so that, before the first optimiser step of an update, the
 importance ratio to the sampler's logprobs is 1 up to numerics.
 """
 
@@ -26,6 +28,7 @@ import torch
 from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
+from spade_core.training.weight_sync import LogprobAgreement, compare_logprobs, require_agreement
 from spade_trainers.reference.config import ReferenceTrainerConfig
 from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
 
@@ -45,7 +48,8 @@ class ReferenceTrainer:
 
     name = "reference"
 
-    def __init__(self, model: Any, tokenizer: Any, config: ReferenceTrainerConfig | None = None) -> None:
+    def __init__(self, model: Any, tokenizer: Any, config: ReferenceTrainerConfig | None = None, *,
+                 generator: Any | None = None) -> None:
         self.config = config or ReferenceTrainerConfig()
         cfg = self.config
         self.device = _resolve_device(cfg.device)
@@ -72,16 +76,18 @@ class ReferenceTrainer:
             raise TrainingConfigError("the model has no trainable parameters")
         self.optimizer = torch.optim.AdamW(self.parameters, lr=cfg.learning_rate, betas=tuple(cfg.betas),
                                            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
-        self._generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
-                                      autocast_dtype=self.autocast_dtype)
+        self._own_generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
+                                          autocast_dtype=self.autocast_dtype)
+        self._generator = generator if generator is not None else self._own_generator
+        self.last_sync: LogprobAgreement | None = None
         pad = tokenizer.pad_token_id
-        self.pad_token_id = int(pad if pad is not None else self._generator.pad_token_id)
+        self.pad_token_id = int(pad if pad is not None else self._own_generator.pad_token_id)
         self._step = 0
         self.optimizer_steps = 0
 
     # -- TrainerBackend --------------------------------------------------------------------------------------
     @property
-    def generator(self) -> HFGenerator:
+    def generator(self) -> Any:
         return self._generator
 
     @property
@@ -97,6 +103,41 @@ class ReferenceTrainer:
             if not math.isfinite(float(a)):
                 raise TrainingInputError(f"update: advantage {i} is {a!r}; advantages must be finite")
         items = [(t, float(a)) for t, a in zip(trajectories, advantages) if t.trainable]
+        external = self._generator is not self._own_generator
+        probe = self._probe([t for t, _ in items]) if external else []
+        before = self._own_generator.score(probe) if probe else []
+        if external and hasattr(self._generator, "sleep"):
+            self._generator.sleep()
+        try:
+            totals, steps_taken = self._optimise(items)
+        finally:
+            sync = self._push_weights(probe, before) if external else {}  # never leave the engine without weights
+        self._step += 1
+        tokens = max(totals["tokens"], 1.0)
+        trainable = [t for t, _ in items]
+        return sync | {
+            "step": float(self._step),
+            "optimizer_steps": float(steps_taken),
+            "sequences": float(len(items)),
+            "skipped_sequences": float(len(trajectories) - len(items)),
+            "generated_tokens": float(sum(t.num_generated_tokens for t in trainable)),
+            "loss": totals["loss"],
+            "pg_loss": totals["pg_loss"],
+            "kl": totals["kl"] / tokens,
+            "ratio_mean": totals["ratio_sum"] / tokens,
+            "ratio_max": totals["ratio_max"],
+            "clip_frac_low": totals["clipped_low"] / tokens,
+            "clip_frac_high": totals["clipped_high"] / tokens,
+            "sampler_logprob_abs_diff": totals["abs_lp_diff"] / tokens,
+            "grad_norm": totals["grad_norm"],
+            "advantage_mean": float(np.mean([a for _, a in items])) if items else 0.0,
+            "reward_mean": float(np.mean([t.reward for t in trainable])) if trainable else 0.0,
+            "learning_rate": float(self.optimizer.param_groups[0]["lr"]),
+            "seconds": time.perf_counter() - started,
+        }
+
+    def _optimise(self, items: list[tuple[Trajectory, float]]) -> tuple[dict[str, float], int]:
+        """``mini_batches`` optimiser steps per epoch; returns summed loss statistics and the steps taken."""
         cfg = self.config
         totals: dict[str, float] = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "tokens": 0.0, "ratio_sum": 0.0,
                                     "ratio_max": 0.0, "clipped_low": 0.0, "clipped_high": 0.0, "abs_lp_diff": 0.0,
@@ -136,29 +177,7 @@ class ReferenceTrainer:
                 self.optimizer_steps += 1
                 steps_taken += 1
         self.model.eval()
-        self._step += 1
-        tokens = max(totals["tokens"], 1.0)
-        trainable = [t for t, _ in items]
-        return {
-            "step": float(self._step),
-            "optimizer_steps": float(steps_taken),
-            "sequences": float(len(items)),
-            "skipped_sequences": float(len(trajectories) - len(items)),
-            "generated_tokens": float(sum(t.num_generated_tokens for t in trainable)),
-            "loss": totals["loss"],
-            "pg_loss": totals["pg_loss"],
-            "kl": totals["kl"] / tokens,
-            "ratio_mean": totals["ratio_sum"] / tokens,
-            "ratio_max": totals["ratio_max"],
-            "clip_frac_low": totals["clipped_low"] / tokens,
-            "clip_frac_high": totals["clipped_high"] / tokens,
-            "sampler_logprob_abs_diff": totals["abs_lp_diff"] / tokens,
-            "grad_norm": totals["grad_norm"],
-            "advantage_mean": float(np.mean([a for _, a in items])) if items else 0.0,
-            "reward_mean": float(np.mean([t.reward for t in trainable])) if trainable else 0.0,
-            "learning_rate": float(self.optimizer.param_groups[0]["lr"]),
-            "seconds": time.perf_counter() - started,
-        }
+        return totals, steps_taken
 
     def loss(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> torch.Tensor:
         """The loss of one optimiser step over these trajectories, with its graph (no step taken; for tests)."""
@@ -174,6 +193,35 @@ class ReferenceTrainer:
         with torch.no_grad():
             logprobs = self._policy_logprobs(self.model, batch)
         return [logprobs[i, : len(t.token_ids) - 1].tolist() for i, t in enumerate(trajectories)]
+
+    def policy_state_dict(self) -> dict[str, torch.Tensor]:
+        """The policy's weights under the base model's own names (LoRA adapters merged in), for a generator."""
+        if self.config.lora is None:
+            return {k: v.detach() for k, v in self.model.state_dict().items()}
+        self.model.merge_adapter()
+        try:
+            return {k.replace(".base_layer", ""): v.detach().clone()
+                    for k, v in self.model.get_base_model().state_dict().items() if "lora_" not in k}
+        finally:
+            self.model.unmerge_adapter()
+
+    def _probe(self, trajectories: Sequence[Trajectory]) -> list[list[int]]:
+        """The shortest trained sequences, scored by trainer and generator after each push."""
+        ranked = sorted(trajectories, key=lambda t: len(t.token_ids))
+        return [list(t.token_ids) for t in ranked[: self.config.sync_probe_sequences]]
+
+    def _push_weights(self, probe: list[list[int]], before: list[list[float]]) -> dict[str, float]:
+        started = time.perf_counter()
+        self._generator.sync_weights(self.policy_state_dict())
+        metrics = {"sync_seconds": 0.0}
+        if probe:
+            agreement = compare_logprobs(self._generator.score(probe), self._own_generator.score(probe), before,
+                                         tolerance=self.config.sync_tolerance)
+            self.last_sync = agreement
+            require_agreement(agreement, engine=getattr(self._generator, "name", "the generator"))
+            metrics |= agreement.metrics()
+        metrics["sync_seconds"] = time.perf_counter() - started
+        return metrics
 
     # -- checkpoints ----------------------------------------------------------------------------------------
     def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
@@ -241,6 +289,8 @@ class ReferenceTrainer:
         self._step = int(state["step"])
         self.optimizer_steps = int(state["optimizer_steps"])
         self.model.eval()
+        if self._generator is not self._own_generator:
+            self._generator.sync_weights(self.policy_state_dict())  # the engine must sample from what was restored
         return dict(state.get("loop_state") or {})
 
     # -- internals -------------------------------------------------------------------------------------------
@@ -319,10 +369,12 @@ def build_reference_trainer(
     model: Any,
     tokenizer: Any | None = None,
     config: ReferenceTrainerConfig | Mapping[str, Any] | None = None,
+    *,
+    generator: Any | None = None,
     **overrides: Any,
 ) -> ReferenceTrainer:
     """Plugin factory: ``model`` is a ``save_pretrained`` path or a loaded causal LM; ``config`` a config or a
-    mapping of its fields; keyword overrides replace single fields."""
+    mapping of its fields; keyword overrides replace single fields; ``generator`` a separate sampling engine."""
     if config is None:
         cfg = ReferenceTrainerConfig()
     elif isinstance(config, ReferenceTrainerConfig):
@@ -345,7 +397,7 @@ def build_reference_trainer(
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     if tokenizer is None:
         raise TrainingConfigError("build_reference_trainer: pass the tokenizer with a loaded model")
-    return ReferenceTrainer(model, tokenizer, cfg)
+    return ReferenceTrainer(model, tokenizer, cfg, generator=generator)
 
 
 def _decoder_of(model: Any) -> tuple[Any, Any] | None:

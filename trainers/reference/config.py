@@ -59,6 +59,8 @@ class ReferenceTrainerConfig:
     gradient_checkpointing: bool = False
     seed: int = 0
     generator_max_batch_size: int = 64
+    sync_probe_sequences: int = 4  # with a separate generator (vLLM): sequences scored by both after each push
+    sync_tolerance: float = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -75,6 +77,8 @@ class ReferenceTrainerConfig:
             (self.max_grad_norm is None or self.max_grad_norm > 0, "max_grad_norm must be > 0 or None"),
             (self.precision in PRECISIONS, f"precision must be one of {PRECISIONS}"),
             (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
+            (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
+            (self.sync_tolerance > 0, "sync_tolerance must be > 0"),
         ]
         for ok, message in checks:
             if not ok:
