@@ -333,8 +333,13 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
 @click.option("--resume", "resume_dir", type=click.Path(exists=True, file_okay=False),
               help="Continue the run in this directory from its last finished iteration.")
 @click.option("--fresh", is_flag=True, help="Delete --run-dir first instead of continuing it.")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Scale out with Ray: validation as Ray tasks, environments (and their sandboxes) on Ray actors. "
+                   "A bare --ray starts a local Ray instance; --ray auto or --ray ray://HEAD:10001 joins a cluster "
+                   "(same as --set ray.enabled=true [--set ray.address=ADDRESS]). Needs the extra: "
+                   'pip install "spade-rl[ray]".')
 def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str | None, iterations: int | None,
-             resume_dir: str | None, fresh: bool) -> None:
+             resume_dir: str | None, fresh: bool, ray_address: str | None) -> None:
     """Run self-play: the policy designs environments, plays them with and without hints, and learns from regret.
 
     With no arguments: a short real run on the embedded defaults (SmolLM2-135M-Instruct, the Wikipedia corpus,
@@ -351,6 +356,10 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
         extra.append(f"run_dir={run_dir}")
     if iterations:
         extra.append(f"iterations={iterations}")
+    if ray_address is not None:
+        extra.append("ray.enabled=true")
+        if ray_address != "local":
+            extra.append(f"ray.address={ray_address}")
     with Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), TextColumn("iteration {task.completed}/"
                   "{task.total}"), TextColumn("ETA {task.fields[eta]}"), TimeElapsedColumn(), console=err_console) as bar:
         task = bar.add_task("selfplay", total=1, phase="starting", eta="?")

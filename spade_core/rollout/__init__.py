@@ -2,12 +2,20 @@
 
 from spade_core.rollout.chat import ChatFormatter
 from spade_core.rollout.errors import ChatTemplateError, RolloutConfigError, RolloutError, TrajectoryFormatError
-from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig, RolloutResult, RolloutStats
+from spade_core.rollout.runner import (
+    EnvPool,
+    EpisodeRunner,
+    EpisodeSpec,
+    LocalEnvPool,
+    RolloutConfig,
+    RolloutResult,
+    RolloutStats,
+)
 from spade_core.rollout.scripted import ScriptedPolicy
 from spade_core.rollout.trajectory import Trajectory, Turn, single_turn_trajectory
 
 __all__ = [
-    "ChatFormatter", "ChatTemplateError", "EpisodeRunner", "EpisodeSpec", "RolloutConfig", "RolloutConfigError",
+    "ChatFormatter", "ChatTemplateError", "EnvPool", "EpisodeRunner", "LocalEnvPool", "EpisodeSpec", "RolloutConfig", "RolloutConfigError",
     "RolloutError", "RolloutResult", "RolloutStats", "ScriptedPolicy", "Trajectory", "TrajectoryFormatError", "Turn",
     "single_turn_trajectory",
 ]

@@ -8,6 +8,10 @@ played by the same policy and gets its own :class:`Trajectory` (per-seat rewards
 Failures stay local: an environment error (``info["sandbox_error"]``, an exception from ``reset``/``step``) or a
 generation error ends *that* episode with ``failure`` recorded; the other episodes go on. A ``generate`` call that
 raises is retried one prompt at a time so that only the failing prompts fail.
+
+Where environments live is pluggable: each run gets an :class:`EnvPool` (by default :class:`LocalEnvPool`, in this
+process) and resets/steps all episodes of a round through it in one ``reset_many``/``step_many`` call, so a pool that
+hosts environments elsewhere (Ray actors, :mod:`spade_core.scale`) pays one round trip per host and round.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import gymnasium as gym
 
@@ -118,6 +122,8 @@ class RolloutResult:
 
 
 EnvMaker = Callable[[EpisodeSpec], gym.Env]
+ResetResult = tuple[Any, dict[str, Any]]
+StepResult = tuple[Any, Any, bool, bool, dict[str, Any]]
 
 
 def make_with_gymnasium(spec: EpisodeSpec) -> gym.Env:
@@ -125,15 +131,41 @@ def make_with_gymnasium(spec: EpisodeSpec) -> gym.Env:
     return gym.make(spec.env_id, **dict(spec.env_kwargs))
 
 
+class EnvPool(Protocol):
+    """The environments of one :meth:`EpisodeRunner.run`: where they live and how a round's calls reach them.
+
+    ``acquire`` may return any object with gymnasium's ``reset``/``step``/``close`` and an ``unwrapped`` (read for
+    ``manifest`` and ``privileged_hint``). ``reset_many``/``step_many`` return one result per call, in order: the
+    call's return value, or the exception it raised (a failure of that episode only, never of the batch).
+    """
+
+    def acquire(self, spec: EpisodeSpec) -> gym.Env: ...
+
+    def reset_many(self, calls: Sequence[tuple[gym.Env, int, dict[str, Any] | None]]
+                   ) -> list[ResetResult | BaseException]: ...
+
+    def step_many(self, calls: Sequence[tuple[gym.Env, str]]) -> list[StepResult | BaseException]: ...
+
+    def release(self, spec: EpisodeSpec, env: gym.Env, *, broken: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+
+EnvPoolFactory = Callable[[], EnvPool]
+"""Called once per :meth:`EpisodeRunner.run` for that run's pool."""
+
+
 class EpisodeRunner:
     """Plays :class:`EpisodeSpec` s with one policy and returns one trajectory per episode and seat."""
 
     def __init__(self, generator: ModelBackend, config: RolloutConfig | None = None, *,
-                 make_env: EnvMaker = make_with_gymnasium) -> None:
+                 make_env: EnvMaker = make_with_gymnasium, env_pool: EnvPoolFactory | None = None) -> None:
+        """``env_pool`` hosts each run's environments (default: ``LocalEnvPool(make_env)``, in this process)."""
         self.generator = generator
         self.config = config or RolloutConfig()
         self.formatter = ChatFormatter(generator.tokenizer)
         self.make_env = make_env
+        self.env_pool = env_pool or (lambda: LocalEnvPool(self.make_env))
         self._runs = 0
 
     def run(self, specs: Sequence[EpisodeSpec], *, seed: int | None = None) -> RolloutResult:
@@ -151,18 +183,19 @@ class EpisodeRunner:
             None if self.config.seed is None else self.config.seed * 1_000_003 + run_index)
         stats = RolloutStats()
         started = time.perf_counter()
-        pool = _EnvPool(self.make_env)
+        pool = self.env_pool()
         queue = deque(enumerate(specs))
         active: list[_Episode] = []
         finished: dict[int, list[Trajectory]] = {}
         round_index = 0
         try:
             while queue or active:
-                while queue and len(active) < self.config.max_concurrent_episodes:
+                starting = []
+                while queue and len(active) + len(starting) < self.config.max_concurrent_episodes:
                     index, spec = queue.popleft()
-                    episode = _Episode(index, spec, self, run_index)
-                    episode.start(pool, stats)
-                    active.append(episode)
+                    starting.append(_Episode(index, spec, self, run_index))
+                active.extend(starting)
+                self._start(starting, pool, stats)
                 requests = []
                 for episode in active:
                     if not episode.done:
@@ -172,19 +205,22 @@ class EpisodeRunner:
                 if requests:
                     generations = self._generate([p for _, p in requests], round_index, base_seed, stats)
                     round_index += 1
-                    for (episode, _), generation in zip(requests, generations):
-                        episode.apply(generation, stats)
+                    actions = [(episode, episode.record(generation, stats))
+                               for (episode, _), generation in zip(requests, generations)]
+                    self._step([(e, a) for e, a in actions if a is not None], pool, stats)
                 still = []
                 for episode in active:
                     if episode.done:
                         finished[episode.index] = episode.trajectories()
-                        pool.release(episode)
+                        if episode.env is not None:
+                            pool.release(episode.spec, episode.env, broken=episode.failure == FAILURE_ENV)
                     else:
                         still.append(episode)
                 active = still
         finally:
             for episode in active:
-                pool.discard(episode)
+                if episode.env is not None:
+                    pool.release(episode.spec, episode.env, broken=True)
             pool.close()
         trajectories = [t for i in sorted(finished) for t in finished[i]]
         stats.episodes = len(finished)
@@ -195,6 +231,37 @@ class EpisodeRunner:
         )
         stats.wall_seconds = time.perf_counter() - started
         return RolloutResult(trajectories, stats)
+
+    # -- environments ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _start(episodes: list[_Episode], pool: EnvPool, stats: RolloutStats) -> None:
+        """Acquire and reset the environments of newly admitted episodes, all resets in one pool call."""
+        if not episodes:
+            return
+        t0 = time.perf_counter()
+        ready = []
+        for episode in episodes:
+            try:
+                episode.env = pool.acquire(episode.spec)
+            except Exception as exc:  # noqa: BLE001 - a broken environment ends only this episode
+                episode.fail_env("reset", exc)
+                continue
+            ready.append(episode)
+        results = pool.reset_many([(e.env, e.spec.seed, {"hint": True} if e.spec.hinted else None) for e in ready])
+        stats.env_seconds += time.perf_counter() - t0
+        for episode, result in zip(ready, results, strict=True):
+            episode.begin(result)
+
+    @staticmethod
+    def _step(actions: list[tuple[_Episode, str]], pool: EnvPool, stats: RolloutStats) -> None:
+        """Step every episode that acted this round, in one pool call."""
+        if not actions:
+            return
+        t0 = time.perf_counter()
+        results = pool.step_many([(episode.env, action) for episode, action in actions])
+        stats.env_seconds += time.perf_counter() - t0
+        for (episode, _), result in zip(actions, results, strict=True):
+            episode.after_step(result)
 
     # -- generation --------------------------------------------------------------------------------------------
     def _generate(self, prompts: list[list[int]], round_index: int, base_seed: int | None,
@@ -236,37 +303,53 @@ def _error_generation(prompt: list[int], exc: BaseException) -> Generation:
     return Generation(list(prompt), [], "", [], finish_reason="error", error=f"{type(exc).__name__}: {exc}")
 
 
-class _EnvPool:
-    """Reuses environment instances across episodes of one run (making one can start a sandbox worker)."""
+def env_key(spec: EpisodeSpec) -> str:
+    """Episodes with the same key can reuse each other's environment instance."""
+    return spec.env_id + "|" + json.dumps(dict(spec.env_kwargs), sort_keys=True, default=repr)
+
+
+class LocalEnvPool:
+    """The default :class:`EnvPool`: environments in this process, reused across episodes of one run (making one
+    can start a sandbox worker); calls run one after another."""
 
     def __init__(self, make_env: EnvMaker) -> None:
         self.make_env = make_env
         self.idle: dict[str, list[gym.Env]] = {}
         self.all: list[gym.Env] = []
 
-    @staticmethod
-    def key(spec: EpisodeSpec) -> str:
-        return spec.env_id + "|" + json.dumps(dict(spec.env_kwargs), sort_keys=True, default=repr)
-
     def acquire(self, spec: EpisodeSpec) -> gym.Env:
-        idle = self.idle.get(self.key(spec))
+        idle = self.idle.get(env_key(spec))
         if idle:
             return idle.pop()
         env = self.make_env(spec)
         self.all.append(env)
         return env
 
-    def release(self, episode: _Episode) -> None:
-        if episode.env is not None and episode.failure != FAILURE_ENV:
-            self.idle.setdefault(self.key(episode.spec), []).append(episode.env)
-        elif episode.env is not None:
-            self.discard(episode)
+    def reset_many(self, calls: Sequence[tuple[gym.Env, int, dict[str, Any] | None]]
+                   ) -> list[ResetResult | BaseException]:
+        out: list[ResetResult | BaseException] = []
+        for env, seed, options in calls:
+            try:
+                out.append(env.reset(seed=seed, options=options))
+            except Exception as exc:  # noqa: BLE001 - returned: it ends only this episode
+                out.append(exc)
+        return out
 
-    def discard(self, episode: _Episode) -> None:
-        env, episode.env = episode.env, None
-        if env is not None:
-            self._close(env)
-            self.all = [e for e in self.all if e is not env]
+    def step_many(self, calls: Sequence[tuple[gym.Env, str]]) -> list[StepResult | BaseException]:
+        out: list[StepResult | BaseException] = []
+        for env, action in calls:
+            try:
+                out.append(env.step(action))
+            except Exception as exc:  # noqa: BLE001 - returned: it ends only this episode
+                out.append(exc)
+        return out
+
+    def release(self, spec: EpisodeSpec, env: gym.Env, *, broken: bool) -> None:
+        if not broken:
+            self.idle.setdefault(env_key(spec), []).append(env)
+            return
+        self._close(env)
+        self.all = [e for e in self.all if e is not env]
 
     def close(self) -> None:
         for env in self.all:
@@ -320,17 +403,16 @@ class _Episode:
         self.temperature = self.config.sampling.temperature
 
     # -- lifecycle -------------------------------------------------------------------------------------------
-    def start(self, pool: _EnvPool, stats: RolloutStats) -> None:
-        t0 = time.perf_counter()
-        try:
-            self.env = pool.acquire(self.spec)
-            options = {"hint": True} if self.spec.hinted else None
-            obs, info = self.env.reset(seed=self.spec.seed, options=options)
-        except Exception as exc:  # noqa: BLE001 - a broken environment ends only this episode
-            self._fail(FAILURE_ENV, f"reset failed: {type(exc).__name__}: {exc}")
+    def begin(self, result: ResetResult | BaseException) -> None:
+        """Take the reset's observation (or its error) and set up the first seat."""
+        if isinstance(result, BaseException):
+            self.fail_env("reset", result)
             return
-        finally:
-            stats.env_seconds += time.perf_counter() - t0
+        try:
+            obs, info = result
+        except (TypeError, ValueError) as exc:
+            self.fail_env("reset", exc)
+            return
         manifest = getattr(self.env.unwrapped, "manifest", None)
         self.num_seats = int(getattr(manifest, "players", 1) or 1)
         self.system = self.runner.system_text(self.spec, self.env)
@@ -389,21 +471,21 @@ class _Episode:
         seat.pending = None
         return list(seat.ids)
 
-    def apply(self, generation: Generation, stats: RolloutStats) -> None:
-        """Record the generated turn and step the environment with its text."""
+    def record(self, generation: Generation, stats: RolloutStats) -> str | None:
+        """Record the generated turn; returns the action to step the environment with (None: the episode ended)."""
         seat = self.seats[self.acting]
         if generation.finish_reason == "error" or not generation.completion_ids:
             if seat.turns:
                 self._rollback_context(seat)
             self._fail(FAILURE_GENERATION, generation.error or "the generator returned an empty completion")
-            return
+            return None
         ids = [int(t) for t in generation.completion_ids]
         logprobs = [float(x) for x in generation.logprobs] if generation.logprobs else [0.0] * len(ids)
         if len(logprobs) != len(ids):
             if seat.turns:
                 self._rollback_context(seat)
             self._fail(FAILURE_GENERATION, f"the generator returned {len(logprobs)} logprobs for {len(ids)} tokens")
-            return
+            return None
         gen_start = len(seat.ids)
         seat.ids.extend(ids)
         seat.mask.extend([1] * len(ids))
@@ -413,14 +495,20 @@ class _Episode:
         seat.turns.append(turn)
         seat.messages = [*seat.messages, {"role": "assistant", "content": generation.text}]
         stats.turns += 1
-        t0 = time.perf_counter()
-        try:
-            obs, reward, terminated, truncated, info = self.env.step(generation.text)
-        except Exception as exc:  # noqa: BLE001 - a broken environment ends only this episode
-            self._fail(FAILURE_ENV, f"step failed: {type(exc).__name__}: {exc}")
+        return generation.text
+
+    def after_step(self, result: StepResult | BaseException) -> None:
+        """Take the environment's answer to the action :meth:`record` returned."""
+        seat = self.seats[self.acting]
+        if isinstance(result, BaseException):
+            self.fail_env("step", result)
             return
-        finally:
-            stats.env_seconds += time.perf_counter() - t0
+        try:
+            obs, reward, terminated, truncated, info = result
+        except (TypeError, ValueError) as exc:
+            self.fail_env("step", exc)
+            return
+        turn = seat.turns[-1]
         if info.get("sandbox_error") is not None:
             self._fail(FAILURE_ENV, str(info["sandbox_error"]))
             return
@@ -503,6 +591,10 @@ class _Episode:
         del seat.logprobs[seat.env_start:]
         if seat.messages and seat.messages[-1].get("role") == "user":
             seat.messages = seat.messages[:-1]
+
+    def fail_env(self, call: str, exc: BaseException) -> None:
+        """End the episode with an environment failure raised by ``call`` (reset/step)."""
+        self._fail(FAILURE_ENV, f"{call} failed: {type(exc).__name__}: {exc}")
 
     def _fail(self, kind: str, message: str) -> None:
         self.done = True

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
 class ModelSection:
     spec: str | None = None  # None: the embedded SmolLM2-135M-Instruct; or a directory / .gguf path
     max_batch_size: int = 32
+    generator: str = "hf"  # "hf": the trainer's own module samples; "vllm": a colocated vLLM engine (GPU, `gpu` extra)
+    vllm: dict[str, Any] = field(default_factory=dict)  # VLLMBackend keyword arguments (gpu_memory_utilization, max_model_len, ...)
     torch_threads: int = 1  # 1 keeps CPU runs fast when sandbox workers share the cores (0: torch's default)
 
 
@@ -51,6 +54,8 @@ class TrainSection:
     kl_coef: float = 0.0
     micro_batch_size: int = 1  # sequences per forward; designer prompts are long, so 1 bounds activation memory
     max_completion_tokens: int = 512
+    backend: str = "reference"  # a trainer backend plugin: "reference" (PyTorch), "trl" (TRL GRPOTrainer)
+    backend_options: dict[str, Any] = field(default_factory=dict)  # the backend's own config fields
     agent_advantage: str = "dr_grpo"
     designer_advantage: str = "ema"
     lora_r: int = 0  # 0: full fine-tuning
@@ -59,6 +64,18 @@ class TrainSection:
 @dataclass
 class MemorySection:
     embedder: str = "minilm"  # "minilm": the packaged all-MiniLM-L6-v2; "hashing": a fast lexical embedder
+
+
+@dataclass
+class RaySection:
+    enabled: bool = False  # sandbox workers, validation and rollouts as Ray actors/tasks
+    address: str | None = None  # None with enabled: start a local Ray instance; "auto" or "ray://host:port": join one
+    num_env_actors: int = 2  # Ray actors that host environment instances (each runs its own sandbox pool)
+    num_cpus: int | None = None  # CPUs for a local instance (None: Ray's default)
+    env_actor_cpus: float = 0.25  # CPUs Ray reserves per env actor (env steps are light; leaves room for validation)
+    validation_task_cpus: float = 1.0  # CPUs per validation task (bounds how many candidates validate at once)
+    call_timeout_s: float = 120.0  # an env actor that does not answer a batch in time is counted lost
+    log_to_driver: bool = False  # forward actor/task stdout and stderr to this terminal
 
 
 @dataclass
@@ -74,3 +91,4 @@ class SelfPlayConfig:
     regret: RegretSection = field(default_factory=RegretSection)
     train: TrainSection = field(default_factory=TrainSection)
     memory: MemorySection = field(default_factory=MemorySection)
+    ray: RaySection = field(default_factory=RaySection)

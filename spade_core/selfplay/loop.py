@@ -22,6 +22,7 @@ import yaml
 
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.report import METRICS_FILE, write_report
+from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
 
 CHECKPOINT_DIR = "checkpoints"
@@ -57,6 +58,7 @@ class SelfPlay:
         from spade_core.memory import EnvironmentMemory
         from spade_core.models.base import SamplingParams
         from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
+        from spade_core.scale import open_scale_out
         from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
         from spade_core.training.regret import RegretConfig
 
@@ -72,10 +74,11 @@ class SelfPlay:
         register_store(cfg.store)
         self.memory = EnvironmentMemory(self.store, embedder=_embedder(cfg.memory.embedder))
         self.corpus = open_corpus(cfg.designer.corpus)
+        self.scale = open_scale_out(cfg.ray, store=str(self.store.path))  # this machine, or Ray (--ray)
         self.runner = EpisodeRunner(self.trainer.generator, RolloutConfig(
             sampling=SamplingParams(max_new_tokens=cfg.agent.max_new_tokens, temperature=cfg.agent.temperature),
             max_concurrent_episodes=cfg.agent.max_concurrent_episodes, seed=cfg.seed,
-        ))
+        ), env_pool=self.scale.env_pool)
         self.regret_config = RegretConfig(
             k=cfg.agent.seeds_per_env, no_hint_success_penalty=cfg.regret.no_hint_success_penalty,
             invalid_reward=cfg.regret.invalid_reward, learnability_weight=cfg.regret.learnability_weight,
@@ -97,8 +100,7 @@ class SelfPlay:
 
     def _build_trainer(self) -> Any:
         from spade_core.models.loading import load_model
-        from spade_trainers.reference.backend import build_reference_trainer
-        from spade_trainers.reference.config import LoraSettings
+        from spade_core.training.backend import find_trainer_backend
 
         cfg = self.config
         if cfg.model.torch_threads > 0:
@@ -106,12 +108,47 @@ class SelfPlay:
 
             torch.set_num_threads(cfg.model.torch_threads)
         loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
-        return build_reference_trainer(
-            loaded.model, loaded.tokenizer, learning_rate=cfg.train.learning_rate, kl_coef=cfg.train.kl_coef,
-            micro_batch_size=cfg.train.micro_batch_size, max_completion_tokens=cfg.train.max_completion_tokens,
-            lora=LoraSettings(r=cfg.train.lora_r) if cfg.train.lora_r else None, seed=cfg.seed,
-            generator_max_batch_size=cfg.model.max_batch_size,
-        )
+        factory = find_trainer_backend(cfg.train.backend)
+        generator = self._build_generator(loaded.directory)
+        extra = {"generator": generator} if generator is not None else {}
+        return factory(loaded.model, loaded.tokenizer, config=self._trainer_settings(), **extra)
+
+    def _trainer_settings(self) -> dict[str, Any]:
+        """The backend's config: the shared ``train`` knobs it understands, then ``train.backend_options``."""
+        from spade_core.typed_config import ConfigError
+
+        cfg = self.config
+        shared: dict[str, Any] = {"learning_rate": cfg.train.learning_rate, "seed": cfg.seed}
+        if cfg.train.backend == "reference":
+            shared |= {"kl_coef": cfg.train.kl_coef, "micro_batch_size": cfg.train.micro_batch_size,
+                       "max_completion_tokens": cfg.train.max_completion_tokens,
+                       "lora": {"r": cfg.train.lora_r} if cfg.train.lora_r else None,
+                       "generator_max_batch_size": cfg.model.max_batch_size}
+        elif cfg.train.backend == "trl":
+            if cfg.train.lora_r:
+                raise ConfigError("train.lora_r: the trl backend trains full weights only; use train.backend=reference "
+                                  "for LoRA")
+            shared |= {"beta": cfg.train.kl_coef, "per_device_train_batch_size": cfg.train.micro_batch_size,
+                       "max_completion_length": cfg.train.max_completion_tokens,
+                       "generator_max_batch_size": cfg.model.max_batch_size,
+                       "output_dir": str(self.run_dir / "trl"),
+                       # the loop calls update() with its own groups; TRL still checks its train()-only batch shape
+                       "num_generations": 2, "steps_per_generation": 2}
+        return shared | dict(cfg.train.backend_options)
+
+    def _build_generator(self, model_dir: Path) -> Any:
+        """``None``: the trainer samples from its own module; ``vllm``: a colocated engine it pushes weights to."""
+        from spade_core.typed_config import ConfigError
+
+        kind = self.config.model.generator
+        if kind == "hf":
+            return None
+        if kind == "vllm":
+            from spade_core.models.vllm_backend import VLLMBackend
+
+            options = {"seed": self.config.seed} | dict(self.config.model.vllm)
+            return VLLMBackend(model_dir, colocate=True, **options)
+        raise ConfigError(f"model.generator: expected 'hf' or 'vllm', got {kind!r}")
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self) -> Path:
@@ -121,17 +158,20 @@ class SelfPlay:
         setup_seconds = time.perf_counter() - started
         budget = self.config.time_budget_minutes * 60
         durations: list[float] = []
-        for iteration in range(self.start_iteration, self.config.iterations):
-            elapsed = time.perf_counter() - started
-            expected = max(durations) if durations else 0.0
-            if durations and elapsed + expected > budget:
-                self.progress(f"time budget reached after {iteration} iteration(s)", iteration,
-                              self.config.iterations, 0.0)
-                break
-            t0 = time.perf_counter()
-            metrics = self.iteration(iteration, started, durations)
-            durations.append(time.perf_counter() - t0)
-            metrics["setup_seconds"] = round(setup_seconds, 2)
+        try:
+            for iteration in range(self.start_iteration, self.config.iterations):
+                elapsed = time.perf_counter() - started
+                expected = max(durations) if durations else 0.0
+                if durations and elapsed + expected > budget:
+                    self.progress(f"time budget reached after {iteration} iteration(s)", iteration,
+                                  self.config.iterations, 0.0)
+                    break
+                t0 = time.perf_counter()
+                metrics = self.iteration(iteration, started, durations)
+                durations.append(time.perf_counter() - t0)
+                metrics["setup_seconds"] = round(setup_seconds, 2)
+        finally:
+            self.scale.close()
         self.tensorboard.close()
         return write_report(self.run_dir)
 
@@ -173,6 +213,7 @@ class SelfPlay:
             "train": train,
             "errors": errors,
             "wall_seconds": round(time.perf_counter() - started, 2),
+            **self.scale.iteration_metrics(),  # {"ray": {...}} on Ray: nodes, env actors, where envs ran
         }
         self.history.append(metrics)
         self._checkpoint(i)
@@ -205,6 +246,7 @@ class SelfPlay:
                                         worked_example=cfg.worked_example),
                     validation=ValidationConfig(seeds=tuple(range(cfg.validation_seeds)),
                                                 baseline_episodes=cfg.validation_seeds),
+                    validate=self.scale.validate_many,
                 )
                 design = designer.design(n)
             except Exception as exc:  # noqa: BLE001 - a failed designer phase must not kill the run
@@ -324,6 +366,8 @@ class SelfPlay:
             try:
                 advantages = estimator.compute(trajectories)
                 metrics = self.trainer.update(trajectories, advantages)
+            except WeightSyncMismatchError:
+                raise  # the generator no longer samples the trained policy: stop rather than train off-policy
             except Exception as exc:  # noqa: BLE001 - a failed update is recorded; the run goes on
                 errors.append(f"update[{role}]: {type(exc).__name__}: {exc}")
                 continue

@@ -17,8 +17,10 @@ probe tokens), or when the update moved the policy measurably and the engine is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from spade_core.errors import SpadeError
 
@@ -104,3 +106,28 @@ def require_agreement(agreement: LogprobAgreement, *, engine: str) -> LogprobAgr
         "loads, fused or tied weights, LoRA merging) or its dtype differs from the trainer's; the run stops rather "
         "than train on off-policy samples"
     )
+
+
+def probe_sequences(trajectories: Sequence[Any], count: int) -> list[list[int]]:
+    """The ``count`` shortest token sequences among ``trajectories`` (cheap to score, still the trained policy's)."""
+    ranked = sorted(trajectories, key=lambda t: len(t.token_ids))
+    return [list(t.token_ids) for t in ranked[:count]]
+
+
+def push_and_verify(generator: Any, state_dict: dict[str, Any], *, probe: Sequence[Sequence[int]],
+                    before: Sequence[Sequence[float]], trainer_scores: Callable[[Sequence[Sequence[int]]], list[list[float]]],
+                    tolerance: float) -> tuple[dict[str, float], LogprobAgreement | None]:
+    """Push ``state_dict`` to ``generator``, then verify it on ``probe`` (scored by the trainer ``before`` the update).
+
+    Returns the ``sync_*`` metrics and the agreement (``None`` without a probe); raises
+    :class:`WeightSyncMismatchError` when the push does not verify."""
+    started = time.perf_counter()
+    generator.sync_weights(state_dict)
+    agreement = None
+    metrics: dict[str, float] = {}
+    if probe:
+        agreement = compare_logprobs(generator.score(probe), trainer_scores(probe), before, tolerance=tolerance)
+        metrics = agreement.metrics()
+        require_agreement(agreement, engine=getattr(generator, "name", "the generator"))
+    metrics["sync_seconds"] = time.perf_counter() - started
+    return metrics, agreement

@@ -28,7 +28,7 @@ import torch
 from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
-from spade_core.training.weight_sync import LogprobAgreement, compare_logprobs, require_agreement
+from spade_core.training.weight_sync import probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
 from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
 
@@ -79,7 +79,6 @@ class ReferenceTrainer:
         self._own_generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
                                           autocast_dtype=self.autocast_dtype)
         self._generator = generator if generator is not None else self._own_generator
-        self.last_sync: LogprobAgreement | None = None
         pad = tokenizer.pad_token_id
         self.pad_token_id = int(pad if pad is not None else self._own_generator.pad_token_id)
         self._step = 0
@@ -104,7 +103,7 @@ class ReferenceTrainer:
                 raise TrainingInputError(f"update: advantage {i} is {a!r}; advantages must be finite")
         items = [(t, float(a)) for t, a in zip(trajectories, advantages) if t.trainable]
         external = self._generator is not self._own_generator
-        probe = self._probe([t for t, _ in items]) if external else []
+        probe = probe_sequences([t for t, _ in items], self.config.sync_probe_sequences) if external else []
         before = self._own_generator.score(probe) if probe else []
         if external and hasattr(self._generator, "sleep"):
             self._generator.sleep()
@@ -205,22 +204,9 @@ class ReferenceTrainer:
         finally:
             self.model.unmerge_adapter()
 
-    def _probe(self, trajectories: Sequence[Trajectory]) -> list[list[int]]:
-        """The shortest trained sequences, scored by trainer and generator after each push."""
-        ranked = sorted(trajectories, key=lambda t: len(t.token_ids))
-        return [list(t.token_ids) for t in ranked[: self.config.sync_probe_sequences]]
-
     def _push_weights(self, probe: list[list[int]], before: list[list[float]]) -> dict[str, float]:
-        started = time.perf_counter()
-        self._generator.sync_weights(self.policy_state_dict())
-        metrics = {"sync_seconds": 0.0}
-        if probe:
-            agreement = compare_logprobs(self._generator.score(probe), self._own_generator.score(probe), before,
-                                         tolerance=self.config.sync_tolerance)
-            self.last_sync = agreement
-            require_agreement(agreement, engine=getattr(self._generator, "name", "the generator"))
-            metrics |= agreement.metrics()
-        metrics["sync_seconds"] = time.perf_counter() - started
+        metrics, _ = push_and_verify(self._generator, self.policy_state_dict(), probe=probe, before=before,
+                                     trainer_scores=self._own_generator.score, tolerance=self.config.sync_tolerance)
         return metrics
 
     # -- checkpoints ----------------------------------------------------------------------------------------

@@ -1,0 +1,62 @@
+"""``SelfPlay`` with Ray enabled: one iteration end to end on a local Ray instance, with the ``ray`` metrics block."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
+
+from spade_core.selfplay.config import SelfPlayConfig  # noqa: E402
+from spade_core.selfplay.loop import SelfPlay  # noqa: E402
+from spade_core.selfplay.report import read_metrics  # noqa: E402
+from spade_core.typed_config import load_config  # noqa: E402
+
+
+def overrides(root: Path, model: Path) -> list[str]:
+    """The fast tiny-model run of tests/selfplay, one iteration, Ray on."""
+    corpus = root / "docs.jsonl"
+    corpus.write_text("\n".join(json.dumps({"id": f"d{i}", "title": f"Topic {i}", "text": f"Counting to {i} in steps."})
+                                for i in range(6)) + "\n")
+    return [
+        f"run_dir={root / 'run'}", f"store={root / 'run.sqlite3'}", "iterations=1",
+        f"model.spec={model}", f"designer.corpus=jsonl:{corpus}", "memory.embedder=hashing",
+        "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
+        "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2",
+        "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3",
+        "train.learning_rate=0.001", "train.max_completion_tokens=64",
+        "ray.enabled=true", "ray.num_env_actors=2",
+    ]
+
+
+def test_one_ray_iteration_end_to_end(ray_runtime, tiny_model_dir: Path, tmp_path: Path) -> None:
+    config = load_config(SelfPlayConfig, None, overrides(tmp_path, tiny_model_dir))
+    report = SelfPlay(config).run()
+    assert report.exists()
+    print(json.dumps(read_metrics(Path(config.run_dir))[0]["ray"], indent=1))
+    (metrics,) = read_metrics(Path(config.run_dir))
+    assert metrics["errors"] == []
+    agent = metrics["agent"]
+    assert agent["episodes"] == len(agent["envs"]) * 2 * 2 and agent["env_failures"] == 0
+    assert metrics["train"]["agent_trajectories"] > 0
+    block = metrics["ray"]
+    assert block["nodes"] == 1 and block["actors"] == 2 and block["address"] == "local"
+    actors = block["env_actors"]
+    assert [a["actor"] for a in actors] == [0, 1] and all(a["hostname"] and a["pid"] for a in actors)
+    # every agent episode ran on an env actor: single-turn math, one reset and one step each
+    assert sum(a.get("resets", 0) for a in actors) == agent["episodes"]
+    assert sum(a.get("steps", 0) for a in actors) == agent["episodes"]
+    assert all(a.get("envs", 0) > 0 for a in actors)
+    assert set(block["validation"]) >= {"hosts"}
+    # the run killed its env actors (their CPUs come back) and left the caller's Ray instance running
+    import ray
+
+    assert ray.is_initialized()
+    deadline = time.monotonic() + 20
+    while ray.available_resources().get("CPU", 0.0) < ray.cluster_resources()["CPU"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0.0) == ray.cluster_resources()["CPU"]
+

@@ -1,0 +1,90 @@
+"""The self-play loop picks its trainer backend and generator from the config; the shipped configs stay valid."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from spade_core.models.loading import BackendUnavailableError
+from spade_core.models.tiny import build_tiny_model
+from spade_core.selfplay.config import SelfPlayConfig
+from spade_core.selfplay.loop import SelfPlay
+from spade_core.selfplay.report import read_metrics
+from spade_core.typed_config import ConfigError, load_config
+
+CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("backends")
+    corpus = root / "docs.jsonl"
+    corpus.write_text("\n".join(json.dumps({"id": f"d{i}", "title": f"Topic {i}", "text": f"Counting to {i}."})
+                                for i in range(4)) + "\n")
+    return {"root": root, "model": build_tiny_model(root / "tiny"), "corpus": corpus}
+
+
+def tiny_run(setup: dict[str, Path], name: str, *extra: str) -> SelfPlayConfig:
+    return load_config(SelfPlayConfig, None, [
+        f"run_dir={setup['root'] / name}", f"store={setup['root'] / (name + '.sqlite3')}", "iterations=1",
+        f"model.spec={setup['model']}", f"designer.corpus=jsonl:{setup['corpus']}", "memory.embedder=hashing",
+        "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
+        "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2",
+        "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3",
+        "train.learning_rate=0.001", "train.max_completion_tokens=64", *extra,
+    ])
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_shipped_configs_load_and_their_trainer_settings_are_valid(path: Path, tmp_path: Path) -> None:
+    config = load_config(SelfPlayConfig, path, [f"run_dir={tmp_path}"])
+    settings = SelfPlay(config)._trainer_settings()
+    if config.train.backend == "reference":
+        from spade_trainers.reference.config import ReferenceTrainerConfig
+
+        ReferenceTrainerConfig.from_mapping(settings)
+    else:
+        from spade_trainers.trl.config import TRLTrainerConfig
+
+        TRLTrainerConfig.from_mapping(settings)
+    assert config.model.generator in ("hf", "vllm")
+
+
+def test_the_trl_backend_runs_an_iteration_and_trains_the_policy(setup: dict[str, Path]) -> None:
+    pytest.importorskip("trl", reason="the trl extra is not installed (CI installs it)")
+    config = tiny_run(setup, "trl", "train.backend=trl")
+    SelfPlay(config).run()
+    metrics = read_metrics(Path(config.run_dir))
+    assert len(metrics) == 1 and not [e for e in metrics[0]["errors"] if e.startswith("update")]
+    train = metrics[0]["train"]
+    assert train["agent_trajectories"] > 0 and train["designer_trajectories"] > 0
+    assert sum(train[f"{role}_metrics"]["optimizer_steps"] for role in ("agent", "designer")) >= 1
+    checkpoint = next((Path(config.run_dir) / "checkpoints").glob("iter-*"))
+    state = json.loads((checkpoint / "trainer_state.json").read_text())
+    assert state["backend"] == "trl"
+    initial = load_file(str(setup["model"] / "model.safetensors"))
+    trained = load_file(str(next(checkpoint.rglob("model.safetensors"))))
+    assert any(not torch.equal(initial[k], trained[k]) for k in initial if k in trained)
+
+
+def test_a_vllm_generator_without_vllm_says_how_to_get_it(setup: dict[str, Path]) -> None:
+    pytest.importorskip("torch")
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vLLM is installed here; the guard is for machines without it")
+    with pytest.raises(BackendUnavailableError, match=r"spade-rl\[gpu\]"):
+        SelfPlay(tiny_run(setup, "vllm", "model.generator=vllm")).run()
+
+
+def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path]) -> None:
+    from spade_core.training.errors import UnknownTrainerBackendError
+
+    with pytest.raises(ConfigError, match="model.generator"):
+        SelfPlay(tiny_run(setup, "bad-gen", "model.generator=tgi")).run()
+    with pytest.raises(UnknownTrainerBackendError, match="installed"):
+        SelfPlay(tiny_run(setup, "bad-backend", "train.backend=jax")).run()
