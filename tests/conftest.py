@@ -1,4 +1,5 @@
-"""Test setup: a private registry store for the whole session and deterministic hypothesis settings."""
+"""Test setup: a private registry store for the whole session, deterministic hypothesis settings, one torch thread,
+and the tiny local model (a `tokenizers` BPE + a random 2-layer Llama) that model tests share."""
 
 from __future__ import annotations
 
@@ -28,3 +29,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def store_path(tmp_path: Path) -> Path:
     """A fresh, empty registry store path (not the session default)."""
     return tmp_path / "registry.sqlite3"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """Tiny models are fastest on one thread: OpenMP spinning on a busy 2-core machine is very slow."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny model directory (``save_pretrained`` layout, chat template included), built once per session."""
+    from spade_core.models.tiny import build_tiny_model  # imported late: SPADE_STORE must be set first
+
+    return build_tiny_model(tmp_path_factory.getbasetemp() / "spade-tiny-model")
+
+
+@pytest.fixture(scope="session")
+def tiny_generator(tiny_model_dir: Path):
+    """An HFGenerator over the tiny model."""
+    from spade_core.models.hf_generator import HFGenerator
+
+    return HFGenerator.from_pretrained(tiny_model_dir)

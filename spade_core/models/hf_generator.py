@@ -27,8 +27,10 @@ from typing import Any
 import torch
 
 from spade_core.errors import SpadeError
+from spade_core.models import decoding
 from spade_core.models.base import Generation, SamplingParams
-from spade_core.models.decoding import fast_decoding
+
+MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass
 
 
 class GenerationError(SpadeError):
@@ -62,6 +64,8 @@ class HFGenerator:
     ``max_batch_size`` bounds how many sequences share one forward pass; larger requests are chunked.
     ``autocast_dtype`` (e.g. ``torch.bfloat16`` on GPU) runs forwards under autocast, as a trainer that computes its
     logprobs under the same autocast needs for sampler and trainer logprobs to agree.
+    ``share_prefix`` computes a prompt prefix shared by a whole batch once; ``fast_decoding`` uses the growing KV
+    cache and grouped-query decode attention of :mod:`spade_core.models.decoding` (both exact; off only to measure).
     """
 
     name = "hf"
@@ -75,7 +79,8 @@ class HFGenerator:
         max_batch_size: int = 64,
         extra_eos_token_ids: Iterable[int] = (),
         autocast_dtype: torch.dtype | None = None,
-        min_shared_prefix: int = 32,
+        share_prefix: bool = True,
+        fast_decoding: bool = True,
     ) -> None:
         if max_batch_size < 1:
             raise GenerationError(f"max_batch_size must be >= 1, got {max_batch_size}")
@@ -88,7 +93,8 @@ class HFGenerator:
             self.device = next(model.parameters()).device
         self.max_batch_size = max_batch_size
         self.autocast_dtype = autocast_dtype
-        self.min_shared_prefix = max(1, min_shared_prefix)
+        self.share_prefix = share_prefix
+        self.fast_decoding = fast_decoding
         self.eos_token_ids = frozenset(_eos_ids(model, tokenizer)) | frozenset(extra_eos_token_ids)
         if not self.eos_token_ids:
             raise GenerationError("the tokenizer has no eos_token_id and the model's generation_config names none")
@@ -253,7 +259,9 @@ class HFGenerator:
 
     def _generate_batch(self, prompts: list[list[int]], params: SamplingParams,
                         rng: torch.Generator) -> list[Generation]:
-        with fast_decoding(self.model) as cache:
+        if not self.fast_decoding:
+            return self._decode_batch(prompts, params, rng, None)
+        with decoding.fast_decoding(self.model) as cache:
             return self._decode_batch(prompts, params, rng, cache)
 
     def _prefill(self, prompts: list[list[int]], cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
@@ -264,8 +272,8 @@ class HFGenerator:
         hides the gap and positions skip it, so every row sees exactly its own prompt).
         """
         n = len(prompts)
-        shared = _shared_prefix_length(prompts) if n > 1 else 0
-        if shared < self.min_shared_prefix:
+        shared = _shared_prefix_length(prompts) if n > 1 and self.share_prefix else 0
+        if shared < MIN_SHARED_PREFIX:
             shared = 0
         if shared:
             ids = torch.tensor([prompts[0][:shared]], dtype=torch.long, device=self.device)

@@ -1,4 +1,4 @@
-"""Fixtures for the evaluation tests: one tiny local model per session, single-threaded torch."""
+"""Fixtures for the evaluation tests: the tiny local model with a context long enough for BFCL's prompts."""
 
 from __future__ import annotations
 
@@ -12,17 +12,6 @@ from spade_core.models.tiny import build_tiny_model
 LONG_CONTEXT = 32_768
 """BFCL's first prompt (all function docs) is ~13k tokens in the tiny model's 512-token BPE; Llama's rotary
 positions work at any length, so the tiny model's declared context is raised to fit it."""
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _one_torch_thread():
-    """The tiny model is faster on one thread, and OpenMP spinning on a busy 2-core machine is very slow."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

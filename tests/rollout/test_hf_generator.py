@@ -182,3 +182,13 @@ def test_models_without_sdpa_decode_through_transformers_own_path(tiny_generator
     assert [g.completion_ids for g in eager.chat(SHARED, params)] == [
         g.completion_ids for g in tiny_generator.chat(SHARED, params)]
     assert tiny_generator.model.config._attn_implementation == "sdpa"  # restored after every call
+
+
+def test_the_plain_decoding_path_gives_the_same_completions(tiny_generator: HFGenerator) -> None:
+    plain = HFGenerator(tiny_generator.model, tiny_generator.tokenizer, share_prefix=False, fast_decoding=False)
+    params = SamplingParams(max_new_tokens=12, temperature=0.9, seed=4)
+    fast = tiny_generator.chat(SHARED, params)
+    slow = plain.chat(SHARED, params)
+    assert [g.completion_ids for g in fast] == [g.completion_ids for g in slow]
+    for a, b in zip(fast, slow):
+        assert torch.allclose(torch.tensor(a.logprobs), torch.tensor(b.logprobs), atol=1e-4)

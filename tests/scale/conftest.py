@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 from scale_helpers import CORPUS, SANDBOXED_NAME
 
 
@@ -20,21 +19,6 @@ def ray_runtime():
     assert runtime.started_here, "Ray was already running: an earlier test module did not shut it down"
     yield runtime
     runtime.shutdown()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="session")
-def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from spade_core.models.tiny import build_tiny_model
-
-    return build_tiny_model(tmp_path_factory.mktemp("scale-tiny") / "model")
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,6 @@ import importlib.util
 import json
 import math
 import os
-import random
 import shutil
 import tempfile
 import time
@@ -46,13 +45,12 @@ from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
+from spade_core.training.checkpoint import atomic_checkpoint, loop_state_json, read_state, restore_rng, write_state
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
 from spade_core.training.weight_sync import probe_sequences, push_and_verify
 from spade_trainers.trl.config import TRLTrainerConfig
 
 CHECKPOINT_FORMAT = 1
-STATE_JSON = "trainer_state.json"
-STATE_TENSORS = "trainer_state.pt"
 MODEL_DIR = "model"
 
 # Extra fields the rollout function returns; TRL merges them into the batch rows and passes them to reward functions.
@@ -654,64 +652,27 @@ class TRLTrainer:
     # -- checkpoints ----------------------------------------------------------------------------------------
     def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
         """Write weights, optimiser, scheduler, RNG states and ``loop_state`` (JSON) to ``directory`` atomically."""
-        target = Path(directory)
-        try:
-            loop_json = json.dumps(dict(loop_state or {}))
-        except (TypeError, ValueError) as exc:
-            raise CheckpointError(f"loop_state must be JSON-serialisable (numbers, strings, lists, dicts): {exc}") from exc
-        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        self.model.save_pretrained(tmp / MODEL_DIR)
-        self.tokenizer.save_pretrained(tmp / MODEL_DIR)
-        tensors: dict[str, Any] = {
-            "optimizer": self.optimizer.state_dict(), "lr_scheduler": self.lr_scheduler.state_dict(),
-            "torch_rng": torch.get_rng_state(),
-        }
-        if torch.cuda.is_available():
-            tensors["cuda_rng"] = torch.cuda.get_rng_state_all()
-        torch.save(tensors, tmp / STATE_TENSORS)
-        np_state = np.random.get_state()
-        version, internal, gauss = random.getstate()
-        state = {
-            "format": CHECKPOINT_FORMAT, "backend": self.name, "step": self._step,
-            "optimizer_steps": self.optimizer_steps, "config": self.config.to_dict(),
-            "python_rng": [version, list(internal), gauss],
-            "numpy_rng": [np_state[0], np_state[1].tolist(), int(np_state[2]), int(np_state[3]), float(np_state[4])],
-            "loop_state": json.loads(loop_json),
-        }
-        (tmp / STATE_JSON).write_text(json.dumps(state), encoding="utf-8")
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        if target.exists():
-            os.replace(target, old)
-        os.replace(tmp, target)
-        shutil.rmtree(old, ignore_errors=True)
-        return target
+        loop_json = loop_state_json(loop_state)
+        with atomic_checkpoint(directory) as tmp:
+            self.model.save_pretrained(tmp / MODEL_DIR)
+            self.tokenizer.save_pretrained(tmp / MODEL_DIR)
+            write_state(tmp, {"optimizer": self.optimizer.state_dict(), "lr_scheduler": self.lr_scheduler.state_dict()},
+                        {"format": CHECKPOINT_FORMAT, "backend": self.name, "step": self._step,
+                         "optimizer_steps": self.optimizer_steps, "config": self.config.to_dict(),
+                         "loop_state": loop_json})
+        return Path(directory)
 
     def load(self, directory: str | Path) -> dict[str, Any]:
         """Restore a checkpoint from :meth:`save` into this trainer; return the saved ``loop_state``."""
         source = Path(directory)
-        for needed in (STATE_JSON, STATE_TENSORS, MODEL_DIR):
-            if not (source / needed).exists():
-                raise CheckpointError(f"{source}: not a trl-trainer checkpoint ({needed} is missing)")
-        state = json.loads((source / STATE_JSON).read_text(encoding="utf-8"))
-        if state.get("format") != CHECKPOINT_FORMAT or state.get("backend") != self.name:
-            raise CheckpointError(f"{source}: checkpoint format {state.get('format')!r} of backend "
-                                  f"{state.get('backend')!r}; this is {self.name!r} format {CHECKPOINT_FORMAT}")
+        state, tensors = read_state(source, backend=self.name, version=CHECKPOINT_FORMAT, model_dir=MODEL_DIR)
         _load_weights(self.model, source / MODEL_DIR)
-        tensors = torch.load(source / STATE_TENSORS, map_location="cpu", weights_only=True)
         try:
             self.optimizer.load_state_dict(tensors["optimizer"])
             self.lr_scheduler.load_state_dict(tensors["lr_scheduler"])
         except (ValueError, KeyError) as exc:
             raise CheckpointError(f"{source}: the optimizer state does not fit this model: {exc}") from exc
-        torch.set_rng_state(tensors["torch_rng"])
-        if "cuda_rng" in tensors and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(tensors["cuda_rng"])
-        version, internal, gauss = state["python_rng"]
-        random.setstate((version, tuple(internal), gauss))
-        kind, keys, pos, has_gauss, cached = state["numpy_rng"]
-        np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
+        restore_rng(tensors, state)
         self._step = int(state["step"])
         self.optimizer_steps = int(state["optimizer_steps"])
         self.model.eval()
