@@ -13,7 +13,7 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
-from spade_core.contract.inner import HandleFactory, InnerEnvHandle
+from spade_core.contract.inner import HandleFactory, InnerEnvHandle, LocalInnerEnv
 from spade_core.contract.manifest import EnvManifest
 from spade_core.contract.spaces import FreeText
 from spade_core.errors import ContractError, EpisodeStateError, SandboxError
@@ -135,6 +135,15 @@ class SpadeEnv(gym.Env[str, str]):
         if not isinstance(action, str):
             raise ContractError(f"{self.env_id}: reference_action() must return str, got {type(action).__name__}")
         return action
+
+    def trusted_instance(self) -> Any:
+        """The inner environment object of a trusted (bundled, in-process) environment, for inspection in tests
+        and tools; designer-written environments live in a sandbox worker and have none here."""
+        handle = self._ensure_handle()
+        if not isinstance(handle, LocalInnerEnv):
+            raise ContractError(f"{self.env_id}: runs in the sandbox; its state is not reachable from this process "
+                                "(only bundled seed environments run in-process)")
+        return handle.instance
 
     def sample_random_action(self) -> str:
         return self.action_space.sample()

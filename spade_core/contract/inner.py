@@ -84,6 +84,11 @@ class LocalInnerEnv:
     def __init__(self, cls: type, knobs: Mapping[str, Any]) -> None:
         self._env = cls(**dict(knobs))
 
+    @property
+    def instance(self) -> Any:
+        """The environment object itself (trusted code only: it lives in this process)."""
+        return self._env
+
     def reset(self, seed: int, options: dict[str, Any] | None) -> Any:
         return self._env.reset(EpisodeRandom(seed), dict(options or {}))
 

@@ -39,7 +39,7 @@ def make_env(module: str, **knobs) -> SpadeEnv:
 
 
 def inner(env: SpadeEnv):
-    return env._handle._env  # the seed instance behind the trusted local handle
+    return env.trusted_instance()  # the seed instance behind the trusted local handle
 
 
 # -- action parsing ------------------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ def test_format_error_ends_the_turn_without_executing() -> None:
     assert "not a valid tool call" in obs and "turn 2 of" in obs
     obs, _, _, _, info = env.step('{"name": "launch_rocket", "arguments": {}}')
     assert "launch_rocket" in info["format_error"]
-    state = env.unwrapped._handle._env
+    state = env.unwrapped.trusted_instance()
     assert state.decoded == [[], []]  # nothing was executed
 
 
@@ -254,7 +254,7 @@ def test_step_limit_force_quits_before_the_last_turn() -> None:
     info = {}
     for _ in range(bfcl.MAXIMUM_STEP_LIMIT + 1):
         _, _, terminated, _, info = env.step('{"name": "pwd", "arguments": {}}' if "pwd" in
-                                             env.unwrapped._handle._env.model.methods else "[]")
+                                             env.unwrapped.trusted_instance().model.methods else "[]")
         if terminated:
             break
     assert terminated and info["bfcl_error_type"] == "multi_turn:force_terminated"

@@ -77,6 +77,19 @@ def test_spade_env_traces_identical(pool) -> None:
         local_env.close()
 
 
+def test_only_trusted_environments_expose_their_instance(pool) -> None:
+    cls, manifest = _guess_local()
+    local_env = SpadeEnv(manifest, lambda knobs: LocalInnerEnv(cls, knobs), knobs={"high": 64})
+    remote_env = SpadeEnv(manifest, sandboxed_handle_factory(GUESS, env_id="spade/Guess-v0", pool=pool))
+    try:
+        assert isinstance(local_env.trusted_instance(), cls)
+        with pytest.raises(ContractError, match="runs in the sandbox"):
+            remote_env.trusted_instance()
+    finally:
+        remote_env.close()
+        local_env.close()
+
+
 def test_load_env_module_returns_raw_spec(pool) -> None:
     result = load_env_module(GUESS, env_id="guess", pool=pool)
     assert result.ok and result.class_name == "GuessNumber"
