@@ -26,19 +26,13 @@ from typing import Any
 
 import torch
 
-from spade_core.errors import SpadeError
 from spade_core.models import decoding
 from spade_core.models.base import Generation, SamplingParams
+from spade_core.models.errors import GenerationError, WeightSyncError
 
 MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass
 
 
-class GenerationError(SpadeError):
-    """A generation request cannot be served (bad sampling parameters, missing chat template, ...)."""
-
-
-class WeightSyncError(SpadeError):
-    """``sync_weights`` got a state dict that does not fit the generator's model."""
 
 
 @dataclass

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spade_core.errors import SpadeError
+from spade_core.models.errors import ModelLoadError
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +44,7 @@ CHATML_TEMPLATE = (
 """Fallback chat template (ChatML) for tokenizers that ship none."""
 
 
-class ModelLoadError(SpadeError):
-    """A model or tokenizer could not be found, converted or loaded; the message says which file and how to fix it."""
 
-
-class BackendError(SpadeError):
-    """A model backend failed in a way that is not specific to one request."""
-
-
-class BackendUnavailableError(BackendError):
-    """A backend cannot run here: its package, hardware or server is missing; the message says how to get it."""
 
 
 @dataclass

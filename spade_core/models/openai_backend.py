@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from spade_core.models.base import Generation, SamplingParams
-from spade_core.models.loading import BackendError, BackendUnavailableError
+from spade_core.models.errors import BackendError, BackendUnavailableError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 API_KEY_ENV = "OPENAI_API_KEY"

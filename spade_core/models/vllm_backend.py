@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from spade_core.models.base import Generation, SamplingParams
-from spade_core.models.loading import BackendError, BackendUnavailableError, load_tokenizer, resolve_model_dir
+from spade_core.models.errors import BackendError, BackendUnavailableError
+from spade_core.models.loading import load_tokenizer, resolve_model_dir
 
 INSTALL_HINT = "pip install 'spade-rl[gpu]' (vLLM) on a Linux machine with an NVIDIA GPU and CUDA"
 

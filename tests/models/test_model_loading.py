@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from spade_core.models.errors import ModelLoadError
 from spade_core.models.loading import (
     CHATML_TEMPLATE,
     COMPLETE_MARKER,
     MODEL_CACHE_ENV,
-    ModelLoadError,
     default_gguf_path,
     ensure_chat_template,
     load_model,

@@ -21,7 +21,7 @@ pytest.importorskip("fastapi", reason="transformers serve needs the transformers
 pytest.importorskip("uvicorn", reason="transformers serve needs the transformers[serving] extra")
 
 from spade_core.models.base import ModelBackend, SamplingParams  # noqa: E402
-from spade_core.models.loading import BackendError, BackendUnavailableError  # noqa: E402
+from spade_core.models.errors import BackendError, BackendUnavailableError  # noqa: E402
 from spade_core.models.openai_backend import OpenAIBackend  # noqa: E402
 from spade_core.models.tiny import build_tiny_model  # noqa: E402
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from spade_core.models.loading import BackendUnavailableError
+from spade_core.models.errors import BackendUnavailableError
 
 HAS_GPU_VLLM = importlib.util.find_spec("vllm") is not None and importlib.util.find_spec("torch") is not None
 

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from spade_core.models.base import ModelBackend, SamplingParams
-from spade_core.models.hf_generator import GenerationError, HFGenerator, WeightSyncError
+from spade_core.models.errors import GenerationError, WeightSyncError
+from spade_core.models.hf_generator import HFGenerator
 
 CONVERSATIONS = [[{"role": "user", "content": f"Compute {i} + {3 * i}."}] for i in range(5)]
 

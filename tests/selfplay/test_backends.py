@@ -9,7 +9,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from spade_core.models.loading import BackendUnavailableError
+from spade_core.models.errors import BackendUnavailableError
 from spade_core.models.tiny import build_tiny_model
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
