@@ -349,6 +349,7 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
 
     from spade_core.selfplay.config import SelfPlayConfig
     from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
+    from spade_core.training.data_parallel import is_follower_process
     from spade_core.typed_config import load_config
 
     extra = list(overrides)
@@ -370,6 +371,9 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
 
         if resume_dir:
             run = SelfPlay.resume(resume_dir, overrides=extra, progress=progress)
+        elif is_follower_process():  # a data-parallel rank > 0: it only trains; rank 0 owns the run directory
+            SelfPlay(load_config(SelfPlayConfig, config_file, extra)).run()
+            return
         else:
             config = load_config(SelfPlayConfig, config_file, extra)
             target = Path(config.run_dir)

@@ -41,6 +41,7 @@ class SelfPlay:
         self.run_dir = Path(config.run_dir)
         self.progress = progress or (lambda *args: None)
         self._backend_override = backend
+        self.data_parallel: Any = None  # set by run() when launched as several processes
         self.history: list[dict[str, Any]] = []
         self.start_iteration = 0
 
@@ -101,17 +102,30 @@ class SelfPlay:
     def _build_trainer(self) -> Any:
         from spade_core.models.loading import load_model
         from spade_core.training.backend import find_trainer_backend
+        from spade_core.typed_config import ConfigError
 
         cfg = self.config
         if cfg.model.torch_threads > 0:
             import torch
 
             torch.set_num_threads(cfg.model.torch_threads)
+        group = getattr(self, "data_parallel", None)
+        if group is not None and cfg.train.backend != "reference":
+            raise ConfigError(f"train.backend={cfg.train.backend!r} does not train data-parallel across processes; "
+                              "use train.backend=reference under torchrun/accelerate launch")
         loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
         factory = find_trainer_backend(cfg.train.backend)
-        generator = self._build_generator(loaded.directory)
-        extra = {"generator": generator} if generator is not None else {}
-        return factory(loaded.model, loaded.tokenizer, config=self._trainer_settings(), **extra)
+        follower = group is not None and not group.is_driver
+        generator = None if follower else self._build_generator(loaded.directory)  # only the driver samples
+        extra: dict[str, Any] = {"generator": generator} if generator is not None else {}
+        if group is not None:
+            extra["data_parallel"] = group
+        trainer = factory(loaded.model, loaded.tokenizer, config=self._trainer_settings(), **extra)
+        if group is not None and group.is_driver:
+            from spade_core.training.data_parallel import DataParallelDriver
+
+            return DataParallelDriver(trainer, group)
+        return trainer
 
     def _trainer_settings(self) -> dict[str, Any]:
         """The backend's config: the shared ``train`` knobs it understands, then ``train.backend_options``."""
@@ -152,13 +166,21 @@ class SelfPlay:
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self) -> Path:
-        """Run (or continue) until ``iterations`` are finished or the time budget is spent; returns the report."""
+        """Run (or continue) until ``iterations`` are finished or the time budget is spent; returns the report.
+
+        Under torchrun/accelerate with several processes, rank 0 runs the loop and the other ranks only train
+        (:mod:`spade_core.training.data_parallel`)."""
+        from spade_core.training.data_parallel import DataParallel
+
+        self.data_parallel = DataParallel.from_env()
+        if self.data_parallel is not None and not self.data_parallel.is_driver:
+            return self._follow()
         started = time.perf_counter()
-        self._setup()
-        setup_seconds = time.perf_counter() - started
-        budget = self.config.time_budget_minutes * 60
-        durations: list[float] = []
         try:
+            self._setup()
+            setup_seconds = time.perf_counter() - started
+            budget = self.config.time_budget_minutes * 60
+            durations: list[float] = []
             for iteration in range(self.start_iteration, self.config.iterations):
                 elapsed = time.perf_counter() - started
                 expected = max(durations) if durations else 0.0
@@ -171,9 +193,19 @@ class SelfPlay:
                 durations.append(time.perf_counter() - t0)
                 metrics["setup_seconds"] = round(setup_seconds, 2)
         finally:
-            self.scale.close()
+            if hasattr(self, "scale"):
+                self.scale.close()
+            if hasattr(getattr(self, "trainer", None), "close"):
+                self.trainer.close()  # releases data-parallel followers
         self.tensorboard.close()
         return write_report(self.run_dir)
+
+    def _follow(self) -> Path:
+        """A data-parallel follower: build the same trainer, then take the driver's updates until it stops."""
+        from spade_core.training.data_parallel import serve
+
+        serve(self._build_trainer(), self.data_parallel)
+        return self.run_dir / "report.html"
 
     def iteration(self, i: int, started: float, durations: list[float]) -> dict[str, Any]:
         cfg = self.config

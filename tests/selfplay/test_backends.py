@@ -88,3 +88,33 @@ def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path])
         SelfPlay(tiny_run(setup, "bad-gen", "model.generator=tgi")).run()
     with pytest.raises(UnknownTrainerBackendError, match="installed"):
         SelfPlay(tiny_run(setup, "bad-backend", "train.backend=jax")).run()
+
+
+def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path]) -> None:
+    """torchrun with 2 ranks (gloo): rank 0 runs the loop, both ranks train; a resumed run continues."""
+    import os
+    import subprocess
+    import sys
+
+    run_dir = setup["root"] / "dp-run"
+    sets = [f"model.spec={setup['model']}", f"designer.corpus=jsonl:{setup['corpus']}", "memory.embedder=hashing",
+            "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
+            "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2",
+            "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3",
+            "train.learning_rate=0.001", "train.max_completion_tokens=64"]
+    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
+              "spade_core.cli.main", "--store", str(setup["root"] / "dp.sqlite3"), "selfplay"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    first = subprocess.run([*launch, "--run-dir", str(run_dir), "--iterations", "1",
+                            *[a for s in sets for a in ("--set", s)]], env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert first.returncode == 0, first.stderr[-3000:]
+    again = subprocess.run([*launch, "--resume", str(run_dir), "--iterations", "2"], env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    metrics = read_metrics(run_dir)
+    assert [m["iteration"] for m in metrics] == [0, 1]
+    for m in metrics:
+        ranks = {m["train"][f"{role}_metrics"]["data_parallel_ranks"] for role in ("agent", "designer")
+                 if m["train"].get(f"{role}_metrics")}
+        assert ranks == {2.0} and not m["errors"]

@@ -24,6 +24,7 @@ import torch
 from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.checkpoint import atomic_checkpoint, loop_state_json, read_state, restore_rng, write_state
+from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
 from spade_core.training.weight_sync import probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
@@ -44,8 +45,9 @@ class ReferenceTrainer:
     name = "reference"
 
     def __init__(self, model: Any, tokenizer: Any, config: ReferenceTrainerConfig | None = None, *,
-                 generator: Any | None = None) -> None:
+                 generator: Any | None = None, data_parallel: DataParallel | None = None) -> None:
         self.config = config or ReferenceTrainerConfig()
+        self.data_parallel = data_parallel  # several processes, one replica each (see spade_core.training.data_parallel)
         cfg = self.config
         self.device = _resolve_device(cfg.device)
         if cfg.precision == "bf16" or (cfg.precision == "auto" and self.device.type == "cuda"):
@@ -69,6 +71,8 @@ class ReferenceTrainer:
         self.parameters = [p for p in model.parameters() if p.requires_grad]
         if not self.parameters:
             raise TrainingConfigError("the model has no trainable parameters")
+        if data_parallel is not None:
+            data_parallel.broadcast_parameters(self.parameters)
         self.optimizer = torch.optim.AdamW(self.parameters, lr=cfg.learning_rate, betas=tuple(cfg.betas),
                                            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
         self._own_generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
@@ -149,8 +153,9 @@ class ReferenceTrainer:
                 if not work:
                     continue  # every advantage is 0 and there is no KL term: the gradient is exactly zero
                 self.optimizer.zero_grad(set_to_none=True)
-                for start in range(0, len(work), cfg.micro_batch_size):
-                    micro = work[start:start + cfg.micro_batch_size]
+                local = self.data_parallel.shard(work) if self.data_parallel else work
+                for start in range(0, len(local), cfg.micro_batch_size):
+                    micro = local[start:start + cfg.micro_batch_size]
                     batch = pack([t for t, _ in micro], [a for _, a in micro], self.pad_token_id).to(self.device)
                     parts = self._loss(batch, float(normaliser))
                     parts.loss.backward()
@@ -163,6 +168,8 @@ class ReferenceTrainer:
                     totals["clipped_low"] += float(parts.clipped_low)
                     totals["clipped_high"] += float(parts.clipped_high)
                     totals["abs_lp_diff"] += float(parts.abs_logprob_diff_sum)
+                if self.data_parallel:
+                    self.data_parallel.all_reduce_gradients(self.parameters)
                 limit = cfg.max_grad_norm if cfg.max_grad_norm is not None else float("inf")
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.parameters, limit)
                 totals["grad_norm"] = max(totals["grad_norm"], float(grad_norm))
@@ -171,6 +178,8 @@ class ReferenceTrainer:
                 self.optimizer_steps += 1
                 steps_taken += 1
         self.model.eval()
+        if self.data_parallel:
+            totals = self.data_parallel.all_reduce_totals(totals, maxima=("ratio_max", "grad_norm"))
         return totals, steps_taken
 
     def loss(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> torch.Tensor:
@@ -320,6 +329,7 @@ def build_reference_trainer(
     config: ReferenceTrainerConfig | Mapping[str, Any] | None = None,
     *,
     generator: Any | None = None,
+    data_parallel: DataParallel | None = None,
     **overrides: Any,
 ) -> ReferenceTrainer:
     """Plugin factory: ``model`` is a ``save_pretrained`` path or a loaded causal LM; ``config`` a config or a
@@ -346,7 +356,7 @@ def build_reference_trainer(
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     if tokenizer is None:
         raise TrainingConfigError("build_reference_trainer: pass the tokenizer with a loaded model")
-    return ReferenceTrainer(model, tokenizer, cfg, generator=generator)
+    return ReferenceTrainer(model, tokenizer, cfg, generator=generator, data_parallel=data_parallel)
 
 
 def _decoder_of(model: Any) -> tuple[Any, Any] | None:
