@@ -344,6 +344,9 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
 
     With no arguments: a short real run on the embedded defaults (SmolLM2-135M-Instruct, the Wikipedia corpus,
     the seed pool, the reference trainer) that leaves an HTML report in the run directory.
+
+    Several GPUs: torchrun --nproc_per_node N -m spade_core.cli.main selfplay ... (rank 0 runs the loop, every rank
+    trains its share of each batch); see configs/selfplay-8gpu.yaml.
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
