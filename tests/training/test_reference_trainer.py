@@ -176,6 +176,21 @@ def test_lora_trains_only_the_adapters_and_uses_the_base_as_reference(tiny_model
         trainer_for(tiny_model_dir).load(tmp_path / "ckpt")
 
 
+def test_lora_on_a_bf16_base_trains_fp32_adapters_on_policy(tiny_model_dir) -> None:
+    trainer = trainer_for(tiny_model_dir, lora=LoraSettings(r=4, alpha=8, base_dtype="bf16"))
+    dtypes = {n: p.dtype for n, p in trainer.model.named_parameters()}
+    assert {d for n, d in dtypes.items() if "lora_" in n} == {torch.float32}
+    assert {d for n, d in dtypes.items() if "lora_" not in n} == {torch.bfloat16}
+    trajectories = rollouts(trainer, 4)
+    before = snapshot(trainer)
+    metrics = trainer.update(*with_signal(trajectories))
+    assert metrics["sampler_logprob_abs_diff"] < 1e-3  # sampler and trainer share the bf16 module
+    changed = {k for k, v in snapshot(trainer).items() if not torch.equal(before[k], v)}
+    assert changed and all("lora_" in k for k in changed)
+    with pytest.raises(TrainingConfigError, match="base_dtype"):
+        LoraSettings(base_dtype="fp8")
+
+
 def test_checkpoint_resume_is_exact(tiny_model_dir, tmp_path) -> None:
     """Train N steps, checkpoint, train M more; versus restore into a fresh trainer and train M: identical."""
     def train(trainer, estimator, steps):

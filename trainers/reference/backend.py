@@ -56,7 +56,9 @@ class ReferenceTrainer:
             self.autocast_dtype = None
         torch.manual_seed(cfg.seed)
         self.tokenizer = tokenizer
-        model = model.to(device=self.device, dtype=torch.float32)  # fp32 master weights; bf16 only under autocast
+        # fp32 master weights (bf16 only under autocast); a frozen LoRA base may be kept in bf16 to halve its memory
+        base_dtype = torch.bfloat16 if cfg.lora is not None and cfg.lora.base_dtype == "bf16" else torch.float32
+        model = model.to(device=self.device, dtype=base_dtype)
         if cfg.lora is not None:
             model = _wrap_lora(model, cfg)
         if cfg.gradient_checkpointing:

@@ -11,6 +11,7 @@ from spade_core.training.errors import TrainingConfigError
 
 NORMALISERS = ("constant", "tokens")
 PRECISIONS = ("auto", "fp32", "bf16")
+BASE_DTYPES = ("fp32", "bf16")
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,13 @@ class LoraSettings:
     r: int = 8
     alpha: int = 16
     target_modules: tuple[str, ...] | str = "all-linear"
+    base_dtype: str = "fp32"  # the frozen base: "fp32", or "bf16" (half the memory: a 30B base fits in 60 GB)
 
     def __post_init__(self) -> None:
         if self.r < 1:
             raise TrainingConfigError(f"lora.r must be >= 1, got {self.r}")
+        if self.base_dtype not in BASE_DTYPES:
+            raise TrainingConfigError(f"lora.base_dtype must be one of {BASE_DTYPES}, got {self.base_dtype!r}")
 
 
 @dataclass(frozen=True)
