@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from spade_core.models.base import ModelBackend
 from spade_core.rollout.trajectory import Trajectory
-from spade_core.training.errors import UnknownTrainerBackendError
+from spade_core.training.errors import TrainingConfigError, TrainingInputError, UnknownTrainerBackendError
 
 
 @runtime_checkable
@@ -68,3 +68,59 @@ def find_trainer_backend(name: str, registry: Any | None = None) -> Any:
         f"no trainer backend named {name!r}; installed: {known or 'none'} (a plugin adds one through the "
         "'spade_trainer_backends' hook)"
     )
+
+
+# -- what every backend factory and update() shares -------------------------------------------------------------
+def reject_unknown_settings(cls: type, keys: Any, label: str) -> None:
+    """Raise :class:`TrainingConfigError` naming the keys that are not fields of the dataclass ``cls``."""
+    known = set(cls.__dataclass_fields__)
+    unknown = sorted(set(keys) - known)
+    if unknown:
+        raise TrainingConfigError(f"unknown {label} setting(s) {unknown}; known: {sorted(known)}")
+
+
+def backend_config(cls: type, config: Any, overrides: Mapping[str, Any], label: str) -> Any:
+    """The factory's config: ``cls()`` for ``None``, an instance as is, or ``cls.from_mapping``; then single-field
+    ``overrides``."""
+    import dataclasses
+
+    if config is None:
+        cfg = cls()
+    elif isinstance(config, cls):
+        cfg = config
+    elif isinstance(config, Mapping):
+        cfg = cls.from_mapping(config)
+    else:
+        raise TrainingConfigError(f"config must be a {cls.__name__} or a mapping, got {type(config).__name__}")
+    if overrides:
+        reject_unknown_settings(cls, overrides, label)
+        cfg = dataclasses.replace(cfg, **overrides)
+    return cfg
+
+
+def load_policy(model: Any, tokenizer: Any, *, factory: str) -> tuple[Any, Any]:
+    """``(model, tokenizer)``: a ``save_pretrained`` folder is loaded in fp32; a loaded model needs its tokenizer."""
+    if isinstance(model, (str, Path)):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        path = Path(model)
+        if not (path / "config.json").exists():
+            raise TrainingConfigError(f"{path}: not a model directory (no config.json); pass a save_pretrained folder")
+        tokenizer = tokenizer or AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    if tokenizer is None:
+        raise TrainingConfigError(f"{factory}: pass the tokenizer with a loaded model")
+    return model, tokenizer
+
+
+def trainable_items(trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> list[tuple[Trajectory, float]]:
+    """The trainable trajectories with their advantages, after checking the two lists fit and are finite."""
+    import math
+
+    if len(trajectories) != len(advantages):
+        raise TrainingInputError(f"update: {len(trajectories)} trajectories but {len(advantages)} advantages")
+    for i, a in enumerate(advantages):
+        if not math.isfinite(float(a)):
+            raise TrainingInputError(f"update: advantage {i} is {a!r}; advantages must be finite")
+    return [(t, float(a)) for t, a in zip(trajectories, advantages) if t.trainable]

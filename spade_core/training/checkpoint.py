@@ -102,3 +102,29 @@ def read_state(folder: str | Path, *, backend: str, version: int, model_dir: str
                               f"{state.get('backend')!r}; this is {backend!r} format {version}")
     tensors = torch.load(source / STATE_TENSORS, map_location="cpu", weights_only=True)
     return state, tensors
+
+
+def load_model_weights(model: Any, folder: Path) -> None:
+    """Load ``save_pretrained`` safetensors into ``model`` in place (tied weights may be absent from the files)."""
+    own = model.state_dict()
+    state = read_safetensors(folder)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected:
+        raise CheckpointError(f"{folder}: weights for another architecture (unexpected keys {unexpected[:3]})")
+    loaded_storage = {own[k].data_ptr() for k in state if k in own}
+    untied = [k for k in missing if own[k].data_ptr() not in loaded_storage]
+    if untied:
+        raise CheckpointError(f"{folder}: checkpoint lacks weights {untied[:3]}")
+
+
+def read_safetensors(folder: Path) -> dict[str, torch.Tensor]:
+    """Every tensor of the ``*.safetensors`` files in ``folder``."""
+    from safetensors.torch import load_file
+
+    files = sorted(Path(folder).glob("*.safetensors"))
+    if not files:
+        raise CheckpointError(f"{folder}: no .safetensors weights")
+    state: dict[str, torch.Tensor] = {}
+    for file in files:
+        state.update(load_file(str(file)))
+    return state

@@ -10,11 +10,9 @@ importance ratio to the sampler's logprobs is 1 up to numerics.
 from __future__ import annotations
 
 import copy
-import math
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +21,18 @@ import torch
 
 from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.trajectory import Trajectory
-from spade_core.training.checkpoint import atomic_checkpoint, loop_state_json, read_state, restore_rng, write_state
+from spade_core.training.backend import backend_config, load_policy, trainable_items
+from spade_core.training.checkpoint import (
+    atomic_checkpoint,
+    load_model_weights,
+    loop_state_json,
+    read_safetensors,
+    read_state,
+    restore_rng,
+    write_state,
+)
 from spade_core.training.data_parallel import DataParallel
-from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
+from spade_core.training.errors import CheckpointError, TrainingConfigError
 from spade_core.training.weight_sync import probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
 from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
@@ -97,12 +104,7 @@ class ReferenceTrainer:
     def update(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> dict[str, float]:
         """One update: ``mini_batches`` optimiser steps per epoch over the trainable trajectories."""
         started = time.perf_counter()
-        if len(trajectories) != len(advantages):
-            raise TrainingInputError(f"update: {len(trajectories)} trajectories but {len(advantages)} advantages")
-        for i, a in enumerate(advantages):
-            if not math.isfinite(float(a)):
-                raise TrainingInputError(f"update: advantage {i} is {a!r}; advantages must be finite")
-        items = [(t, float(a)) for t, a in zip(trajectories, advantages) if t.trainable]
+        items = trainable_items(trajectories, advantages)
         external = self._generator is not self._own_generator
         probe = probe_sequences([t for t, _ in items], self.config.sync_probe_sequences) if external else []
         before = self._own_generator.score(probe) if probe else []
@@ -299,30 +301,15 @@ class ReferenceTrainer:
 
     @staticmethod
     def _load_weights(model: Any, folder: Path, *, adapter: bool) -> None:
-        from safetensors.torch import load_file
-
-        files = sorted(folder.glob("*.safetensors"))
-        if not files:
-            raise CheckpointError(f"{folder}: no .safetensors weights")
-        state: dict[str, torch.Tensor] = {}
-        for file in files:
-            state.update(load_file(str(file)))
-        if adapter:
-            from peft import set_peft_model_state_dict
-
-            result = set_peft_model_state_dict(model, state)
-            unexpected = list(getattr(result, "unexpected_keys", []) or [])
-            if unexpected:
-                raise CheckpointError(f"{folder}: adapter weights do not fit this LoRA model: {unexpected[:3]}")
+        if not adapter:
+            load_model_weights(model, folder)
             return
-        own = model.state_dict()
-        missing, unexpected = model.load_state_dict(state, strict=False)
+        from peft import set_peft_model_state_dict
+
+        result = set_peft_model_state_dict(model, read_safetensors(folder))
+        unexpected = list(getattr(result, "unexpected_keys", []) or [])
         if unexpected:
-            raise CheckpointError(f"{folder}: weights for another architecture (unexpected keys {unexpected[:3]})")
-        loaded_storage = {own[k].data_ptr() for k in state if k in own}
-        untied = [k for k in missing if own[k].data_ptr() not in loaded_storage]
-        if untied:
-            raise CheckpointError(f"{folder}: checkpoint lacks weights {untied[:3]}")
+            raise CheckpointError(f"{folder}: adapter weights do not fit this LoRA model: {unexpected[:3]}")
 
 
 def build_reference_trainer(
@@ -336,28 +323,8 @@ def build_reference_trainer(
 ) -> ReferenceTrainer:
     """Plugin factory: ``model`` is a ``save_pretrained`` path or a loaded causal LM; ``config`` a config or a
     mapping of its fields; keyword overrides replace single fields; ``generator`` a separate sampling engine."""
-    if config is None:
-        cfg = ReferenceTrainerConfig()
-    elif isinstance(config, ReferenceTrainerConfig):
-        cfg = config
-    else:
-        cfg = ReferenceTrainerConfig.from_mapping(config)
-    if overrides:
-        known = set(ReferenceTrainerConfig.__dataclass_fields__)
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise TrainingConfigError(f"unknown reference-trainer setting(s) {unknown}; known: {sorted(known)}")
-        cfg = replace(cfg, **overrides)
-    if isinstance(model, (str, Path)):
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        path = Path(model)
-        if not (path / "config.json").exists():
-            raise TrainingConfigError(f"{path}: not a model directory (no config.json); pass a save_pretrained folder")
-        tokenizer = tokenizer or AutoTokenizer.from_pretrained(path)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    if tokenizer is None:
-        raise TrainingConfigError("build_reference_trainer: pass the tokenizer with a loaded model")
+    cfg = backend_config(ReferenceTrainerConfig, config, overrides, "reference-trainer")
+    model, tokenizer = load_policy(model, tokenizer, factory="build_reference_trainer")
     return ReferenceTrainer(model, tokenizer, cfg, generator=generator, data_parallel=data_parallel)
 
 

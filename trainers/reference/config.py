@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 
 NORMALISERS = ("constant", "tokens")
@@ -91,17 +92,11 @@ class ReferenceTrainerConfig:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> ReferenceTrainerConfig:
         """Build from a plain mapping (YAML/JSON); unknown keys raise with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise TrainingConfigError(f"unknown reference-trainer setting(s) {unknown}; known: {sorted(known)}")
+        reject_unknown_settings(cls, data, "reference-trainer")
         values = dict(data)
         lora = values.get("lora")
         if isinstance(lora, Mapping):
-            lora_known = {f.name for f in dataclasses.fields(LoraSettings)}
-            bad = sorted(set(lora) - lora_known)
-            if bad:
-                raise TrainingConfigError(f"unknown lora setting(s) {bad}; known: {sorted(lora_known)}")
+            reject_unknown_settings(LoraSettings, lora, "lora")
             lora = dict(lora)
             if isinstance(lora.get("target_modules"), list):
                 lora["target_modules"] = tuple(lora["target_modules"])

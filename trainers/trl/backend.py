@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import os
 import shutil
 import tempfile
@@ -45,7 +44,15 @@ from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
-from spade_core.training.checkpoint import atomic_checkpoint, loop_state_json, read_state, restore_rng, write_state
+from spade_core.training.backend import backend_config, load_policy, trainable_items
+from spade_core.training.checkpoint import (
+    atomic_checkpoint,
+    load_model_weights,
+    loop_state_json,
+    read_state,
+    restore_rng,
+    write_state,
+)
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
 from spade_core.training.weight_sync import probe_sequences, push_and_verify
 from spade_trainers.trl.config import TRLTrainerConfig
@@ -537,12 +544,7 @@ class TRLTrainer:
         ``bnpo``/``dapo``: token mean). Zero-advantage sequences stay in (they count in the normalisers); when every
         advantage is 0 and no KL or entropy term applies, no step is taken since the gradient is exactly 0."""
         started = time.perf_counter()
-        if len(trajectories) != len(advantages):
-            raise TrainingInputError(f"update: {len(trajectories)} trajectories but {len(advantages)} advantages")
-        for i, a in enumerate(advantages):
-            if not math.isfinite(float(a)):
-                raise TrainingInputError(f"update: advantage {i} is {a!r}; advantages must be finite")
-        items = [(t, float(a)) for t, a in zip(trajectories, advantages) if t.trainable]
+        items = trainable_items(trajectories, advantages)
         cfg = self.config
         totals = {"loss": 0.0, "grad_norm": 0.0}
         steps_taken = 0
@@ -666,7 +668,7 @@ class TRLTrainer:
         """Restore a checkpoint from :meth:`save` into this trainer; return the saved ``loop_state``."""
         source = Path(directory)
         state, tensors = read_state(source, backend=self.name, version=CHECKPOINT_FORMAT, model_dir=MODEL_DIR)
-        _load_weights(self.model, source / MODEL_DIR)
+        load_model_weights(self.model, source / MODEL_DIR)
         try:
             self.optimizer.load_state_dict(tensors["optimizer"])
             self.lr_scheduler.load_state_dict(tensors["lr_scheduler"])
@@ -822,26 +824,6 @@ def _use_cuda(cfg: TRLTrainerConfig) -> bool:
     return cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
 
 
-def _load_weights(model: Any, folder: Path) -> None:
-    """Load ``save_pretrained`` safetensors into ``model`` in place (tied weights may be absent from the files)."""
-    from safetensors.torch import load_file
-
-    files = sorted(folder.glob("*.safetensors"))
-    if not files:
-        raise CheckpointError(f"{folder}: no .safetensors weights")
-    state: dict[str, torch.Tensor] = {}
-    for file in files:
-        state.update(load_file(str(file)))
-    own = model.state_dict()
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    if unexpected:
-        raise CheckpointError(f"{folder}: weights for another architecture (unexpected keys {unexpected[:3]})")
-    loaded_storage = {own[k].data_ptr() for k in state if k in own}
-    untied = [k for k in missing if own[k].data_ptr() not in loaded_storage]
-    if untied:
-        raise CheckpointError(f"{folder}: checkpoint lacks weights {untied[:3]}")
-
-
 def build_trl_trainer(
     model: Any,
     tokenizer: Any | None = None,
@@ -854,28 +836,10 @@ def build_trl_trainer(
     :class:`TRLTrainerConfig` or a mapping of its fields; keyword overrides replace single fields. ``generator``
     (optional) is a separate sampler (e.g. SPADE's colocated ``VLLMBackend``): it is put to ``sleep()`` (if it has
     one) during optimiser steps and gets the full state dict through ``sync_weights`` after each update."""
-    if config is None:
-        cfg = TRLTrainerConfig()
-    elif isinstance(config, TRLTrainerConfig):
-        cfg = config
-    elif isinstance(config, Mapping):
-        cfg = TRLTrainerConfig.from_mapping(config)
-    else:
-        raise TrainingConfigError(f"config must be a TRLTrainerConfig or a mapping, got {type(config).__name__}")
-    if overrides:
-        cfg = cfg.with_overrides(**overrides)
+    cfg = backend_config(TRLTrainerConfig, config, overrides, "trl-trainer")
     if cfg.use_vllm:
         check_vllm_runtime()
-    if isinstance(model, (str, Path)):
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        path = Path(model)
-        if not (path / "config.json").exists():
-            raise TrainingConfigError(f"{path}: not a model directory (no config.json); pass a save_pretrained folder")
-        tokenizer = tokenizer or AutoTokenizer.from_pretrained(path)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    if tokenizer is None:
-        raise TrainingConfigError("build_trl_trainer: pass the tokenizer with a loaded model")
+    model, tokenizer = load_policy(model, tokenizer, factory="build_trl_trainer")
     return TRLTrainer(model, tokenizer, cfg, generator=generator)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.
@@ -143,10 +144,7 @@ class TRLTrainerConfig:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TRLTrainerConfig:
         """Build from a plain mapping (YAML/JSON); unknown keys raise with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise TrainingConfigError(f"unknown trl-trainer setting(s) {unknown}; known: {sorted(known)}")
+        reject_unknown_settings(cls, data, "trl-trainer")
         values = dict(data)
         overrides = values.get("grpo_overrides")
         if overrides is not None and not isinstance(overrides, Mapping):
@@ -157,14 +155,6 @@ class TRLTrainerConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-    def with_overrides(self, **overrides: Any) -> TRLTrainerConfig:
-        """A copy with single fields replaced; unknown names raise with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise TrainingConfigError(f"unknown trl-trainer setting(s) {unknown}; known: {sorted(known)}")
-        return dataclasses.replace(self, **overrides)
 
     def grpo_kwargs(self, *, output_dir: str, use_cuda: bool) -> dict[str, Any]:
         """Keyword arguments of ``trl.GRPOConfig`` for this config on this machine."""
