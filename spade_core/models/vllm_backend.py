@@ -92,40 +92,16 @@ class VLLMBackend:
             raise BackendError(f"vLLM could not start on {self.directory}: {type(exc).__name__}: {exc}") from exc
         self.tokenizer = load_tokenizer(self.directory)
 
-    def _sampling(self, params: SamplingParams) -> Any:
-        return self._vllm.SamplingParams(
-            max_tokens=params.max_new_tokens, temperature=params.temperature, top_p=params.top_p,
-            top_k=params.top_k if params.top_k > 0 else -1, stop=list(params.stop) or None, seed=params.seed,
-            logprobs=0,  # 0 = only the sampled token's logprob
-        )
-
     def generate(self, prompts: Sequence[Sequence[int]], params: SamplingParams) -> list[Generation]:
         """One completion per prompt of token ids, batched by the engine."""
         if not prompts:
             return []
-        from vllm.inputs import TokensPrompt
-
         self._ready_for_generation()
-        requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in prompts]
-        outputs = self.llm.generate(requests, self._sampling(params), use_tqdm=False)
-        generations = []
-        for request, out in zip(requests, outputs):
-            completion = out.outputs[0]
-            ids = list(completion.token_ids)
-            logprobs = []
-            for token_id, entry in zip(ids, completion.logprobs or []):
-                logprobs.append(float(entry[token_id].logprob))
-            generations.append(Generation(
-                prompt_ids=list(request["prompt_token_ids"]), completion_ids=ids, text=completion.text,
-                logprobs=logprobs, finish_reason="length" if completion.finish_reason == "length" else "stop",
-            ))
-        return generations
+        return engine_generate(self.llm, prompts, params)
 
     def chat(self, conversations: Sequence[Sequence[dict[str, str]]], params: SamplingParams) -> list[Generation]:
         """Apply the tokenizer's chat template, then :meth:`generate`."""
-        prompts = [self.tokenizer.apply_chat_template(list(c), add_generation_prompt=True, tokenize=True)
-                   for c in conversations]
-        return self.generate([p["input_ids"] if isinstance(p, dict) else p for p in prompts], params)
+        return self.generate(chat_token_ids(self.tokenizer, conversations), params)
 
     def score(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
         """The engine's logprob of every token after the first of each sequence (its prompt logprobs)."""
@@ -189,6 +165,36 @@ class VLLMBackend:
             raise BackendError(f"could not load new weights into vLLM: {type(exc).__name__}: {exc}") from exc
         if hasattr(self.llm, "reset_prefix_cache"):
             self.llm.reset_prefix_cache()
+
+
+def engine_generate(llm: Any, prompts: Sequence[Sequence[int]], params: SamplingParams) -> list[Generation]:
+    """One completion per prompt from a vLLM ``LLM``: exact ids and the sampler's logprob of each sampled token."""
+    import vllm
+    from vllm.inputs import TokensPrompt
+
+    sampling = vllm.SamplingParams(
+        max_tokens=params.max_new_tokens, temperature=params.temperature, top_p=params.top_p,
+        top_k=params.top_k if params.top_k > 0 else -1, stop=list(params.stop) or None, seed=params.seed,
+        logprobs=0,  # 0 = only the sampled token's logprob
+    )
+    requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in prompts]
+    generations = []
+    for request, out in zip(requests, llm.generate(requests, sampling, use_tqdm=False)):
+        completion = out.outputs[0]
+        ids = list(completion.token_ids)
+        logprobs = [float(entry[token].logprob) for token, entry in zip(ids, completion.logprobs or [])]
+        generations.append(Generation(
+            prompt_ids=list(request["prompt_token_ids"]), completion_ids=ids, text=completion.text,
+            logprobs=logprobs, finish_reason="length" if completion.finish_reason == "length" else "stop",
+        ))
+    return generations
+
+
+def chat_token_ids(tokenizer: Any, conversations: Sequence[Sequence[dict[str, str]]]) -> list[list[int]]:
+    """Each conversation rendered with the tokenizer's chat template (with the generation prompt), as token ids."""
+    rendered = [tokenizer.apply_chat_template(list(c), add_generation_prompt=True, tokenize=True)
+                for c in conversations]
+    return [list(r["input_ids"] if isinstance(r, dict) else r) for r in rendered]
 
 
 def _free_port() -> int:

@@ -368,42 +368,19 @@ class TRLColocatedVLLM:
     name = "trl-vllm"
 
     def __init__(self, trainer: Any, tokenizer: Any) -> None:
-        import vllm  # only reached with use_vllm, after check_vllm_runtime()
-
-        self._vllm = vllm
         self._trainer = trainer
         self.llm = trainer.vllm_generation.llm
         self.tokenizer = tokenizer
 
     def generate(self, prompts: Sequence[Sequence[int]], params: Any) -> list[Any]:
-        from vllm.inputs import TokensPrompt
+        from spade_core.models.vllm_backend import engine_generate
 
-        from spade_core.models.base import Generation
-
-        if not prompts:
-            return []
-        sampling = self._vllm.SamplingParams(
-            max_tokens=params.max_new_tokens, temperature=params.temperature, top_p=params.top_p,
-            top_k=params.top_k if params.top_k > 0 else -1, stop=list(params.stop) or None, seed=params.seed,
-            logprobs=0,
-        )
-        requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in prompts]
-        outputs = self.llm.generate(requests, sampling, use_tqdm=False)
-        generations = []
-        for request, out in zip(requests, outputs):
-            completion = out.outputs[0]
-            ids = list(completion.token_ids)
-            logprobs = [float(entry[token].logprob) for token, entry in zip(ids, completion.logprobs or [])]
-            generations.append(Generation(
-                prompt_ids=list(request["prompt_token_ids"]), completion_ids=ids, text=completion.text,
-                logprobs=logprobs, finish_reason="length" if completion.finish_reason == "length" else "stop",
-            ))
-        return generations
+        return engine_generate(self.llm, prompts, params) if prompts else []
 
     def chat(self, conversations: Sequence[Sequence[dict[str, str]]], params: Any) -> list[Any]:
-        prompts = [self.tokenizer.apply_chat_template(list(c), add_generation_prompt=True, tokenize=True)
-                   for c in conversations]
-        return self.generate([p["input_ids"] if isinstance(p, dict) else p for p in prompts], params)
+        from spade_core.models.vllm_backend import chat_token_ids
+
+        return self.generate(chat_token_ids(self.tokenizer, conversations), params)
 
     def sync_weights(self, state_dict: dict[str, Any]) -> None:
         self._trainer.vllm_generation.sync_weights()
