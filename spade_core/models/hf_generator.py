@@ -33,8 +33,6 @@ from spade_core.models.errors import GenerationError, WeightSyncError
 MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass
 
 
-
-
 @dataclass
 class GeneratorStats:
     """Running totals since the generator was built (for throughput metrics and batching checks)."""

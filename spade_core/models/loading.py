@@ -44,9 +44,6 @@ CHATML_TEMPLATE = (
 """Fallback chat template (ChatML) for tokenizers that ship none."""
 
 
-
-
-
 @dataclass
 class LoadedModel:
     """A model ready for generation, its tokenizer (with a chat template and a pad token), and where it came from."""
