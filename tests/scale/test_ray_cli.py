@@ -11,16 +11,13 @@ import pytest
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
+from short_selfplay import short_run_settings, write_counting_corpus  # noqa: E402
+
 
 def test_cli_ray_flag_runs_one_iteration_on_its_own_local_instance(tiny_model_dir: Path, tmp_path: Path) -> None:
-    corpus = tmp_path / "docs.jsonl"
-    corpus.write_text("\n".join(json.dumps({"id": f"d{i}", "title": f"Topic {i}", "text": f"Counting to {i} in steps."})
-                                for i in range(6)) + "\n")
-    sets = [f"store={tmp_path / 'run.sqlite3'}", f"model.spec={tiny_model_dir}", f"designer.corpus=jsonl:{corpus}",
-            "memory.embedder=hashing", "designer.candidates_per_iteration=1", "designer.max_new_tokens=16",
-            "designer.max_repairs=0", "designer.validation_seeds=3", "designer.worked_example=false",
-            "agent.envs_per_iteration=1", "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]",
-            "agent.max_env_turns=3", "ray.num_cpus=2"]
+    setup = {"root": tmp_path, "model": tiny_model_dir, "corpus": write_counting_corpus(tmp_path / "docs.jsonl")}
+    sets = [f"store={tmp_path / 'run.sqlite3'}", *short_run_settings(setup), "agent.envs_per_iteration=1",
+            "ray.num_cpus=2"]
     command = [sys.executable, "-m", "spade_core.cli.main", "selfplay", "--ray", "--iterations", "1",
                "--run-dir", str(tmp_path / "run"), *[arg for s in sets for arg in ("--set", s)]]
     result = subprocess.run(command, capture_output=True, text=True, timeout=240)

@@ -10,6 +10,9 @@ import pytest
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
+from short_selfplay import overrides as short_overrides  # noqa: E402
+from short_selfplay import write_counting_corpus  # noqa: E402
+
 from spade_core.selfplay.config import SelfPlayConfig  # noqa: E402
 from spade_core.selfplay.loop import SelfPlay  # noqa: E402
 from spade_core.selfplay.report import read_metrics  # noqa: E402
@@ -17,19 +20,9 @@ from spade_core.typed_config import load_config  # noqa: E402
 
 
 def overrides(root: Path, model: Path) -> list[str]:
-    """The fast tiny-model run of tests/selfplay, one iteration, Ray on."""
-    corpus = root / "docs.jsonl"
-    corpus.write_text("\n".join(json.dumps({"id": f"d{i}", "title": f"Topic {i}", "text": f"Counting to {i} in steps."})
-                                for i in range(6)) + "\n")
-    return [
-        f"run_dir={root / 'run'}", f"store={root / 'run.sqlite3'}", "iterations=1",
-        f"model.spec={model}", f"designer.corpus=jsonl:{corpus}", "memory.embedder=hashing",
-        "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
-        "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2",
-        "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3",
-        "train.learning_rate=0.001", "train.max_completion_tokens=64",
-        "ray.enabled=true", "ray.num_env_actors=2",
-    ]
+    """The short tiny-model run of the self-play tests, one iteration, Ray on."""
+    setup = {"root": root, "model": model, "corpus": write_counting_corpus(root / "docs.jsonl")}
+    return [*short_overrides(setup, "run", iterations=1), "ray.enabled=true", "ray.num_env_actors=2"]
 
 
 def test_one_ray_iteration_end_to_end(ray_runtime, tiny_model_dir: Path, tmp_path: Path) -> None:

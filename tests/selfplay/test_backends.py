@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
+from short_selfplay import overrides, short_run_settings
 
 from spade_core.models.errors import BackendUnavailableError
-from spade_core.models.tiny import build_tiny_model
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.report import read_metrics
@@ -19,24 +19,8 @@ from spade_core.typed_config import ConfigError, load_config
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
 
 
-@pytest.fixture(scope="module")
-def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("backends")
-    corpus = root / "docs.jsonl"
-    corpus.write_text("\n".join(json.dumps({"id": f"d{i}", "title": f"Topic {i}", "text": f"Counting to {i}."})
-                                for i in range(4)) + "\n")
-    return {"root": root, "model": build_tiny_model(root / "tiny"), "corpus": corpus}
-
-
 def tiny_run(setup: dict[str, Path], name: str, *extra: str) -> SelfPlayConfig:
-    return load_config(SelfPlayConfig, None, [
-        f"run_dir={setup['root'] / name}", f"store={setup['root'] / (name + '.sqlite3')}", "iterations=1",
-        f"model.spec={setup['model']}", f"designer.corpus=jsonl:{setup['corpus']}", "memory.embedder=hashing",
-        "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
-        "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2",
-        "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3",
-        "train.learning_rate=0.001", "train.max_completion_tokens=64", *extra,
-    ])
+    return load_config(SelfPlayConfig, None, [*overrides(setup, name, iterations=1), *extra])
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
@@ -97,11 +81,7 @@ def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path]) ->
     import sys
 
     run_dir = setup["root"] / "dp-run"
-    sets = [f"model.spec={setup['model']}", f"designer.corpus=jsonl:{setup['corpus']}", "memory.embedder=hashing",
-            "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
-            "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2",
-            "agent.seeds_per_env=2", "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3",
-            "train.learning_rate=0.001", "train.max_completion_tokens=64"]
+    sets = short_run_settings(setup)
     launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
               "spade_core.cli.main", "--store", str(setup["root"] / "dp.sqlite3"), "selfplay"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -13,33 +12,13 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
+from short_selfplay import overrides
 
-from spade_core.models.tiny import build_tiny_model
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay, latest_checkpoint
 from spade_core.selfplay.report import read_metrics
 from spade_core.typed_config import ConfigError, load_config
 from spade_registry.store import RegistryStore
-
-
-@pytest.fixture(scope="module")
-def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("selfplay")
-    corpus = root / "docs.jsonl"
-    corpus.write_text("\n".join(json.dumps({"id": f"d{i}", "title": f"Topic {i}", "text": f"Counting to {i} in steps."})
-                                for i in range(6)) + "\n")
-    return {"root": root, "model": build_tiny_model(root / "tiny"), "corpus": corpus}
-
-
-def overrides(setup: dict[str, Path], name: str, iterations: int = 3) -> list[str]:
-    return [
-        f"run_dir={setup['root'] / name}", f"store={setup['root'] / (name + '.sqlite3')}", f"iterations={iterations}",
-        f"model.spec={setup['model']}", f"designer.corpus=jsonl:{setup['corpus']}", "memory.embedder=hashing",
-        "designer.candidates_per_iteration=1", "designer.max_new_tokens=16", "designer.max_repairs=0",
-        "designer.validation_seeds=3", "designer.worked_example=false", "agent.envs_per_iteration=2", "agent.seeds_per_env=2",
-        "agent.max_new_tokens=6", "agent.domains=[math]", "agent.max_env_turns=3", "train.learning_rate=0.001",
-        "train.max_completion_tokens=64",
-    ]
 
 
 def test_three_iterations_have_real_effects(setup: dict[str, Path]) -> None:
