@@ -46,8 +46,7 @@ class GrowingKVLayer(DynamicLayer):
             self.lazy_initialization(key_states, value_states)
         new = key_states.shape[-2]
         end = self._length + new
-        if self._key_buffer is None or end > self._key_buffer.shape[-2] or \
-                self._key_buffer.shape[0] != key_states.shape[0]:
+        if self._key_buffer is None or end > self._key_buffer.shape[-2]:
             self._grow(key_states, value_states, max(_MIN_CAPACITY, 2 * end))
         self._key_buffer[:, :, self._length:end] = key_states
         self._value_buffer[:, :, self._length:end] = value_states

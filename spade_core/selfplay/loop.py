@@ -36,11 +36,10 @@ Progress = Callable[[str, int, int, float | None], None]
 class SelfPlay:
     """One self-play run in ``config.run_dir``."""
 
-    def __init__(self, config: SelfPlayConfig, *, progress: Progress | None = None, backend: Any = None) -> None:
+    def __init__(self, config: SelfPlayConfig, *, progress: Progress | None = None) -> None:
         self.config = config
         self.run_dir = Path(config.run_dir)
         self.progress = progress or (lambda *args: None)
-        self._backend_override = backend
         self.data_parallel: Any = None  # set by run() when launched as several processes
         self.history: list[dict[str, Any]] = []
         self.start_iteration = 0
