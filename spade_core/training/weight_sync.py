@@ -24,6 +24,9 @@ from typing import Any
 
 from spade_core.errors import SpadeError
 
+DEFAULT_TOLERANCE = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
+DEFAULT_PROBE_SEQUENCES = 4  # sequences scored by trainer and engine after each push
+
 
 class WeightSyncMismatchError(SpadeError):
     """After a weight push the generator's logprobs do not match the trainer's; sampling would be off-policy."""
@@ -58,7 +61,7 @@ class LogprobAgreement:
 
 
 def compare_logprobs(engine: Sequence[Sequence[float]], new: Sequence[Sequence[float]],
-                     old: Sequence[Sequence[float]] | None = None, *, tolerance: float = 0.05) -> LogprobAgreement:
+                     old: Sequence[Sequence[float]] | None = None, *, tolerance: float = DEFAULT_TOLERANCE) -> LogprobAgreement:
     """Compare per-token logprobs of the same probe sequences (each list aligned with ``tokens[1:]``)."""
     if len(engine) != len(new) or (old is not None and len(old) != len(new)):
         raise WeightSyncMismatchError(

@@ -9,6 +9,7 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_TOLERANCE
 
 NORMALISERS = ("constant", "tokens")
 PRECISIONS = ("auto", "fp32", "bf16")
@@ -64,8 +65,8 @@ class ReferenceTrainerConfig:
     gradient_checkpointing: bool = False
     seed: int = 0
     generator_max_batch_size: int = 64
-    sync_probe_sequences: int = 4  # with a separate generator (vLLM): sequences scored by both after each push
-    sync_tolerance: float = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
+    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator (vLLM): see weight_sync
+    sync_tolerance: float = DEFAULT_TOLERANCE
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

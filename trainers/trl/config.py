@@ -13,6 +13,7 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_TOLERANCE
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo", "cispo")
@@ -90,8 +91,8 @@ class TRLTrainerConfig:
     logging_steps: int = 1
     generator_max_batch_size: int = 64
     check_sampler_logprobs: bool = True  # one extra no-grad forward per update: sampler vs trainer logprob drift
-    sync_probe_sequences: int = 4  # with a separate generator: sequences scored by both after each weight push
-    sync_tolerance: float = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
+    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
+    sync_tolerance: float = DEFAULT_TOLERANCE
     grpo_overrides: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
