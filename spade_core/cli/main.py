@@ -374,7 +374,7 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
 
         if resume_dir:
             run = SelfPlay.resume(resume_dir, overrides=extra, progress=progress)
-        elif is_follower_process():  # a data-parallel rank > 0: it only trains; rank 0 owns the run directory
+        elif is_follower_process():  # a data-parallel rank > 0: it samples and trains; rank 0 owns the run directory
             SelfPlay(load_config(SelfPlayConfig, config_file, extra)).run()
             return
         else:

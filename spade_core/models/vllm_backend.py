@@ -135,12 +135,6 @@ class VLLMBackend:
             self.llm.wake_up(tags=["kv_cache"])
             self._kv_asleep = False
 
-    def _driver_model(self) -> Any:
-        executor = self.llm.llm_engine.model_executor
-        worker = executor.driver_worker
-        runner = getattr(worker, "model_runner", None) or getattr(worker, "worker", None).model_runner
-        return runner.model
-
     def sync_weights(self, state_dict: dict[str, Any]) -> None:
         """Load new weights into the engine's model (same process) and drop the now-stale prefix cache."""
         items = list(state_dict.items())
@@ -155,15 +149,13 @@ class VLLMBackend:
             model.load_weights(items)
 
         try:
-            if self.colocate:  # the in-process engine: load straight into the driver worker's model
-                load(self._driver_model())
-            elif hasattr(self.llm, "apply_model"):
-                self.llm.apply_model(load)
-            else:
-                load(self._driver_model())
-        except Exception as exc:  # noqa: BLE001 - engine internals differ across vLLM versions
-            raise BackendError(f"could not load new weights into vLLM: {type(exc).__name__}: {exc}") from exc
-        if hasattr(self.llm, "reset_prefix_cache"):
+            # in-process (colocated) the worker calls `load` on its model directly; an engine in another process
+            # needs the callable pickled, which vLLM allows only with VLLM_ALLOW_INSECURE_SERIALIZATION=1
+            self.llm.apply_model(load)
+        except Exception as exc:  # noqa: BLE001 - keep the engine's own reason
+            hint = "" if self.colocate else " (an engine in its own process needs VLLM_ALLOW_INSECURE_SERIALIZATION=1)"
+            raise BackendError(f"could not load new weights into vLLM: {type(exc).__name__}: {exc}{hint}") from exc
+        if not self._kv_asleep:  # sleep() already dropped the prefix cache with the KV cache
             self.llm.reset_prefix_cache()
 
 
@@ -172,11 +164,14 @@ def engine_generate(llm: Any, prompts: Sequence[Sequence[int]], params: Sampling
     import vllm
     from vllm.inputs import TokensPrompt
 
-    sampling = vllm.SamplingParams(
-        max_tokens=params.max_new_tokens, temperature=params.temperature, top_p=params.top_p,
-        top_k=params.top_k if params.top_k > 0 else -1, stop=list(params.stop) or None, seed=params.seed,
-        logprobs=0,  # 0 = only the sampled token's logprob
-    )
+    sampling = [
+        vllm.SamplingParams(
+            max_tokens=params.max_new_tokens, temperature=params.temperature, top_p=params.top_p,
+            top_k=max(params.top_k, 0), stop=list(params.stop) or None, seed=seed,
+            logprobs=0,  # 0 = only the sampled token's logprob
+        )
+        for seed in request_seeds(params.seed, len(prompts))
+    ]
     requests = [TokensPrompt(prompt_token_ids=[int(i) for i in ids]) for ids in prompts]
     generations = []
     for request, out in zip(requests, llm.generate(requests, sampling, use_tqdm=False)):
@@ -188,6 +183,16 @@ def engine_generate(llm: Any, prompts: Sequence[Sequence[int]], params: Sampling
             logprobs=logprobs, finish_reason="length" if completion.finish_reason == "length" else "stop",
         ))
     return generations
+
+
+def request_seeds(seed: int | None, n: int) -> list[int | None]:
+    """A seed for each of ``n`` requests of one batch seeded with ``seed`` (``None``: the engine's own RNG).
+
+    vLLM seeds each request on its own, so one seed for the whole batch would make identical prompts (a GRPO
+    group) sample identical completions; each request gets a seed of its own instead, derived from ``seed``."""
+    if seed is None:
+        return [None] * n
+    return [(seed + index * 0x9E3779B97F4A7C15) % 2**63 for index in range(n)]
 
 
 def chat_token_ids(tokenizer: Any, conversations: Sequence[Sequence[dict[str, str]]]) -> list[list[int]]:

@@ -114,8 +114,7 @@ class SelfPlay:
                               "use train.backend=reference under torchrun/accelerate launch")
         loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
         factory = find_trainer_backend(cfg.train.backend)
-        follower = group is not None and not group.is_driver
-        generator = None if follower else self._build_generator(loaded.directory)  # only the driver samples
+        generator = self._build_generator(loaded.directory)  # every rank samples its share of each batch
         extra: dict[str, Any] = {"generator": generator} if generator is not None else {}
         if group is not None:
             extra["data_parallel"] = group
@@ -159,7 +158,8 @@ class SelfPlay:
         if kind == "vllm":
             from spade_core.models.vllm_backend import VLLMBackend
 
-            options = {"seed": self.config.seed} | dict(self.config.model.vllm)
+            rank = getattr(getattr(self, "data_parallel", None), "rank", 0)
+            options = {"seed": self.config.seed + rank} | dict(self.config.model.vllm)
             return VLLMBackend(model_dir, colocate=True, **options)
         raise ConfigError(f"model.generator: expected 'hf' or 'vllm', got {kind!r}")
 
@@ -167,8 +167,8 @@ class SelfPlay:
     def run(self) -> Path:
         """Run (or continue) until ``iterations`` are finished or the time budget is spent; returns the report.
 
-        Under torchrun/accelerate with several processes, rank 0 runs the loop and the other ranks only train
-        (:mod:`spade_core.training.data_parallel`)."""
+        Under torchrun/accelerate with several processes, rank 0 runs the loop and the other ranks sample and train
+        their shares (:mod:`spade_core.training.data_parallel`)."""
         from spade_core.training.data_parallel import DataParallel
 
         self.data_parallel = DataParallel.from_env()
@@ -200,7 +200,7 @@ class SelfPlay:
         return write_report(self.run_dir)
 
     def _follow(self) -> Path:
-        """A data-parallel follower: build the same trainer, then take the driver's updates until it stops."""
+        """A data-parallel follower: build the same trainer and engine, then serve the driver until it stops."""
         from spade_core.training.data_parallel import serve
 
         serve(self._build_trainer(), self.data_parallel)

@@ -1,22 +1,30 @@
 """Data-parallel training over several processes (``torchrun`` or ``accelerate launch``, one per GPU).
 
-Rank 0 is the *driver*: it runs the whole self-play loop (designer, validation, rollouts, regret, advantages) and
-owns the sampling engine. Every rank holds a full replica of the trainable weights (for 7B+ models: LoRA adapters
-on a frozen base). For each update the driver broadcasts the trajectories and advantages; every rank takes its
-shard of each optimiser step's batch, back-propagates it, and the gradients are summed across ranks before the
-identical optimiser step on every rank, so the replicas never drift. The loss is normalised by the whole step's
-normaliser, so the update equals the one-process update over the same batch (tested).
+Rank 0 is the *driver*: it runs the whole self-play loop (designer, validation, rollouts, regret, advantages).
+Every rank holds a full replica of the trainable weights (for 7B+ models: LoRA adapters on a frozen base) and its
+own sampling engine (the replica itself, or a colocated vLLM engine on its GPU).
 
-Followers (ranks > 0) run :func:`serve`: they execute the driver's commands (update, load) until it stops.
-Collectives time out (``timeout_minutes``) instead of hanging when a rank dies.
+- **Generation** is spread over every rank: the driver's :class:`ShardedGenerator` sends each batch of prompts to all
+  ranks, each samples its round-robin share with its own engine, and the driver reassembles the completions in order.
+- **Updates**: the driver broadcasts the trajectories and advantages; every rank takes its shard of each optimiser
+  step's batch, back-propagates it, and the gradients are summed across ranks before the identical optimiser step on
+  every rank, so the replicas never drift. The loss is normalised by the whole step's normaliser, so the update
+  equals the one-process update over the same batch (tested). A rank with a separate engine pushes its new weights
+  to it and verifies the push, as one process does.
+
+Followers (ranks > 0) run :func:`serve`: they execute the driver's commands until it stops and report every
+command's outcome back, so an error on any rank (a failed push check, say) stops the driver with that rank's message
+instead of leaving the group waiting. Collectives time out (``timeout_minutes``) instead of hanging when a rank dies.
 """
 
 from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +34,7 @@ from spade_core.errors import SpadeError
 
 
 class DataParallelError(SpadeError):
-    """The process group could not be set up, or a rank received a command it cannot run."""
+    """The process group could not be set up, or a command failed on one of the ranks."""
 
 
 def is_follower_process() -> bool:
@@ -76,6 +84,14 @@ class DataParallel:
         dist.broadcast_object_list(box, src=0)
         return box[0]
 
+    def gather(self, obj: Any) -> list[Any] | None:
+        """Every rank's ``obj``, in rank order, on the driver (``None`` on followers)."""
+        import torch.distributed as dist
+
+        out: list[Any] | None = [None] * self.world if self.is_driver else None
+        dist.gather_object(obj, out, dst=0)
+        return out
+
     def broadcast_parameters(self, parameters: Iterable[torch.nn.Parameter]) -> None:
         """Make every replica start from the driver's values (e.g. freshly initialised adapters)."""
         import torch.distributed as dist
@@ -118,8 +134,39 @@ class DataParallel:
         return {k: float(maxes[i] if k in high else sums[i]) for i, k in enumerate(keys)}
 
 
+@dataclass(frozen=True)
+class _Reply:
+    """One rank's outcome of a command: its value, or the error it raised (as text: it crosses processes)."""
+
+    value: Any = None
+    error: str | None = None
+
+
+def _run_locally(fn: Callable[[], Any]) -> tuple[_Reply, BaseException | None]:
+    try:
+        return _Reply(value=fn()), None
+    except Exception as exc:  # noqa: BLE001 - reported to the driver, which raises it with the rank's name
+        return _Reply(error=f"{type(exc).__name__}: {exc}"), exc
+
+
+def rank_sampling_params(params: Any, rank: int) -> Any:
+    """``params`` for ``rank``'s share of a batch: its own seed, so ranks never repeat each other's samples."""
+    if rank == 0 or params.seed is None:
+        return params
+    return replace(params, seed=random.Random(f"{params.seed}:rank{rank}").getrandbits(62))
+
+
+def _generate_share(engine: Any, kind: str, inputs: Sequence[Any], params: Any, group: DataParallel) -> list[Any]:
+    share = group.shard(inputs)
+    if not share:
+        return []
+    method = engine.chat if kind == "chat" else engine.generate
+    return list(method(share, rank_sampling_params(params, group.rank)))
+
+
 class DataParallelDriver:
-    """The driver's trainer: each :meth:`update` and :meth:`load` is broadcast to the followers first."""
+    """The driver's trainer: each :meth:`update` and :meth:`load` runs on every rank, and :attr:`generator`
+    samples on every rank."""
 
     def __init__(self, trainer: Any, group: DataParallel) -> None:
         if not group.is_driver:
@@ -127,43 +174,117 @@ class DataParallelDriver:
         self.inner = trainer
         self.group = group
         self.name = trainer.name
+        self._generator = ShardedGenerator(self)
 
     @property
-    def generator(self) -> Any:
-        return self.inner.generator
+    def generator(self) -> ShardedGenerator:
+        return self._generator
 
     @property
     def step(self) -> int:
         return self.inner.step
 
+    def run_everywhere(self, command: tuple[Any, ...], local: Callable[[], Any]) -> list[Any]:
+        """Broadcast ``command``, run ``local`` here, and return every rank's value in rank order.
+
+        Raises the driver's own error, or :class:`DataParallelError` naming each follower that failed; every rank
+        has answered by then, so the group is ready for the next command."""
+        self.group.broadcast(command)
+        mine, exc = _run_locally(local)
+        replies = self.group.gather(mine) or [mine]
+        if exc is not None:
+            raise exc
+        failed = [f"rank {rank}: {reply.error}" for rank, reply in enumerate(replies) if reply.error]
+        if failed:
+            raise DataParallelError(f"{command[0]} failed on {len(failed)} of {self.group.world} ranks: "
+                                    + "; ".join(failed))
+        return [reply.value for reply in replies]
+
     def update(self, trajectories: Sequence[Any], advantages: Sequence[float]) -> dict[str, float]:
-        self.group.broadcast(("update", list(trajectories), [float(a) for a in advantages]))
-        return self.inner.update(trajectories, advantages) | {"data_parallel_ranks": float(self.group.world)}
+        trajectories, advantages = list(trajectories), [float(a) for a in advantages]
+        metrics = self.run_everywhere(("update", trajectories, advantages),
+                                      lambda: self.inner.update(trajectories, advantages))[0]
+        return metrics | {"data_parallel_ranks": float(self.group.world)}
 
     def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
         return self.inner.save(directory, loop_state=loop_state)  # replicas are identical: the driver's is enough
 
     def load(self, directory: str | Path) -> dict[str, Any]:
-        self.group.broadcast(("load", str(directory)))
-        return self.inner.load(directory)
+        return self.run_everywhere(("load", str(directory)), lambda: self.inner.load(directory))[0]
 
     def close(self) -> None:
         """Release the followers (they return from :func:`serve`)."""
         self.group.broadcast(("stop",))
 
 
+class ShardedGenerator:
+    """The driver's sampler under data parallelism: each batch is split round-robin over every rank's engine.
+
+    Completions come back in the order of the prompts. A batch's sampling seed (drawn from torch's RNG when the
+    caller gives none, as the engines do) is shared out so that each rank samples with a seed of its own."""
+
+    name = "data-parallel"
+
+    def __init__(self, driver: DataParallelDriver) -> None:
+        self._driver = driver
+
+    @property
+    def local(self) -> Any:
+        """This rank's own engine."""
+        return self._driver.inner.generator
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.local.tokenizer
+
+    def generate(self, prompts: Sequence[Sequence[int]], params: Any) -> list[Any]:
+        """One completion per prompt of token ids, sampled across the ranks."""
+        return self._sample("generate", [list(p) for p in prompts], params)
+
+    def chat(self, conversations: Sequence[Sequence[dict[str, str]]], params: Any) -> list[Any]:
+        """One completion per conversation (chat template applied by each rank's engine), sampled across the ranks."""
+        return self._sample("chat", [[dict(m) for m in c] for c in conversations], params)
+
+    def _sample(self, kind: str, inputs: list[Any], params: Any) -> list[Any]:
+        if not inputs:
+            return []
+        if params.seed is None:
+            params = replace(params, seed=int(torch.randint(0, 2**62, (1,)).item()))
+        group = self._driver.group
+        shares = self._driver.run_everywhere(
+            ("sample", kind, inputs, params),
+            lambda: _generate_share(self.local, kind, inputs, params, group))
+        out: list[Any] = [None] * len(inputs)
+        for rank, share in enumerate(shares):
+            positions = range(rank, len(inputs), group.world)
+            if len(share) != len(positions):
+                raise DataParallelError(f"rank {rank} returned {len(share)} completions for {len(positions)} prompts")
+            for position, generation in zip(positions, share):
+                out[position] = generation
+        return out
+
+
 def serve(trainer: Any, group: DataParallel) -> int:
-    """A follower's loop: run the driver's commands until it stops; returns the number of updates taken."""
+    """A follower's loop: run the driver's commands until it stops; returns the number of updates taken.
+
+    Each command's outcome goes back to the driver; an error is reported there and this rank waits for the next
+    command (the driver decides whether the run goes on)."""
     updates = 0
     while True:
         command = group.broadcast()
-        kind = command[0]
-        if kind == "stop":
+        if command[0] == "stop":
             return updates
-        if kind == "update":
-            trainer.update(command[1], command[2])
-            updates += 1
-        elif kind == "load":
-            trainer.load(command[1])
-        else:
-            raise DataParallelError(f"rank {group.rank}: unknown command {kind!r} from the driver")
+        reply, exc = _run_locally(partial(_follow_command, trainer, group, command))
+        updates += command[0] == "update" and exc is None
+        group.gather(reply)
+
+
+def _follow_command(trainer: Any, group: DataParallel, command: tuple[Any, ...]) -> Any:
+    kind = command[0]
+    if kind == "update":
+        return trainer.update(command[1], command[2])
+    if kind == "load":
+        return trainer.load(command[1])
+    if kind == "sample":
+        return _generate_share(trainer.generator, command[1], command[2], command[3], group)
+    raise DataParallelError(f"rank {group.rank}: unknown command {kind!r} from the driver")

@@ -20,12 +20,16 @@ from spade_trainers.reference.config import ReferenceTrainerConfig
 HERE = Path(__file__).resolve().parent
 
 
+def _worker_env() -> dict[str, str]:
+    return {**os.environ, "OMP_NUM_THREADS": "1",
+            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+
+
 def test_two_ranks_match_one_process(tiny_model_dir: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
          str(HERE / "data_parallel_worker.py"), str(tiny_model_dir), str(tmp_path)],
-        env=env, capture_output=True, text=True, timeout=300,
+        env=_worker_env(), capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     rank0 = torch.load(tmp_path / "rank0.pt")
@@ -59,3 +63,51 @@ def test_one_process_has_no_group_and_a_half_configured_launch_says_what_is_miss
 def test_only_rank_zero_drives() -> None:
     with pytest.raises(DataParallelError, match="follower"):
         DataParallelDriver(object(), DataParallel(rank=1, world=2))
+
+
+def test_every_rank_samples_its_share_and_a_follower_error_reaches_the_driver(tiny_model_dir: Path,
+                                                                               tmp_path: Path) -> None:
+    """torchrun, 2 ranks: the driver's generator spreads batches over both replicas and returns them in order."""
+    from data_parallel_sampling_worker import GREEDY, GROUP, PROMPTS
+
+    from spade_core.models.hf_generator import HFGenerator
+
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+         str(HERE / "data_parallel_sampling_worker.py"), str(tiny_model_dir), str(tmp_path)],
+        env=_worker_env(), capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(tmp_path / "sampling.pkl", "rb") as handle:
+        results = pickle.load(handle)
+    alone = HFGenerator.from_pretrained(tiny_model_dir, device="cpu")
+    expected = alone.generate(PROMPTS, GREEDY)
+    # greedy completions from two ranks equal one process's, in prompt order
+    assert [g.prompt_ids for g in results["greedy"]] == PROMPTS
+    assert [g.completion_ids for g in results["greedy"]] == [g.completion_ids for g in expected]
+    chats = alone.chat([[{"role": "user", "content": "hi"}], [{"role": "user", "content": "yo"}]], GREEDY)
+    assert [g.completion_ids for g in results["chat"]] == [g.completion_ids for g in chats]
+    # a GRPO group split over ranks: each rank samples with its own seed, so the halves are not copies of each other
+    group = results["group"]
+    assert [g.prompt_ids for g in group] == GROUP
+    by_rank = [tuple(tuple(g.completion_ids) for g in group[rank::2]) for rank in (0, 1)]
+    assert by_rank[0] != by_rank[1]
+    assert all(len(g.logprobs) == len(g.completion_ids) for g in group)
+    assert results["empty"] == []
+    # rank 1's failure is raised on the driver with its message, and the group goes on serving
+    assert "load failed on 1 of 2 ranks" in results["load_error"]
+    assert "rank 1: UnreadableCheckpoint" in results["load_error"] and "permission denied" in results["load_error"]
+    assert [g.completion_ids for g in results["after_error"]] == [g.completion_ids for g in expected[:3]]
+
+
+def test_each_rank_samples_with_a_seed_of_its_own() -> None:
+    from dataclasses import replace
+
+    from spade_core.models.base import SamplingParams
+    from spade_core.training.data_parallel import rank_sampling_params
+
+    params = SamplingParams(seed=7)
+    seeds = {rank_sampling_params(params, rank).seed for rank in range(8)}
+    assert len(seeds) == 8 and rank_sampling_params(params, 0) == params
+    assert rank_sampling_params(params, 3) == replace(params, seed=rank_sampling_params(params, 3).seed)
+    assert rank_sampling_params(SamplingParams(seed=None), 2).seed is None
