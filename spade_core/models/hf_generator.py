@@ -169,7 +169,7 @@ class HFGenerator:
         was_training = self.model.training
         self.model.eval()
         try:
-            with torch.inference_mode():
+            with torch.no_grad():  # not inference_mode: a sharded (FSDP) trainer module gathers weights in place
                 for start in range(0, len(sequences), self.max_batch_size):
                     chunk = [[int(t) for t in s] for s in sequences[start:start + self.max_batch_size]]
                     results.extend(self._score_batch(chunk))

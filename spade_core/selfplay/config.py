@@ -5,12 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+GENERATORS = ("hf", "hf_engine", "vllm")  # model.generator: who samples (see ModelSection)
+
 
 @dataclass
 class ModelSection:
     spec: str | None = None  # None: the embedded SmolLM2-135M-Instruct; or a directory / .gguf path
     max_batch_size: int = 32
-    generator: str = "hf"  # "hf": the trainer's own module samples; "vllm": a colocated vLLM engine (GPU, `gpu` extra)
+    # who samples: "hf" the trainer's own module; "vllm" a colocated vLLM engine (GPU, `gpu` extra); "hf_engine" a
+    # separate transformers copy of the policy. The last two get every update pushed and verified (needed with FSDP).
+    generator: str = "hf"
     vllm: dict[str, Any] = field(default_factory=dict)  # VLLMBackend keyword arguments (gpu_memory_utilization, max_model_len, ...)
     torch_threads: int = 1  # 1 keeps CPU runs fast when sandbox workers share the cores (0: torch's default)
 

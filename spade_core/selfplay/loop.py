@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from spade_core.selfplay.config import SelfPlayConfig
+from spade_core.selfplay.config import GENERATORS, SelfPlayConfig
 from spade_core.selfplay.report import METRICS_FILE, write_report
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
@@ -149,19 +149,24 @@ class SelfPlay:
         return shared | dict(cfg.train.backend_options)
 
     def _build_generator(self, model_dir: Path) -> Any:
-        """``None``: the trainer samples from its own module; ``vllm``: a colocated engine it pushes weights to."""
+        """``None``: the trainer samples from its own module; otherwise a separate engine it pushes weights to."""
         from spade_core.typed_config import ConfigError
 
         kind = self.config.model.generator
         if kind == "hf":
             return None
+        if kind == "hf_engine":
+            from spade_core.models.hf_generator import HFGenerator
+
+            return HFGenerator.from_pretrained(model_dir, device="cuda" if _cuda() else "cpu",
+                                               max_batch_size=self.config.model.max_batch_size)
         if kind == "vllm":
             from spade_core.models.vllm_backend import VLLMBackend
 
             rank = getattr(getattr(self, "data_parallel", None), "rank", 0)
             options = {"seed": self.config.seed + rank} | dict(self.config.model.vllm)
             return VLLMBackend(model_dir, colocate=True, **options)
-        raise ConfigError(f"model.generator: expected 'hf' or 'vllm', got {kind!r}")
+        raise ConfigError(f"model.generator: expected one of {GENERATORS}, got {kind!r}")
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self) -> Path:

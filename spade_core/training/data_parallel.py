@@ -207,7 +207,12 @@ class DataParallelDriver:
         return metrics | {"data_parallel_ranks": float(self.group.world)}
 
     def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
-        return self.inner.save(directory, loop_state=loop_state)  # replicas are identical: the driver's is enough
+        """The driver writes the checkpoint; sharded weights are gathered from every rank first."""
+        if not getattr(self.inner, "collective_checkpoints", False):
+            return self.inner.save(directory, loop_state=loop_state)  # identical replicas: the driver's is enough
+        state = dict(loop_state) if loop_state is not None else None
+        return self.run_everywhere(("save", str(directory), state),
+                                   lambda: self.inner.save(directory, loop_state=state))[0]
 
     def load(self, directory: str | Path) -> dict[str, Any]:
         return self.run_everywhere(("load", str(directory)), lambda: self.inner.load(directory))[0]
@@ -285,6 +290,8 @@ def _follow_command(trainer: Any, group: DataParallel, command: tuple[Any, ...])
         return trainer.update(command[1], command[2])
     if kind == "load":
         return trainer.load(command[1])
+    if kind == "save":
+        return trainer.save(command[1], loop_state=command[2])
     if kind == "sample":
         return _generate_share(trainer.generator, command[1], command[2], command[3], group)
     raise DataParallelError(f"rank {group.rank}: unknown command {kind!r} from the driver")

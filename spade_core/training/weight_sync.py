@@ -18,7 +18,7 @@ probe tokens), or when the update moved the policy measurably and the engine is 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -117,15 +117,18 @@ def probe_sequences(trajectories: Sequence[Any], count: int) -> list[list[int]]:
     return [list(t.token_ids) for t in ranked[:count]]
 
 
-def push_and_verify(generator: Any, state_dict: dict[str, Any], *, probe: Sequence[Sequence[int]],
-                    before: Sequence[Sequence[float]], trainer_scores: Callable[[Sequence[Sequence[int]]], list[list[float]]],
+def push_and_verify(generator: Any, state_dict: Mapping[str, Any] | Iterable[Mapping[str, Any]], *,
+                    probe: Sequence[Sequence[int]], before: Sequence[Sequence[float]],
+                    trainer_scores: Callable[[Sequence[Sequence[int]]], list[list[float]]],
                     tolerance: float) -> tuple[dict[str, float], LogprobAgreement | None]:
     """Push ``state_dict`` to ``generator``, then verify it on ``probe`` (scored by the trainer ``before`` the update).
 
-    Returns the ``sync_*`` metrics and the agreement (``None`` without a probe); raises
-    :class:`WeightSyncMismatchError` when the push does not verify."""
+    ``state_dict`` may also be an iterable of partial state dicts, pushed one after the other (a sharded trainer
+    gathers its weights a chunk at a time). Returns the ``sync_*`` metrics and the agreement (``None`` without a
+    probe); raises :class:`WeightSyncMismatchError` when the push does not verify."""
     started = time.perf_counter()
-    generator.sync_weights(state_dict)
+    for chunk in ([state_dict] if isinstance(state_dict, Mapping) else state_dict):
+        generator.sync_weights(dict(chunk))
     agreement = None
     metrics: dict[str, float] = {}
     if probe:

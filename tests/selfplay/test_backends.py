@@ -11,7 +11,7 @@ from safetensors.torch import load_file
 from short_selfplay import overrides, short_run_settings
 
 from spade_core.models.errors import BackendUnavailableError
-from spade_core.selfplay.config import SelfPlayConfig
+from spade_core.selfplay.config import GENERATORS, SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.report import read_metrics
 from spade_core.typed_config import ConfigError, load_config
@@ -35,7 +35,7 @@ def test_shipped_configs_load_and_their_trainer_settings_are_valid(path: Path, t
         from spade_trainers.trl.config import TRLTrainerConfig
 
         TRLTrainerConfig.from_mapping(settings)
-    assert config.model.generator in ("hf", "vllm")
+    assert config.model.generator in GENERATORS
 
 
 def test_the_trl_backend_runs_an_iteration_and_trains_the_policy(setup: dict[str, Path]) -> None:
@@ -74,16 +74,21 @@ def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path])
         SelfPlay(tiny_run(setup, "bad-backend", "train.backend=jax")).run()
 
 
-def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path]) -> None:
-    """torchrun with 2 ranks (gloo): rank 0 runs the loop, both ranks train; a resumed run continues."""
+@pytest.mark.parametrize("sharding", ["replicate", "fsdp"])
+def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sharding: str) -> None:
+    """torchrun with 2 ranks (gloo): rank 0 runs the loop, both ranks sample and train; a resumed run continues.
+
+    ``fsdp`` shards the policy (FSDP2) and samples with a separate engine on each rank, pushed after every update."""
     import os
     import subprocess
     import sys
 
-    run_dir = setup["root"] / "dp-run"
+    run_dir = setup["root"] / f"dp-run-{sharding}"
     sets = short_run_settings(setup)
+    if sharding == "fsdp":
+        sets += ["model.generator=hf_engine", 'train.backend_options={"sharding": "fsdp"}']
     launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
-              "spade_core.cli.main", "--store", str(setup["root"] / "dp.sqlite3"), "selfplay"]
+              "spade_core.cli.main", "--store", str(setup["root"] / f"dp-{sharding}.sqlite3"), "selfplay"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     first = subprocess.run([*launch, "--run-dir", str(run_dir), "--iterations", "1",
                             *[a for s in sets for a in ("--set", s)]], env=env, capture_output=True, text=True,
@@ -95,6 +100,11 @@ def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path]) ->
     metrics = read_metrics(run_dir)
     assert [m["iteration"] for m in metrics] == [0, 1]
     for m in metrics:
-        ranks = {m["train"][f"{role}_metrics"]["data_parallel_ranks"] for role in ("agent", "designer")
-                 if m["train"].get(f"{role}_metrics")}
-        assert ranks == {2.0} and not m["errors"]
+        role_metrics = [m["train"][f"{role}_metrics"] for role in ("agent", "designer")
+                        if m["train"].get(f"{role}_metrics")]
+        assert role_metrics and {r["data_parallel_ranks"] for r in role_metrics} == {2.0} and not m["errors"]
+        if sharding == "fsdp":  # every update was pushed to the engines and verified
+            assert all(r["sync_ok"] == 1.0 for r in role_metrics)
+    if sharding == "fsdp":
+        checkpoint = sorted((run_dir / "checkpoints").glob("iter-*"))[-1]
+        assert json.loads((checkpoint / "trainer_state.json").read_text())["sharding"] == "fsdp"

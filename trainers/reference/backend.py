@@ -3,15 +3,21 @@
 By default it trains the policy in place and samples from the very same module (its :class:`HFGenerator` shares it,
 so weight sync is free). Given a separate ``generator`` (a colocated vLLM engine), every update releases the
 engine's memory while it steps, pushes the new weights (LoRA adapters merged), and verifies the push by scoring a
-probe batch with both (``spade_core.training.weight_sync``); a push that does not verify stops the run. Forward passes run with dropout off so that, before the first optimiser step of an update, the
-importance ratio to the sampler's logprobs is 1 up to numerics.
+probe batch with both (``spade_core.training.weight_sync``); a push that does not verify stops the run. Forward
+passes run with dropout off so that, before the first optimiser step of an update, the importance ratio to the
+sampler's logprobs is 1 up to numerics.
+
+Across data-parallel ranks the weights are whole replicas (``sharding="replicate"``) or FSDP2 shards
+(``sharding="fsdp"``, ``spade_core.training.sharding``: full fine-tuning of models too large to replicate; it needs a
+separate generator, since a sharded module cannot sample on one rank alone).
 """
 
 from __future__ import annotations
 
 import copy
+import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -33,6 +39,14 @@ from spade_core.training.checkpoint import (
 )
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError
+from spade_core.training.sharding import (
+    ShardingError,
+    full_state_dict,
+    full_tensor,
+    load_states,
+    save_states,
+    shard_model,
+)
 from spade_core.training.weight_sync import probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
 from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
@@ -54,8 +68,15 @@ class ReferenceTrainer:
     def __init__(self, model: Any, tokenizer: Any, config: ReferenceTrainerConfig | None = None, *,
                  generator: Any | None = None, data_parallel: DataParallel | None = None) -> None:
         self.config = config or ReferenceTrainerConfig()
-        self.data_parallel = data_parallel  # several processes, one replica each (see spade_core.training.data_parallel)
+        self.data_parallel = data_parallel  # several processes (see spade_core.training.data_parallel)
         cfg = self.config
+        self.sharded = cfg.sharding == "fsdp"
+        if self.sharded and data_parallel is None:
+            raise TrainingConfigError("sharding='fsdp' shards the model across data-parallel ranks: launch several "
+                                      "processes (torchrun / accelerate launch), or use sharding='replicate'")
+        if self.sharded and generator is None:
+            raise TrainingConfigError("sharding='fsdp': a sharded module cannot sample on one rank alone; pass a "
+                                      "separate generator (in self-play: model.generator=vllm or hf_engine)")
         self.device = _resolve_device(cfg.device)
         if cfg.precision == "bf16" or (cfg.precision == "auto" and self.device.type == "cuda"):
             self.autocast_dtype: torch.dtype | None = torch.bfloat16
@@ -77,11 +98,16 @@ class ReferenceTrainer:
         self.reference = None
         if cfg.kl_coef > 0 and cfg.lora is None:
             self.reference = copy.deepcopy(model).eval().requires_grad_(False)
-        self.parameters = [p for p in model.parameters() if p.requires_grad]
-        if not self.parameters:
+        trainable = [p for p in model.parameters() if p.requires_grad]
+        if not trainable:
             raise TrainingConfigError("the model has no trainable parameters")
         if data_parallel is not None:
-            data_parallel.broadcast_parameters(self.parameters)
+            data_parallel.broadcast_parameters(trainable)
+        if self.sharded:
+            shard_model(model, data_parallel.world)
+            if self.reference is not None:
+                shard_model(self.reference, data_parallel.world)
+        self.parameters = [p for p in model.parameters() if p.requires_grad]  # FSDP replaced them with shards
         self.optimizer = torch.optim.AdamW(self.parameters, lr=cfg.learning_rate, betas=tuple(cfg.betas),
                                            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
         self._own_generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
@@ -158,11 +184,19 @@ class ReferenceTrainer:
                     continue  # every advantage is 0 and there is no KL term: the gradient is exactly zero
                 self.optimizer.zero_grad(set_to_none=True)
                 local = self.data_parallel.shard(work) if self.data_parallel else work
-                for start in range(0, len(local), cfg.micro_batch_size):
-                    micro = local[start:start + cfg.micro_batch_size]
-                    batch = pack([t for t, _ in micro], [a for _, a in micro], self.pad_token_id).to(self.device)
+                rounds = math.ceil(len(local) / cfg.micro_batch_size)
+                if self.sharded:  # every rank runs as many forward/backward passes as the largest share
+                    rounds = math.ceil(math.ceil(len(work) / self.data_parallel.world) / cfg.micro_batch_size)
+                for index in range(rounds):
+                    micro = local[index * cfg.micro_batch_size:(index + 1) * cfg.micro_batch_size]
+                    padding = not micro
+                    batch_items = micro or work[:1]  # padding: a real batch whose gradient is multiplied by 0
+                    batch = pack([t for t, _ in batch_items], [a for _, a in batch_items],
+                                 self.pad_token_id).to(self.device)
                     parts = self._loss(batch, float(normaliser))
-                    parts.loss.backward()
+                    (parts.loss * 0.0 if padding else parts.loss).backward()
+                    if padding:
+                        continue
                     totals["loss"] += float(parts.loss.detach())
                     totals["pg_loss"] += float(parts.pg_sum) / normaliser
                     totals["kl"] += float(parts.kl_sum)
@@ -172,11 +206,11 @@ class ReferenceTrainer:
                     totals["clipped_low"] += float(parts.clipped_low)
                     totals["clipped_high"] += float(parts.clipped_high)
                     totals["abs_lp_diff"] += float(parts.abs_logprob_diff_sum)
-                if self.data_parallel:
+                if self.data_parallel and not self.sharded:  # FSDP sums the gradient shards itself
                     self.data_parallel.all_reduce_gradients(self.parameters)
                 limit = cfg.max_grad_norm if cfg.max_grad_norm is not None else float("inf")
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.parameters, limit)
-                totals["grad_norm"] = max(totals["grad_norm"], float(grad_norm))
+                totals["grad_norm"] = max(totals["grad_norm"], float(full_tensor(grad_norm)))
                 self.optimizer.step()
                 self.optimizer.zero_grad(set_to_none=True)
                 self.optimizer_steps += 1
@@ -202,7 +236,11 @@ class ReferenceTrainer:
         return [logprobs[i, : len(t.token_ids) - 1].tolist() for i, t in enumerate(trajectories)]
 
     def policy_state_dict(self) -> dict[str, torch.Tensor]:
-        """The policy's weights under the base model's own names (LoRA adapters merged in), for a generator."""
+        """The policy's weights under the base model's own names (LoRA adapters merged in), for a generator.
+
+        Sharded, the whole weights are gathered on every rank (all ranks call this together)."""
+        if self.sharded:
+            return full_state_dict(self.model)
         if self.config.lora is None:
             return {k: v.detach() for k, v in self.model.state_dict().items()}
         self.model.merge_adapter()
@@ -212,24 +250,58 @@ class ReferenceTrainer:
         finally:
             self.model.unmerge_adapter()
 
+    def policy_state_chunks(self) -> Iterator[dict[str, torch.Tensor]]:
+        """:meth:`policy_state_dict` in pieces of about ``push_chunk_mb``: sharded, only one piece is gathered whole
+        at a time (all ranks iterate together), so a push never holds a second full copy of the model."""
+        if not self.sharded:
+            yield self.policy_state_dict()
+            return
+        limit = self.config.push_chunk_mb * 2**20
+        chunk: dict[str, torch.Tensor] = {}
+        size = 0
+        for name, value in self.model.state_dict().items():
+            chunk[name] = full_tensor(value.detach())
+            size += chunk[name].numel() * chunk[name].element_size()
+            if size >= limit:
+                yield chunk
+                chunk, size = {}, 0
+        if chunk:
+            yield chunk
+
     def _push_weights(self, probe: list[list[int]], before: list[list[float]]) -> dict[str, float]:
-        metrics, _ = push_and_verify(self._generator, self.policy_state_dict(), probe=probe, before=before,
+        metrics, _ = push_and_verify(self._generator, self.policy_state_chunks(), probe=probe, before=before,
                                      trainer_scores=self._own_generator.score, tolerance=self.config.sync_tolerance)
         return metrics
 
     # -- checkpoints ----------------------------------------------------------------------------------------
+    @property
+    def collective_checkpoints(self) -> bool:
+        """True when every rank must take part in :meth:`save` (sharded weights are gathered to rank 0)."""
+        return self.sharded
+
     def save(self, directory: str | Path, *, loop_state: Mapping[str, Any] | None = None) -> Path:
-        """Write weights, optimiser, RNG states and ``loop_state`` (JSON) to ``directory`` atomically."""
+        """Write weights, optimiser, RNG states and ``loop_state`` (JSON) to ``directory`` atomically.
+
+        Sharded, all ranks call this together and rank 0 writes whole tensors: the model folder is a plain
+        ``save_pretrained`` model, and the optimiser state is keyed by parameter name, so a run can resume on
+        another number of ranks."""
         loop_json = loop_state_json(loop_state)
+        weights = reference = None
+        optimizer_state: Any = self.optimizer.state_dict()
+        if self.sharded:
+            weights, optimizer_state = save_states(self.model, self.optimizer)
+            reference = save_states(self.reference, None)[0] if self.reference is not None else None
+            if not self.data_parallel.is_driver:
+                return Path(directory)
         with atomic_checkpoint(directory) as tmp:
-            self.model.save_pretrained(tmp / MODEL_DIR)
+            self.model.save_pretrained(tmp / MODEL_DIR, state_dict=weights)
             self.tokenizer.save_pretrained(tmp / MODEL_DIR)
             if self.reference is not None:
-                self.reference.save_pretrained(tmp / REFERENCE_DIR)
-            write_state(tmp, {"optimizer": self.optimizer.state_dict()}, {
+                self.reference.save_pretrained(tmp / REFERENCE_DIR, state_dict=reference)
+            write_state(tmp, {"optimizer": optimizer_state}, {
                 "format": CHECKPOINT_FORMAT, "backend": self.name, "step": self._step,
                 "optimizer_steps": self.optimizer_steps, "lora": self.config.lora is not None,
-                "config": self.config.to_dict(), "loop_state": loop_json,
+                "sharding": self.config.sharding, "config": self.config.to_dict(), "loop_state": loop_json,
             })
         return Path(directory)
 
@@ -240,19 +312,30 @@ class ReferenceTrainer:
         if bool(state.get("lora")) != (self.config.lora is not None):
             raise CheckpointError(f"{source}: saved with lora={state.get('lora')}, but this trainer has "
                                   f"lora={self.config.lora is not None}; build the trainer with the same LoRA setting")
-        self._load_weights(self.model, source / MODEL_DIR, adapter=self.config.lora is not None)
-        if self.reference is not None and (source / REFERENCE_DIR).exists():
-            self._load_weights(self.reference, source / REFERENCE_DIR, adapter=False)
+        saved_sharding = state.get("sharding", "replicate")
+        if saved_sharding != self.config.sharding:
+            raise CheckpointError(f"{source}: saved with sharding={saved_sharding!r}, but this trainer has "
+                                  f"sharding={self.config.sharding!r}; their optimiser states differ, so resume with "
+                                  "the same setting")
         try:
-            self.optimizer.load_state_dict(tensors["optimizer"])
-        except (ValueError, KeyError) as exc:
-            raise CheckpointError(f"{source}: the optimizer state does not fit this model: {exc}") from exc
+            if self.sharded:
+                load_states(self.model, read_safetensors(source / MODEL_DIR), self.optimizer, tensors["optimizer"])
+                if self.reference is not None and (source / REFERENCE_DIR).exists():
+                    load_states(self.reference, read_safetensors(source / REFERENCE_DIR))
+            else:
+                self._load_weights(self.model, source / MODEL_DIR, adapter=self.config.lora is not None)
+                if self.reference is not None and (source / REFERENCE_DIR).exists():
+                    self._load_weights(self.reference, source / REFERENCE_DIR, adapter=False)
+                self.optimizer.load_state_dict(tensors["optimizer"])
+        except (ValueError, KeyError, ShardingError) as exc:
+            raise CheckpointError(f"{source}: the saved state does not fit this model: {exc}") from exc
         restore_rng(tensors, state)
         self._step = int(state["step"])
         self.optimizer_steps = int(state["optimizer_steps"])
         self.model.eval()
         if self._generator is not self._own_generator:
-            self._generator.sync_weights(self.policy_state_dict())  # the engine must sample from what was restored
+            for chunk in self.policy_state_chunks():  # the engine must sample from what was restored
+                self._generator.sync_weights(chunk)
         return dict(state.get("loop_state") or {})
 
     # -- internals -------------------------------------------------------------------------------------------
@@ -265,6 +348,8 @@ class ReferenceTrainer:
         """Per-token logprobs ``[B, T-1]``; with ``only_trained``, vocabulary logits are computed only where the
         loss mask is 1 (others are 0). A designer prompt of thousands of tokens times a 49k vocabulary would
         otherwise need gigabytes of logits per sequence for tokens that carry no loss."""
+        if only_trained and self.sharded:
+            return self._trained_logprobs_sharded(model, batch)
         decoder = _decoder_of(model) if only_trained else None
         if decoder is None:
             with self._autocast():
@@ -281,6 +366,19 @@ class ReferenceTrainer:
         picked = token_logprobs(logits[:, None, :], batch.input_ids[rows, cols + 1][:, None])[:, 0]
         out = torch.zeros(batch.loss_mask_next.shape, dtype=picked.dtype, device=picked.device)
         return out.index_put((rows, cols), picked)
+
+    def _trained_logprobs_sharded(self, model: Any, batch: PackedBatch) -> torch.Tensor:
+        """:meth:`_policy_logprobs` with ``only_trained`` on a sharded model, which runs only as a whole (its root
+        gathers the embeddings and head): logits only at the positions where some row is trained."""
+        trained = batch.loss_mask_next > 0
+        keep = torch.nonzero(trained.any(dim=0), as_tuple=True)[0]
+        with self._autocast():
+            logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, logits_to_keep=keep).logits
+        logits = logits.float() / batch.temperatures[:, None, None]
+        picked = token_logprobs(logits, batch.input_ids[:, 1:][:, keep])
+        out = torch.zeros(trained.shape, dtype=picked.dtype, device=picked.device)
+        out[:, keep] = picked
+        return out * trained
 
     def _loss(self, batch: PackedBatch, normaliser: float) -> Any:
         cfg = self.config

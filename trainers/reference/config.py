@@ -9,6 +9,7 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.training.sharding import SHARDING_MODES
 from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_TOLERANCE
 
 NORMALISERS = ("constant", "tokens")
@@ -63,10 +64,12 @@ class ReferenceTrainerConfig:
     device: str = "auto"
     lora: LoraSettings | None = None
     gradient_checkpointing: bool = False
+    sharding: str = "replicate"  # across data-parallel ranks: "replicate" (whole replicas) or "fsdp" (FSDP2 shards)
     seed: int = 0
     generator_max_batch_size: int = 64
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator (vLLM): see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE
+    push_chunk_mb: float = 1024.0  # sharded: weights are gathered and pushed to the generator this much at a time
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -82,9 +85,13 @@ class ReferenceTrainerConfig:
             (self.epochs >= 1, "epochs must be >= 1"),
             (self.max_grad_norm is None or self.max_grad_norm > 0, "max_grad_norm must be > 0 or None"),
             (self.precision in PRECISIONS, f"precision must be one of {PRECISIONS}"),
+            (self.sharding in SHARDING_MODES, f"sharding must be one of {SHARDING_MODES}"),
+            (self.sharding != "fsdp" or self.lora is None,
+             "sharding='fsdp' trains full weights; LoRA adapters are small enough to replicate (sharding='replicate')"),
             (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
             (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
             (self.sync_tolerance > 0, "sync_tolerance must be > 0"),
+            (self.push_chunk_mb > 0, "push_chunk_mb must be > 0"),
         ]
         for ok, message in checks:
             if not ok:

@@ -1,0 +1,111 @@
+"""Fully sharded data parallelism (PyTorch FSDP2) for training models that do not fit one device as a replica.
+
+With ``sharding="fsdp"`` every rank keeps only its slice of each weight, gradient and AdamW moment, so full
+fine-tuning memory per GPU is about 16 bytes x parameters / ranks (fp32 weights, gradients and two moments) plus
+activations. Each decoder layer (the model's ``_no_split_modules``) is its own shard group, gathered just in time for
+its forward and backward, so at most one layer is whole at a time beyond the root's (embeddings, final norm, head).
+
+Every forward and backward is a collective: all ranks must run the same number of them in the same order. The
+trainer therefore pads a rank's share of an optimiser step with zero-weight micro-batches, scores probe batches on
+every rank, and gathers full weights (for the sampling engine or a checkpoint) on every rank at once. The gradients are
+*summed* across ranks (divide factor 1), as in the replicated mode, so the update equals the one-process update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from spade_core.errors import SpadeError
+
+SHARDING_MODES = ("replicate", "fsdp")
+
+
+class ShardingError(SpadeError):
+    """A model could not be sharded across the data-parallel group, or a sharded state does not fit it."""
+
+
+def shard_model(model: torch.nn.Module, world: int) -> torch.nn.Module:
+    """Shard ``model`` in place over the ``world`` ranks of the initialised default process group; returns it."""
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import FSDPModule, fully_shard
+
+    if not dist.is_initialized() or dist.get_world_size() != world:
+        raise ShardingError(f"FSDP needs the process group of {world} ranks to be initialised first "
+                            "(launch with torchrun or accelerate launch)")
+    device = next(model.parameters()).device
+    mesh = init_device_mesh(device.type, (world,))
+    layer_types = set(getattr(model, "_no_split_modules", None) or ())
+    layers = [m for m in model.modules() if type(m).__name__ in layer_types]
+    if not layers:
+        raise ShardingError(f"{type(model).__name__} names no decoder-layer class (_no_split_modules), so it cannot "
+                            "be sharded layer by layer; use sharding='replicate'")
+    for layer in layers:
+        fully_shard(layer, mesh=mesh)
+    fully_shard(model, mesh=mesh)
+    for module in model.modules():
+        if isinstance(module, FSDPModule):
+            module.set_gradient_divide_factor(1.0)  # sum, like the replicated mode: the loss is already normalised
+            module.set_force_sum_reduction_for_comms(True)  # a plain SUM, which every backend (gloo too) supports
+    return model
+
+
+def is_sharded(model: torch.nn.Module) -> bool:
+    from torch.distributed.fsdp import FSDPModule
+
+    return isinstance(model, FSDPModule)
+
+
+def full_tensor(value: torch.Tensor) -> torch.Tensor:
+    """The whole tensor behind a shard (a collective for a sharded one); any other tensor as it is."""
+    from torch.distributed.tensor import DTensor
+
+    return value.full_tensor() if isinstance(value, DTensor) else value
+
+
+def full_state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """Every weight of ``model``, whole, on this rank's device (all ranks must call it together)."""
+    return {name: full_tensor(value.detach()) for name, value in model.state_dict().items()}
+
+
+def save_states(model: torch.nn.Module, optimizer: torch.optim.Optimizer | None) -> tuple[dict[str, Any], Any]:
+    """Whole model and optimiser states on rank 0's CPU (empty elsewhere); all ranks call it together."""
+    from torch.distributed.checkpoint.state_dict import (
+        StateDictOptions,
+        get_model_state_dict,
+        get_optimizer_state_dict,
+    )
+
+    options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    weights = get_model_state_dict(model, options=options)
+    optim = get_optimizer_state_dict(model, optimizer, options=options) if optimizer is not None else None
+    return weights, optim
+
+
+def load_states(model: torch.nn.Module, weights: Mapping[str, torch.Tensor],
+                optimizer: torch.optim.Optimizer | None = None, optimizer_state: Any = None) -> None:
+    """Load whole states (as :func:`save_states` or ``save_pretrained`` wrote them) into the sharded ``model``.
+
+    A weight may be absent when it shares its storage with one that is present (a tied output head)."""
+    from torch.distributed.checkpoint.state_dict import (
+        StateDictOptions,
+        set_model_state_dict,
+        set_optimizer_state_dict,
+    )
+
+    aliases: dict[int, list[str]] = {}
+    for name, parameter in model.named_parameters(remove_duplicate=False):
+        aliases.setdefault(id(parameter), []).append(name)
+    tied_to = {name: names for names in aliases.values() for name in names}
+    expected = set(model.state_dict())
+    unexpected = sorted(set(weights) - expected)
+    missing = sorted(k for k in expected - set(weights) if not any(n in weights for n in tied_to.get(k, ())))
+    if unexpected or missing:
+        raise ShardingError(f"the saved weights do not fit this model (unexpected {unexpected[:3]}, missing "
+                            f"{missing[:3]})")
+    set_model_state_dict(model, dict(weights), options=StateDictOptions(full_state_dict=True, strict=False))
+    if optimizer is not None and optimizer_state is not None:
+        set_optimizer_state_dict(model, optimizer, optimizer_state, options=StateDictOptions(full_state_dict=True))
