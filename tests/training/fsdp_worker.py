@@ -2,7 +2,8 @@
 
 Both ranks shard the tiny model (FSDP2, gloo) and sample with a separate engine each. Rank 0 plays episodes, then
 every rank takes one update (pushed to and verified against its engine), saves a checkpoint together, takes a second
-update, reloads the checkpoint and takes the second update again."""
+update, reloads the checkpoint and takes the second update again. With ``resume`` (run on 3 ranks), the ranks load
+that 2-rank checkpoint and take the second update once more."""
 
 from __future__ import annotations
 
@@ -29,16 +30,19 @@ def pushed(engine: HFGenerator) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in engine.model.state_dict().items()}
 
 
-def main(model_dir: str, out: str) -> None:
+def main(model_dir: str, out: str, mode: str = "train") -> None:
     torch.set_num_threads(1)
     group = DataParallel.from_env()
-    assert group is not None and group.world == 2
+    assert group is not None and group.world == (3 if mode == "resume" else 2)
     engine = HFGenerator.from_pretrained(model_dir, device="cpu")
     pushes: list[list[str]] = []  # the keys of each sync_weights call: a sharded push arrives in chunks
     load = engine.sync_weights
     engine.sync_weights = lambda state: (pushes.append(sorted(state)), load(state))[1]
     config = ReferenceTrainerConfig(sharding="fsdp", push_chunk_mb=0.1, **SETTINGS)
     trainer = build_reference_trainer(model_dir, config=config, generator=engine, data_parallel=group)
+    if mode == "resume":
+        resume_elsewhere(trainer, group, engine, Path(out))
+        return
     if not group.is_driver:
         assert serve(trainer, group) == 3
         torch.save(full_state_dict(trainer.model), Path(out) / "rank1.pt")  # after the driver released the group
@@ -67,5 +71,19 @@ def main(model_dir: str, out: str) -> None:
                      "pushes": pushes}, handle)
 
 
+def resume_elsewhere(trainer: object, group: DataParallel, engine: HFGenerator, out: Path) -> None:
+    if not group.is_driver:
+        serve(trainer, group)
+        return
+    with open(out / "fsdp.pkl", "rb") as handle:
+        run = pickle.load(handle)
+    driver = DataParallelDriver(trainer, group)
+    driver.load(out / "checkpoint")
+    metrics = driver.update(run["trajectories"], [-a for a in run["advantages"]])
+    driver.close()
+    with open(out / "resumed.pkl", "wb") as handle:
+        pickle.dump({"metrics": metrics, "engine": pushed(engine)}, handle)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

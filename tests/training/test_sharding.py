@@ -23,17 +23,21 @@ from spade_trainers.reference.config import LoraSettings, ReferenceTrainerConfig
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="module")
-def fsdp_run(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    out = tmp_path_factory.mktemp("fsdp")
+def _launch(ranks: int, *args: str) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         str(HERE / "fsdp_worker.py"), str(tiny_model_dir), str(out)],
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(ranks),
+         str(HERE / "fsdp_worker.py"), *args],
         env=env, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def fsdp_run(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("fsdp")
+    _launch(2, str(tiny_model_dir), str(out))
     with open(out / "fsdp.pkl", "rb") as handle:
         return out, pickle.load(handle)
 
@@ -89,6 +93,17 @@ def test_a_sharded_checkpoint_is_a_plain_model_and_resumes_exactly(fsdp_run: tup
     # the same second update after the reload lands on the same weights: the AdamW moments came back too
     assert _max_diff(run["engine"], run["after_second"]) == 0.0
     assert _max_diff(run["after_first"], run["after_second"]) > 1e-3
+
+
+def test_a_sharded_checkpoint_resumes_on_another_number_of_ranks(fsdp_run: tuple[Path, dict],
+                                                                  tiny_model_dir: Path) -> None:
+    out, run = fsdp_run
+    _launch(3, str(tiny_model_dir), str(out), "resume")  # saved by 2 ranks, loaded by 3
+    with open(out / "resumed.pkl", "rb") as handle:
+        resumed = pickle.load(handle)
+    assert resumed["metrics"]["sync_ok"] == 1.0
+    # the same second update from the reloaded weights and AdamW moments; only the summation order differs
+    assert _max_diff(resumed["engine"], run["after_second"]) < 1e-6
 
 
 def test_a_replicated_trainer_refuses_a_sharded_checkpoint(fsdp_run: tuple[Path, dict], tiny_model_dir: Path) -> None:
