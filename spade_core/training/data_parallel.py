@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import datetime
 import os
-import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 import torch
 
 from spade_core.errors import SpadeError
+from spade_core.models.batch_split import merge_round_robin, share_params, with_batch_seed
 
 
 class DataParallelError(SpadeError):
@@ -149,19 +149,12 @@ def _run_locally(fn: Callable[[], Any]) -> tuple[_Reply, BaseException | None]:
         return _Reply(error=f"{type(exc).__name__}: {exc}"), exc
 
 
-def rank_sampling_params(params: Any, rank: int) -> Any:
-    """``params`` for ``rank``'s share of a batch: its own seed, so ranks never repeat each other's samples."""
-    if rank == 0 or params.seed is None:
-        return params
-    return replace(params, seed=random.Random(f"{params.seed}:rank{rank}").getrandbits(62))
-
-
 def _generate_share(engine: Any, kind: str, inputs: Sequence[Any], params: Any, group: DataParallel) -> list[Any]:
     share = group.shard(inputs)
     if not share:
         return []
     method = engine.chat if kind == "chat" else engine.generate
-    return list(method(share, rank_sampling_params(params, group.rank)))
+    return list(method(share, share_params(params, group.rank)))
 
 
 class DataParallelDriver:
@@ -253,20 +246,12 @@ class ShardedGenerator:
     def _sample(self, kind: str, inputs: list[Any], params: Any) -> list[Any]:
         if not inputs:
             return []
-        if params.seed is None:
-            params = replace(params, seed=int(torch.randint(0, 2**62, (1,)).item()))
+        params = with_batch_seed(params)
         group = self._driver.group
         shares = self._driver.run_everywhere(
             ("sample", kind, inputs, params),
             lambda: _generate_share(self.local, kind, inputs, params, group))
-        out: list[Any] = [None] * len(inputs)
-        for rank, share in enumerate(shares):
-            positions = range(rank, len(inputs), group.world)
-            if len(share) != len(positions):
-                raise DataParallelError(f"rank {rank} returned {len(share)} completions for {len(positions)} prompts")
-            for position, generation in zip(positions, share):
-                out[position] = generation
-        return out
+        return merge_round_robin(shares, len(inputs))
 
 
 def serve(trainer: Any, group: DataParallel) -> int:

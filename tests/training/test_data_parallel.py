@@ -99,15 +99,3 @@ def test_every_rank_samples_its_share_and_a_follower_error_reaches_the_driver(ti
     assert "rank 1: UnreadableCheckpoint" in results["load_error"] and "permission denied" in results["load_error"]
     assert [g.completion_ids for g in results["after_error"]] == [g.completion_ids for g in expected[:3]]
 
-
-def test_each_rank_samples_with_a_seed_of_its_own() -> None:
-    from dataclasses import replace
-
-    from spade_core.models.base import SamplingParams
-    from spade_core.training.data_parallel import rank_sampling_params
-
-    params = SamplingParams(seed=7)
-    seeds = {rank_sampling_params(params, rank).seed for rank in range(8)}
-    assert len(seeds) == 8 and rank_sampling_params(params, 0) == params
-    assert rank_sampling_params(params, 3) == replace(params, seed=rank_sampling_params(params, 3).seed)
-    assert rank_sampling_params(SamplingParams(seed=None), 2).seed is None
