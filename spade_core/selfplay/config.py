@@ -79,6 +79,10 @@ class RaySection:
     env_actor_cpus: float = 0.25  # CPUs Ray reserves per env actor (env steps are light; leaves room for validation)
     validation_task_cpus: float = 1.0  # CPUs per validation task (bounds how many candidates validate at once)
     call_timeout_s: float = 120.0  # an env actor that does not answer a batch in time is counted lost
+    generator_actors: int = 0  # > 0: sample on this many Ray actors, each with its own copy of the policy
+    generator_actor_cpus: float = 1.0  # CPUs Ray reserves per generator actor (its torch threads on CPU)
+    generator_actor_gpus: float = 0.0  # GPUs per generator actor (1 for model.generator=vllm)
+    generate_timeout_s: float = 1800.0  # a generator actor that does not answer a batch in time is replaced
     log_to_driver: bool = False  # forward actor/task stdout and stderr to this terminal
 
 

@@ -67,14 +67,14 @@ class SelfPlay:
         config_path = self.run_dir / CONFIG_FILE
         if not config_path.exists():
             _atomic_write(config_path, yaml.safe_dump(to_dict(cfg), sort_keys=False))
-        self.progress("loading the model", self.start_iteration, cfg.iterations, None)
-        self.trainer = self._build_trainer()
         self.store = open_store(cfg.store)
         sync_seed_environments(self.store)
         register_store(cfg.store)
         self.memory = EnvironmentMemory(self.store, embedder=_embedder(cfg.memory.embedder))
         self.corpus = open_corpus(cfg.designer.corpus)
         self.scale = open_scale_out(cfg.ray, store=str(self.store.path))  # this machine, or Ray (--ray)
+        self.progress("loading the model", self.start_iteration, cfg.iterations, None)
+        self.trainer = self._build_trainer()
         self.runner = EpisodeRunner(self.trainer.generator, RolloutConfig(
             sampling=SamplingParams(max_new_tokens=cfg.agent.max_new_tokens, temperature=cfg.agent.temperature),
             max_concurrent_episodes=cfg.agent.max_concurrent_episodes, seed=cfg.seed,
@@ -153,6 +153,10 @@ class SelfPlay:
         from spade_core.typed_config import ConfigError
 
         kind = self.config.model.generator
+        if kind not in GENERATORS:
+            raise ConfigError(f"model.generator: expected one of {GENERATORS}, got {kind!r}")
+        if self.config.ray.generator_actors > 0:
+            return self._ray_generators(model_dir, kind)
         if kind == "hf":
             return None
         if kind == "hf_engine":
@@ -166,7 +170,22 @@ class SelfPlay:
             rank = getattr(getattr(self, "data_parallel", None), "rank", 0)
             options = {"seed": self.config.seed + rank} | dict(self.config.model.vllm)
             return VLLMBackend(model_dir, colocate=True, **options)
-        raise ConfigError(f"model.generator: expected one of {GENERATORS}, got {kind!r}")
+        raise AssertionError(f"unhandled generator {kind!r}")
+
+    def _ray_generators(self, model_dir: Path, kind: str) -> Any:
+        """``ray.generator_actors`` engines on Ray (vLLM ones for ``vllm``, transformers ones otherwise)."""
+        from spade_core.scale import ray_requested
+        from spade_core.typed_config import ConfigError
+
+        cfg = self.config
+        if not ray_requested(cfg.ray):
+            raise ConfigError(f"ray.generator_actors={cfg.ray.generator_actors} samples on Ray actors: enable Ray "
+                              "(spade selfplay --ray, or ray.enabled=true)")
+        if getattr(self, "data_parallel", None) is not None:
+            raise ConfigError("ray.generator_actors and a torchrun/accelerate launch both spread generation; use one")
+        return self.scale.start_generators(
+            str(model_dir), kind="vllm" if kind == "vllm" else "hf", options=dict(cfg.model.vllm),
+            max_batch_size=cfg.model.max_batch_size, seed=cfg.seed)
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self) -> Path:

@@ -132,8 +132,14 @@ def push_and_verify(generator: Any, state_dict: Mapping[str, Any] | Iterable[Map
     agreement = None
     metrics: dict[str, float] = {}
     if probe:
-        agreement = compare_logprobs(generator.score(probe), trainer_scores(probe), before, tolerance=tolerance)
-        metrics = agreement.metrics()
-        require_agreement(agreement, engine=getattr(generator, "name", "the generator"))
+        new = trainer_scores(probe)
+        name = getattr(generator, "name", "the generator")
+        # a pool of engines (e.g. Ray generator actors) is verified engine by engine; the worst one is reported
+        engines = generator.score_each(probe) if hasattr(generator, "score_each") else [generator.score(probe)]
+        agreements = [compare_logprobs(scores, new, before, tolerance=tolerance) for scores in engines]
+        for index, each in enumerate(agreements):
+            require_agreement(each, engine=name if len(agreements) == 1 else f"{name} engine {index}")
+        agreement = max(agreements, key=lambda a: a.mean_abs_diff)
+        metrics = agreement.metrics() | ({"sync_engines": float(len(agreements))} if len(agreements) > 1 else {})
     metrics["sync_seconds"] = time.perf_counter() - started
     return metrics, agreement

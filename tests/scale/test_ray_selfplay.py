@@ -53,3 +53,26 @@ def test_one_ray_iteration_end_to_end(ray_runtime, tiny_model_dir: Path, tmp_pat
         time.sleep(0.2)
     assert ray.available_resources().get("CPU", 0.0) == ray.cluster_resources()["CPU"]
 
+
+
+def test_generation_runs_on_ray_generator_actors_and_every_push_is_verified_on_each(
+        ray_runtime, tiny_model_dir: Path, tmp_path: Path) -> None:
+    extra = ["ray.generator_actors=2", "ray.generator_actor_cpus=0.5", "ray.validation_task_cpus=0.5"]
+    config = load_config(SelfPlayConfig, None, [*overrides(tmp_path, tiny_model_dir), *extra])
+    SelfPlay(config).run()
+    (metrics,) = read_metrics(Path(config.run_dir))
+    assert metrics["errors"] == []
+    actors = metrics["ray"]["generator_actors"]
+    assert [a["actor"] for a in actors] == [0, 1] and all(a["engine"] == "hf" and a["pid"] for a in actors)
+    # designer candidates and agent turns were all sampled on the actors, shared between them
+    assert all(a["sequences"] > 0 and a["tokens"] > 0 for a in actors)
+    assert sum(a["tokens"] for a in actors) == metrics["throughput"]["tokens"]
+    updates = [metrics["train"][f"{role}_metrics"] for role in ("agent", "designer")
+               if metrics["train"].get(f"{role}_metrics")]
+    assert updates and all(u["sync_ok"] == 1.0 and u["sync_engines"] == 2.0 for u in updates)
+    import ray
+
+    deadline = time.monotonic() + 20
+    while ray.available_resources().get("CPU", 0.0) < ray.cluster_resources()["CPU"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0.0) == ray.cluster_resources()["CPU"]  # the actors are gone

@@ -72,6 +72,8 @@ def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path])
         SelfPlay(tiny_run(setup, "bad-gen", "model.generator=tgi")).run()
     with pytest.raises(UnknownTrainerBackendError, match="installed"):
         SelfPlay(tiny_run(setup, "bad-backend", "train.backend=jax")).run()
+    with pytest.raises(ConfigError, match=r"ray.generator_actors=2 samples on Ray actors: enable Ray"):
+        SelfPlay(tiny_run(setup, "actors-without-ray", "ray.generator_actors=2")).run()
 
 
 @pytest.mark.parametrize("sharding", ["replicate", "fsdp"])
