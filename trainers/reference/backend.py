@@ -39,6 +39,7 @@ from spade_core.training.checkpoint import (
 )
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError
+from spade_core.training.lora import load_adapter_weights, merged_state_dict, wrap_lora
 from spade_core.training.sharding import (
     ShardingError,
     full_state_dict,
@@ -85,10 +86,9 @@ class ReferenceTrainer:
         torch.manual_seed(cfg.seed)
         self.tokenizer = tokenizer
         # fp32 master weights (bf16 only under autocast); a frozen LoRA base may be kept in bf16 to halve its memory
-        base_dtype = torch.bfloat16 if cfg.lora is not None and cfg.lora.base_dtype == "bf16" else torch.float32
-        model = model.to(device=self.device, dtype=base_dtype)
+        model = model.to(device=self.device, dtype=cfg.lora.torch_base_dtype if cfg.lora else torch.float32)
         if cfg.lora is not None:
-            model = _wrap_lora(model, cfg)
+            model = wrap_lora(model, cfg.lora)
         if cfg.gradient_checkpointing:
             model.gradient_checkpointing_enable()
             if cfg.lora is not None:
@@ -243,12 +243,7 @@ class ReferenceTrainer:
             return full_state_dict(self.model)
         if self.config.lora is None:
             return {k: v.detach() for k, v in self.model.state_dict().items()}
-        self.model.merge_adapter()
-        try:
-            return {k.replace(".base_layer", ""): v.detach().clone()
-                    for k, v in self.model.get_base_model().state_dict().items() if "lora_" not in k}
-        finally:
-            self.model.unmerge_adapter()
+        return merged_state_dict(self.model)
 
     def policy_state_chunks(self) -> Iterator[dict[str, torch.Tensor]]:
         """:meth:`policy_state_dict` in pieces of about ``push_chunk_mb``: sharded, only one piece is gathered whole
@@ -399,15 +394,10 @@ class ReferenceTrainer:
 
     @staticmethod
     def _load_weights(model: Any, folder: Path, *, adapter: bool) -> None:
-        if not adapter:
+        if adapter:
+            load_adapter_weights(model, folder)
+        else:
             load_model_weights(model, folder)
-            return
-        from peft import set_peft_model_state_dict
-
-        result = set_peft_model_state_dict(model, read_safetensors(folder))
-        unexpected = list(getattr(result, "unexpected_keys", []) or [])
-        if unexpected:
-            raise CheckpointError(f"{folder}: adapter weights do not fit this LoRA model: {unexpected[:3]}")
 
 
 def build_reference_trainer(
@@ -444,16 +434,6 @@ def _resolve_device(name: str) -> torch.device:
     if device.type == "cuda" and not torch.cuda.is_available():
         raise TrainingConfigError(f"device {name!r} requested but CUDA is not available; use device='cpu' or 'auto'")
     return device
-
-
-def _wrap_lora(model: Any, cfg: ReferenceTrainerConfig) -> Any:
-    from peft import LoraConfig, get_peft_model
-
-    lora = cfg.lora
-    target = lora.target_modules if isinstance(lora.target_modules, str) else list(lora.target_modules)
-    peft_config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=0.0, target_modules=target,
-                             task_type="CAUSAL_LM")
-    return get_peft_model(model, peft_config)
 
 
 def _disable_dropout(model: torch.nn.Module) -> None:

@@ -9,30 +9,12 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.training.lora import LoraSettings
 from spade_core.training.sharding import SHARDING_MODES
 from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_TOLERANCE
 
 NORMALISERS = ("constant", "tokens")
 PRECISIONS = ("auto", "fp32", "bf16")
-BASE_DTYPES = ("fp32", "bf16")
-
-
-@dataclass(frozen=True)
-class LoraSettings:
-    """Low-rank adapters via ``peft`` (only the adapters train; the frozen base doubles as the KL reference).
-
-    No adapter dropout: the policy-gradient ratio needs the trainer's forward to match the sampler's."""
-
-    r: int = 8
-    alpha: int = 16
-    target_modules: tuple[str, ...] | str = "all-linear"
-    base_dtype: str = "fp32"  # the frozen base: "fp32", or "bf16" (half the memory: a 30B base fits in 60 GB)
-
-    def __post_init__(self) -> None:
-        if self.r < 1:
-            raise TrainingConfigError(f"lora.r must be >= 1, got {self.r}")
-        if self.base_dtype not in BASE_DTYPES:
-            raise TrainingConfigError(f"lora.base_dtype must be one of {BASE_DTYPES}, got {self.base_dtype!r}")
 
 
 @dataclass(frozen=True)
@@ -102,13 +84,7 @@ class ReferenceTrainerConfig:
         """Build from a plain mapping (YAML/JSON); unknown keys raise with the list of known ones."""
         reject_unknown_settings(cls, data, "reference-trainer")
         values = dict(data)
-        lora = values.get("lora")
-        if isinstance(lora, Mapping):
-            reject_unknown_settings(LoraSettings, lora, "lora")
-            lora = dict(lora)
-            if isinstance(lora.get("target_modules"), list):
-                lora["target_modules"] = tuple(lora["target_modules"])
-            values["lora"] = LoraSettings(**lora)
+        values["lora"] = LoraSettings.from_value(values.get("lora"))
         if isinstance(values.get("betas"), list):
             values["betas"] = tuple(values["betas"])
         return cls(**values)

@@ -1,0 +1,83 @@
+"""Low-rank adapters (``peft``) for the trainer backends: settings, wrapping, the merged weights a separate sampling
+engine needs, and adapter checkpoints. One definition, used by the reference and the TRL backends."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from spade_core.training.backend import reject_unknown_settings
+from spade_core.training.checkpoint import read_safetensors
+from spade_core.training.errors import CheckpointError, TrainingConfigError
+
+BASE_DTYPES = ("fp32", "bf16")
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """Low-rank adapters via ``peft`` (only the adapters train; the frozen base doubles as the KL reference).
+
+    No adapter dropout: the policy-gradient ratio needs the trainer's forward to match the sampler's."""
+
+    r: int = 8
+    alpha: int = 16
+    target_modules: tuple[str, ...] | str = "all-linear"
+    base_dtype: str = "fp32"  # the frozen base: "fp32", or "bf16" (half the memory: a 30B base fits in 60 GB)
+
+    def __post_init__(self) -> None:
+        if self.r < 1:
+            raise TrainingConfigError(f"lora.r must be >= 1, got {self.r}")
+        if self.base_dtype not in BASE_DTYPES:
+            raise TrainingConfigError(f"lora.base_dtype must be one of {BASE_DTYPES}, got {self.base_dtype!r}")
+
+    @property
+    def torch_base_dtype(self) -> torch.dtype:
+        return torch.bfloat16 if self.base_dtype == "bf16" else torch.float32
+
+    @classmethod
+    def from_value(cls, value: Any) -> LoraSettings | None:
+        """``None``, settings, or a plain mapping (YAML/JSON; unknown keys raise with the known ones)."""
+        if value is None or isinstance(value, LoraSettings):
+            return value
+        if not isinstance(value, Mapping):
+            raise TrainingConfigError(f"lora: expected a mapping of LoRA settings or null, got {value!r}")
+        reject_unknown_settings(cls, value, "lora")
+        values = dict(value)
+        if isinstance(values.get("target_modules"), list):
+            values["target_modules"] = tuple(values["target_modules"])
+        return cls(**values)
+
+
+def wrap_lora(model: Any, lora: LoraSettings) -> Any:
+    """``model`` (its base in ``lora.base_dtype``) wrapped with trainable adapters (a ``peft`` model)."""
+    from peft import LoraConfig, get_peft_model
+
+    target = lora.target_modules if isinstance(lora.target_modules, str) else list(lora.target_modules)
+    peft_config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=0.0, target_modules=target,
+                             task_type="CAUSAL_LM")
+    return get_peft_model(model.to(dtype=lora.torch_base_dtype), peft_config)
+
+
+def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
+    """The weights of a ``peft`` model with its adapters merged in, under the base model's own names (what a
+    separate sampling engine loads); the adapters stay separate in ``model``."""
+    model.merge_adapter()
+    try:
+        return {k.replace(".base_layer", ""): v.detach().clone()
+                for k, v in model.get_base_model().state_dict().items() if "lora_" not in k}
+    finally:
+        model.unmerge_adapter()
+
+
+def load_adapter_weights(model: Any, folder: Path) -> None:
+    """Load adapter weights saved by ``save_pretrained`` of a ``peft`` model into ``model``."""
+    from peft import set_peft_model_state_dict
+
+    result = set_peft_model_state_dict(model, read_safetensors(folder))
+    unexpected = list(getattr(result, "unexpected_keys", []) or [])
+    if unexpected:
+        raise CheckpointError(f"{folder}: adapter weights do not fit this LoRA model: {unexpected[:3]}")
