@@ -127,7 +127,6 @@ class SelfPlay:
 
     def _trainer_settings(self) -> dict[str, Any]:
         """The backend's config: the shared ``train`` knobs it understands, then ``train.backend_options``."""
-        from spade_core.typed_config import ConfigError
 
         cfg = self.config
         shared: dict[str, Any] = {"learning_rate": cfg.train.learning_rate, "seed": cfg.seed}
@@ -137,10 +136,8 @@ class SelfPlay:
                        "lora": {"r": cfg.train.lora_r} if cfg.train.lora_r else None,
                        "generator_max_batch_size": cfg.model.max_batch_size}
         elif cfg.train.backend == "trl":
-            if cfg.train.lora_r:
-                raise ConfigError("train.lora_r: the trl backend trains full weights only; use train.backend=reference "
-                                  "for LoRA")
-            shared |= {"beta": cfg.train.kl_coef, "per_device_train_batch_size": cfg.train.micro_batch_size,
+            shared |= {"lora": {"r": cfg.train.lora_r} if cfg.train.lora_r else None,
+                       "beta": cfg.train.kl_coef, "per_device_train_batch_size": cfg.train.micro_batch_size,
                        "max_completion_length": cfg.train.max_completion_tokens,
                        "generator_max_batch_size": cfg.model.max_batch_size,
                        "output_dir": str(self.run_dir / "trl"),

@@ -3,7 +3,7 @@ engine needs, and adapter checkpoints. One definition, used by the reference and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,15 +62,35 @@ def wrap_lora(model: Any, lora: LoraSettings) -> Any:
     return get_peft_model(model.to(dtype=lora.torch_base_dtype), peft_config)
 
 
-def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
+def merged_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
     """The weights of a ``peft`` model with its adapters merged in, under the base model's own names (what a
-    separate sampling engine loads); the adapters stay separate in ``model``."""
-    model.merge_adapter()
-    try:
-        return {k.replace(".base_layer", ""): v.detach().clone()
-                for k, v in model.get_base_model().state_dict().items() if "lora_" not in k}
-    finally:
-        model.unmerge_adapter()
+    separate sampling engine loads), one tensor at a time.
+
+    Computed beside the model, never in it: merging into the frozen base and unmerging again would leave rounding
+    error in the base at every push (in a bf16 base, of the order of the adapters' own updates). Merged weights are
+    fp32; the engine casts them to its own dtype."""
+    from peft.tuners.lora import LoraLayer
+
+    base = model.get_base_model()
+    adapted = {f"{name}.base_layer.weight": module for name, module in base.named_modules()
+               if isinstance(module, LoraLayer)}
+    with torch.no_grad():
+        for key, value in base.state_dict().items():
+            if "lora_" in key:
+                continue
+            module = adapted.get(key)
+            if module is not None:
+                merged = value.float()
+                for adapter in module.active_adapters:
+                    if adapter in module.lora_A:
+                        merged = merged + module.get_delta_weight(adapter).float()
+                value = merged
+            yield key.replace(".base_layer", ""), value.detach()
+
+
+def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
+    """:func:`merged_weights` as one state dict."""
+    return dict(merged_weights(model))
 
 
 def load_adapter_weights(model: Any, folder: Path) -> None:

@@ -18,7 +18,7 @@ probe tokens), or when the update moved the policy measurably and the engine is 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from spade_core.errors import SpadeError
 
 DEFAULT_TOLERANCE = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
 DEFAULT_PROBE_SEQUENCES = 4  # sequences scored by trainer and engine after each push
+DEFAULT_PUSH_CHUNK_MB = 1024.0  # a push is sent in pieces of about this size, so it never needs a second model copy
 
 
 class WeightSyncMismatchError(SpadeError):
@@ -115,6 +116,24 @@ def probe_sequences(trajectories: Sequence[Any], count: int) -> list[list[int]]:
     """The ``count`` shortest token sequences among ``trajectories`` (cheap to score, still the trained policy's)."""
     ranked = sorted(trajectories, key=lambda t: len(t.token_ids))
     return [list(t.token_ids) for t in ranked[:count]]
+
+
+def chunk_weights(items: Iterable[tuple[str, Any]], max_mb: float) -> Iterator[dict[str, Any]]:
+    """``(name, tensor)`` pairs grouped into state dicts of about ``max_mb`` each (a push, piece by piece).
+
+    Pairs are drawn lazily, so a trainer that computes each tensor on demand (merged adapters, gathered shards)
+    holds at most one piece at a time."""
+    limit = max_mb * 2**20
+    chunk: dict[str, Any] = {}
+    size = 0
+    for name, value in items:
+        chunk[name] = value
+        size += value.numel() * value.element_size()
+        if size >= limit:
+            yield chunk
+            chunk, size = {}, 0
+    if chunk:
+        yield chunk
 
 
 def push_and_verify(generator: Any, state_dict: Mapping[str, Any] | Iterable[Mapping[str, Any]], *,

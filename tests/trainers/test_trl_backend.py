@@ -132,6 +132,37 @@ def test_a_push_that_misses_tensors_stops_training(tiny_model_dir, tmp_path) -> 
         trainer.update(play(trainer, ARITH), [1.0, -1.0, 0.5, -0.5])
 
 
+def test_lora_trains_adapters_only_pushes_merged_weights_and_resumes(tiny_model_dir, tmp_path) -> None:
+    from spade_core.models.hf_generator import HFGenerator
+
+    engine = HFGenerator.from_pretrained(tiny_model_dir)  # a separate engine: it needs the merged weights
+    settings = {"learning_rate": 1e-2, "device": "cpu", "beta": 0.05, "output_dir": str(tmp_path / "out"),
+                "lora": {"r": 4, "alpha": 8}}
+    trainer = build_trl_trainer(tiny_model_dir, config=settings, generator=engine)
+    trainable = {n for n, p in trainer.model.named_parameters() if p.requires_grad}
+    assert trainable and all("lora_" in n for n in trainable)
+    batch = play(trainer, ARITH)
+    base_before = {k: v.detach().clone() for k, v in trainer.model.state_dict().items() if "lora_" not in k}
+    engine_before = {k: v.detach().clone() for k, v in engine.model.state_dict().items()}
+    metrics = trainer.update(batch, [1.0, -1.0, 0.5, -0.5])
+    after = trainer.model.state_dict()
+    assert all(torch.equal(v, after[k]) for k, v in base_before.items())  # the frozen base did not move
+    # the KL term ran against the adapter-free base; the push of merged weights verified
+    assert metrics["trl/kl"] >= 0 and metrics["sync_ok"] == 1.0 and metrics["sync_update_shift"] > 0
+    pushed = engine.model.state_dict()
+    assert any(not torch.equal(engine_before[k], pushed[k]) for k in pushed)  # the merged adapters reached it
+    path = trainer.save(tmp_path / "ckpt")
+    fresh = build_trl_trainer(tiny_model_dir, config=settings, generator=HFGenerator.from_pretrained(tiny_model_dir))
+    fresh.load(path)
+    trainer.update(batch, [-1.0, 1.0, 0.5, -0.5])
+    fresh.update(batch, [-1.0, 1.0, 0.5, -0.5])
+    mine = trainer.model.state_dict()
+    assert all(torch.allclose(mine[k], v, atol=1e-6) for k, v in fresh.model.state_dict().items())
+    full = trainer_for(tiny_model_dir, tmp_path)
+    with pytest.raises(CheckpointError, match="lora=True.*lora=False"):
+        full.load(path)
+
+
 def test_env_mask_is_the_completion_loss_mask(tiny_model_dir, tmp_path) -> None:
     trainer = trainer_for(tiny_model_dir, tmp_path)
     trajectories = play(trainer, NIM, n=2)

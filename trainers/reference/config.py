@@ -11,7 +11,7 @@ from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 from spade_core.training.lora import LoraSettings
 from spade_core.training.sharding import SHARDING_MODES
-from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_TOLERANCE
+from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 NORMALISERS = ("constant", "tokens")
 PRECISIONS = ("auto", "fp32", "bf16")
@@ -51,7 +51,7 @@ class ReferenceTrainerConfig:
     generator_max_batch_size: int = 64
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator (vLLM): see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE
-    push_chunk_mb: float = 1024.0  # sharded: weights are gathered and pushed to the generator this much at a time
+    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

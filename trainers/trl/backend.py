@@ -54,7 +54,8 @@ from spade_core.training.checkpoint import (
     write_state,
 )
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
-from spade_core.training.weight_sync import probe_sequences, push_and_verify
+from spade_core.training.lora import load_adapter_weights, merged_weights, wrap_lora
+from spade_core.training.weight_sync import chunk_weights, probe_sequences, push_and_verify
 from spade_trainers.trl.config import TRLTrainerConfig
 
 CHECKPOINT_FORMAT = 1
@@ -468,6 +469,10 @@ class TRLTrainer:
         except ValueError as exc:
             raise TrainingConfigError(f"TRL rejected the configuration: {exc}") from exc
         model = model.to(dtype=torch.float32)  # fp32 master weights; bf16 only under autocast
+        if cfg.lora is not None:  # TRL sees a peft model: the adapter-free base is its KL reference
+            model = wrap_lora(model, cfg.lora)
+            if cfg.gradient_checkpointing:
+                model.enable_input_require_grads()  # checkpointed blocks need inputs that require grad
         trainer_cls = _grpo_trainer_class()
         self.grpo = trainer_cls(
             model=model, reward_funcs=[spade_reward], args=args, processing_class=tokenizer,
@@ -637,15 +642,21 @@ class TRLTrainer:
             self.tokenizer.save_pretrained(tmp / MODEL_DIR)
             write_state(tmp, {"optimizer": self.optimizer.state_dict(), "lr_scheduler": self.lr_scheduler.state_dict()},
                         {"format": CHECKPOINT_FORMAT, "backend": self.name, "step": self._step,
-                         "optimizer_steps": self.optimizer_steps, "config": self.config.to_dict(),
-                         "loop_state": loop_json})
+                         "optimizer_steps": self.optimizer_steps, "lora": self.config.lora is not None,
+                         "config": self.config.to_dict(), "loop_state": loop_json})
         return Path(directory)
 
     def load(self, directory: str | Path) -> dict[str, Any]:
         """Restore a checkpoint from :meth:`save` into this trainer; return the saved ``loop_state``."""
         source = Path(directory)
         state, tensors = read_state(source, backend=self.name, version=CHECKPOINT_FORMAT, model_dir=MODEL_DIR)
-        load_model_weights(self.model, source / MODEL_DIR)
+        if bool(state.get("lora")) != (self.config.lora is not None):
+            raise CheckpointError(f"{source}: saved with lora={bool(state.get('lora'))}, but this trainer has "
+                                  f"lora={self.config.lora is not None}; build the trainer with the same LoRA setting")
+        if self.config.lora is not None:
+            load_adapter_weights(self.model, source / MODEL_DIR)
+        else:
+            load_model_weights(self.model, source / MODEL_DIR)
         try:
             self.optimizer.load_state_dict(tensors["optimizer"])
             self.lr_scheduler.load_state_dict(tensors["lr_scheduler"])
@@ -677,8 +688,9 @@ class TRLTrainer:
         """Make a separate sampler sample from the current weights, verified on ``probe`` (scored ``before`` the
         update) as in ``spade_core.training.weight_sync``; a shared HFGenerator needs nothing."""
         if self._external:
-            state = {k: v.detach() for k, v in self.model.state_dict().items()}
-            metrics, _ = push_and_verify(self._generator, state, probe=probe or [], before=before or [],
+            items = (merged_weights(self.model) if self.config.lora is not None
+                     else ((k, v.detach()) for k, v in self.model.state_dict().items()))
+            metrics, _ = push_and_verify(self._generator, chunk_weights(items, self.config.push_chunk_mb), probe=probe or [], before=before or [],
                                          trainer_scores=self._scorer.score, tolerance=self.config.sync_tolerance)
             return metrics
         if self.config.use_vllm:

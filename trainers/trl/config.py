@@ -13,7 +13,8 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_TOLERANCE
+from spade_core.training.lora import LoraSettings
+from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo", "cispo")
@@ -86,6 +87,7 @@ class TRLTrainerConfig:
     bf16: bool | None = None  # None: bf16 autocast on CUDA, fp32 on CPU (fp32 master weights either way)
     device: str = "auto"
     gradient_checkpointing: bool = False
+    lora: LoraSettings | None = None  # train low-rank adapters (peft) on a frozen base, which is also the KL reference
     seed: int = 0
     output_dir: str | None = None  # None: a fresh temporary directory (TRL writes logs/checkpoints of train() there)
     logging_steps: int = 1
@@ -93,6 +95,7 @@ class TRLTrainerConfig:
     check_sampler_logprobs: bool = True  # one extra no-grad forward per update: sampler vs trainer logprob drift
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE
+    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
     grpo_overrides: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -132,6 +135,7 @@ class TRLTrainerConfig:
             (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
             (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
             (self.sync_tolerance > 0, "sync_tolerance must be > 0"),
+            (self.push_chunk_mb > 0, "push_chunk_mb must be > 0"),
         ]
         for ok, message in checks:
             if not ok:
@@ -152,6 +156,7 @@ class TRLTrainerConfig:
             raise TrainingConfigError(f"grpo_overrides must be a mapping of GRPOConfig fields, got {overrides!r}")
         if overrides is not None:
             values["grpo_overrides"] = dict(overrides)
+        values["lora"] = LoraSettings.from_value(values.get("lora"))
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
