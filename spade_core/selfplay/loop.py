@@ -101,7 +101,6 @@ class SelfPlay:
     def _build_trainer(self) -> Any:
         from spade_core.models.loading import load_model
         from spade_core.training.backend import find_trainer_backend
-        from spade_core.typed_config import ConfigError
 
         cfg = self.config
         if cfg.model.torch_threads > 0:
@@ -109,9 +108,6 @@ class SelfPlay:
 
             torch.set_num_threads(cfg.model.torch_threads)
         group = getattr(self, "data_parallel", None)
-        if group is not None and cfg.train.backend != "reference":
-            raise ConfigError(f"train.backend={cfg.train.backend!r} does not train data-parallel across processes; "
-                              "use train.backend=reference under torchrun/accelerate launch")
         loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
         factory = find_trainer_backend(cfg.train.backend)
         generator = self._build_generator(loaded.directory)  # every rank samples its share of each batch

@@ -76,11 +76,12 @@ def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path])
         SelfPlay(tiny_run(setup, "actors-without-ray", "ray.generator_actors=2")).run()
 
 
-@pytest.mark.parametrize("sharding", ["replicate", "fsdp"])
+@pytest.mark.parametrize("sharding", ["replicate", "fsdp", "trl"])
 def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sharding: str) -> None:
     """torchrun with 2 ranks (gloo): rank 0 runs the loop, both ranks sample and train; a resumed run continues.
 
-    ``fsdp`` shards the policy (FSDP2) and samples with a separate engine on each rank, pushed after every update."""
+    ``fsdp`` shards the policy (FSDP2) and samples with a separate engine on each rank, pushed after every update;
+    ``trl`` trains replicas with the TRL backend."""
     import os
     import subprocess
     import sys
@@ -89,6 +90,9 @@ def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sh
     sets = short_run_settings(setup)
     if sharding == "fsdp":
         sets += ["model.generator=hf_engine", 'train.backend_options={"sharding": "fsdp"}']
+    if sharding == "trl":
+        pytest.importorskip("trl", reason="the trl extra is not installed (CI installs it)")
+        sets += ["train.backend=trl"]
     launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
               "spade_core.cli.main", "--store", str(setup["root"] / f"dp-{sharding}.sqlite3"), "selfplay"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}

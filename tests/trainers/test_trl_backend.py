@@ -163,6 +163,44 @@ def test_lora_trains_adapters_only_pushes_merged_weights_and_resumes(tiny_model_
         full.load(path)
 
 
+@pytest.mark.parametrize("loss_type", ["dr_grpo", "grpo", "dapo"])
+def test_two_processes_take_the_one_process_update(tiny_model_dir, tmp_path, loss_type) -> None:
+    """torchrun, 2 ranks (gloo): each rank computes TRL's loss on its share of every step (7 sequences in steps of
+    4: the last share is padded with masked rows), gradients are summed, and the replicas land on the weights one
+    process reaches with the same two updates."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from trl_data_parallel_worker import SETTINGS
+
+    here = Path(__file__).resolve().parent
+    env = {**os.environ, "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+         str(here / "trl_data_parallel_worker.py"), str(tiny_model_dir), str(tmp_path), loss_type],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(tmp_path / "batch.pkl", "rb") as handle:
+        trajectories, advantages, metrics = pickle.load(handle)
+    rank0, rank1 = torch.load(tmp_path / "rank0.pt"), torch.load(tmp_path / "rank1.pt")
+    assert all(torch.equal(rank0[k], rank1[k]) for k in rank0)  # the replicas never drift
+    single = build_trl_trainer(tiny_model_dir, config={**SETTINGS, "loss_type": loss_type,
+                                                       "output_dir": str(tmp_path / "single")})
+    before = snapshot(single)
+    expected = [single.update(trajectories, advantages), single.update(trajectories, [-a for a in advantages])]
+    assert changed(before, single)
+    for key, value in single.model.state_dict().items():
+        assert torch.allclose(rank0[key], value, atol=1e-6), key
+    for got, want in zip(metrics, expected):
+        assert got["data_parallel_ranks"] == 2.0 and got["optimizer_steps"] == want["optimizer_steps"] == 2.0
+        assert got["loss"] == pytest.approx(want["loss"], rel=1e-5, abs=1e-8)
+        assert got["grad_norm"] == pytest.approx(want["grad_norm"], rel=1e-5)
+
+
 def test_env_mask_is_the_completion_loss_mask(tiny_model_dir, tmp_path) -> None:
     trainer = trainer_for(tiny_model_dir, tmp_path)
     trajectories = play(trainer, NIM, n=2)

@@ -53,6 +53,7 @@ from spade_core.training.checkpoint import (
     restore_rng,
     write_state,
 )
+from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
 from spade_core.training.lora import load_adapter_weights, merged_weights, wrap_lora
 from spade_core.training.weight_sync import chunk_weights, probe_sequences, push_and_verify
@@ -197,6 +198,30 @@ def _batch_size(batch: Mapping[str, torch.Tensor]) -> int:
 
 def _rows(batch: Mapping[str, Any], start: int, end: int) -> dict[str, Any]:
     return {k: (v[start:end] if isinstance(v, torch.Tensor) and v.dim() > 0 else v) for k, v in batch.items()}
+
+
+_MASKED_FIELDS = ("completion_mask", "tool_mask", "advantages")  # zero in a padding row: it trains nothing
+
+
+def _masked_copies(rows: Mapping[str, Any], count: int) -> dict[str, Any]:
+    """``count`` copies of the first of ``rows`` with no trained token and no advantage (padding rows)."""
+    out = {}
+    for key, value in rows.items():
+        if isinstance(value, torch.Tensor) and value.dim() > 0:
+            copies = value[:1].repeat(count, *([1] * (value.dim() - 1)))
+            out[key] = torch.zeros_like(copies) if key in _MASKED_FIELDS else copies
+        else:
+            out[key] = value
+    return out
+
+
+def _padded_rows(rows: dict[str, Any], size: int) -> dict[str, Any]:
+    """``rows`` padded with :func:`_masked_copies` to ``size`` rows."""
+    missing = size - _batch_size(rows)
+    if missing <= 0:
+        return rows
+    pad = _masked_copies(rows, missing)
+    return {k: (torch.cat([v, pad[k]]) if isinstance(v, torch.Tensor) and v.dim() > 0 else v) for k, v in rows.items()}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -446,8 +471,9 @@ class TRLTrainer:
     name = "trl"
 
     def __init__(self, model: Any, tokenizer: Any, config: TRLTrainerConfig | None = None, *,
-                 generator: ModelBackend | None = None) -> None:
+                 generator: ModelBackend | None = None, data_parallel: DataParallel | None = None) -> None:
         self.config = cfg = config or TRLTrainerConfig()
+        self.data_parallel = data_parallel  # several processes, one replica each (spade_core.training.data_parallel)
         trl = _import_trl()
         use_cuda = _use_cuda(cfg)
         if cfg.use_vllm:
@@ -487,6 +513,8 @@ class TRLTrainer:
         self.parameters = [p for p in self.model.parameters() if p.requires_grad]
         if not self.parameters:
             raise TrainingConfigError("the model has no trainable parameters")
+        if data_parallel is not None:
+            data_parallel.broadcast_parameters(self.parameters)
         from transformers import get_scheduler
 
         self.lr_scheduler = get_scheduler(cfg.lr_scheduler_type, self.optimizer, num_warmup_steps=cfg.warmup_steps,
@@ -535,8 +563,8 @@ class TRLTrainer:
         gradient_free = cfg.beta == 0 and not getattr(self.grpo, "_entropy_bonus_enabled", False)
         if items and not (gradient_free and all(a == 0.0 for _, a in items)):
             parts = self._prepare(items)
-            if cfg.check_sampler_logprobs:
-                drift = self._sampler_drift(parts)
+            if cfg.check_sampler_logprobs and (self.data_parallel is None or self.data_parallel.is_driver):
+                drift = self._sampler_drift(parts)  # a metric: the driver's is the one reported
             windows = self._windows(parts)
             probe = probe_sequences([t for t, _ in items], cfg.sync_probe_sequences) if self._external else []
             before = self._scorer.score(probe) if probe else []
@@ -717,8 +745,28 @@ class TRLTrainer:
 
     def _dapo_items(self, tokens: torch.Tensor, micro_batches: int) -> torch.Tensor:
         """``num_items_in_batch`` such that TRL's dapo/cispo normaliser equals ``tokens`` (TRL rescales it by
-        ``gradient_accumulation / steps_per_generation`` for a generation batch spanning several steps)."""
-        return tokens.float() * self.grpo.args.steps_per_generation / micro_batches
+        ``gradient_accumulation / steps_per_generation`` for a generation batch spanning several steps, and divides
+        it by the number of processes)."""
+        processes = self.data_parallel.world if self.data_parallel else 1
+        return tokens.float() * self.grpo.args.steps_per_generation * processes / micro_batches
+
+    def _share(self, window: list[_Micro]) -> list[tuple[_Micro, dict[str, Any]]]:
+        """This process's micro-batches of an optimiser step, with their rows.
+
+        Across processes, TRL's loss gathers per-sequence statistics at every call, so every rank makes as many calls
+        as the rank with the most micro-batches, each of ``per_device_train_batch_size`` rows: short micro-batches
+        are padded, and missing ones filled, with masked copies of a real row (they add nothing to the loss)."""
+        group = self.data_parallel
+        if group is None:
+            return [(m, _rows(m.batch, m.start, m.end)) for m in window]
+        size = self.config.per_device_train_batch_size
+        rounds = -(-len(window) // group.world)
+        mine = window[group.rank::group.world]
+        out = [(m, _padded_rows(_rows(m.batch, m.start, m.end), size)) for m in mine]
+        first = window[0]
+        for _ in range(rounds - len(mine)):
+            out.append((first, _masked_copies(_rows(first.batch, first.start, first.start + 1), size)))
+        return out
 
     def _windows(self, parts: Sequence[tuple[dict[str, torch.Tensor], float]]) -> list[list[_Micro]]:
         """Optimiser steps of ``per_device * gradient_accumulation`` sequences, as micro-batches of one temperature."""
@@ -746,20 +794,23 @@ class TRLTrainer:
         items = self._dapo_items(torch.tensor(tokens, device=self.device), len(window))
         self.optimizer.zero_grad(set_to_none=True)
         total = 0.0
-        for m in window:
+        group = self.data_parallel
+        for m, micro in self._share(window):
             self._head.set(m.temperature)
-            micro = _rows(m.batch, m.start, m.end)
             micro["num_items_in_batch"] = items
             with grpo.compute_loss_context_manager():
                 loss = grpo.compute_loss(self.model, micro)
             # TRL normalises each micro-batch by its own size (grpo/dr_grpo) or token count (bnpo) and divides by
             # the number of micro-batches; reweight so the step's loss is the aggregate over the whole window.
             if self.config.loss_type in ("grpo", "dr_grpo"):
-                loss = loss * ((m.end - m.start) * len(window) / sequences)
+                loss = loss * (_batch_size(micro) * len(window) / sequences)
             elif self.config.loss_type == "bnpo":
                 loss = loss * (max(m.tokens, 1.0) * len(window) / max(tokens, 1.0))
             grpo.accelerator.backward(loss)
             total += float(loss.detach())
+        if group is not None:  # summed: each rank's losses are already weighted against the whole step
+            group.all_reduce_gradients(self.parameters)
+            total = group.all_reduce_totals({"loss": total})["loss"]
         limit = self.config.max_grad_norm if self.config.max_grad_norm is not None else float("inf")
         norm = torch.nn.utils.clip_grad_norm_(self.parameters, limit)
         self.optimizer.step()
@@ -819,17 +870,19 @@ def build_trl_trainer(
     config: TRLTrainerConfig | Mapping[str, Any] | None = None,
     *,
     generator: ModelBackend | None = None,
+    data_parallel: DataParallel | None = None,
     **overrides: Any,
 ) -> TRLTrainer:
     """Plugin factory: ``model`` is a ``save_pretrained`` path or a loaded causal LM; ``config`` a
     :class:`TRLTrainerConfig` or a mapping of its fields; keyword overrides replace single fields. ``generator``
     (optional) is a separate sampler (e.g. SPADE's colocated ``VLLMBackend``): it is put to ``sleep()`` (if it has
-    one) during optimiser steps and gets the full state dict through ``sync_weights`` after each update."""
+    one) during optimiser steps and gets the full state dict through ``sync_weights`` after each update.
+    ``data_parallel``: this process's place among several (torchrun); each rank trains its share of each step."""
     cfg = backend_config(TRLTrainerConfig, config, overrides, "trl-trainer")
     if cfg.use_vllm:
         check_vllm_runtime()
     model, tokenizer = load_policy(model, tokenizer, factory="build_trl_trainer")
-    return TRLTrainer(model, tokenizer, cfg, generator=generator)
+    return TRLTrainer(model, tokenizer, cfg, generator=generator, data_parallel=data_parallel)
 
 
 __all__ = [
