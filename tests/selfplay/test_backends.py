@@ -82,9 +82,7 @@ def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sh
 
     ``fsdp`` shards the policy (FSDP2) and samples with a separate engine on each rank, pushed after every update;
     ``trl`` trains replicas with the TRL backend."""
-    import os
-    import subprocess
-    import sys
+    from launch_ranks import launch_ranks
 
     run_dir = setup["root"] / f"dp-run-{sharding}"
     sets = short_run_settings(setup)
@@ -93,15 +91,11 @@ def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sh
     if sharding == "trl":
         pytest.importorskip("trl", reason="the trl extra is not installed (CI installs it)")
         sets += ["train.backend=trl"]
-    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
-              "spade_core.cli.main", "--store", str(setup["root"] / f"dp-{sharding}.sqlite3"), "selfplay"]
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    first = subprocess.run([*launch, "--run-dir", str(run_dir), "--iterations", "1",
-                            *[a for s in sets for a in ("--set", s)]], env=env, capture_output=True, text=True,
-                           timeout=300)
+    cli = ["spade_core.cli.main", "--store", str(setup["root"] / f"dp-{sharding}.sqlite3"), "selfplay"]
+    first = launch_ranks(2, *cli, "--run-dir", str(run_dir), "--iterations", "1",
+                         *[a for s in sets for a in ("--set", s)], module=True)
     assert first.returncode == 0, first.stderr[-3000:]
-    again = subprocess.run([*launch, "--resume", str(run_dir), "--iterations", "2"], env=env, capture_output=True,
-                           text=True, timeout=300)
+    again = launch_ranks(2, *cli, "--resume", str(run_dir), "--iterations", "2", module=True)
     assert again.returncode == 0, again.stderr[-3000:]
     metrics = read_metrics(run_dir)
     assert [m["iteration"] for m in metrics] == [0, 1]

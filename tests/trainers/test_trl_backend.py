@@ -168,21 +168,15 @@ def test_two_processes_take_the_one_process_update(tiny_model_dir, tmp_path, los
     """torchrun, 2 ranks (gloo): each rank computes TRL's loss on its share of every step (7 sequences in steps of
     4: the last share is padded with masked rows), gradients are summed, and the replicas land on the weights one
     process reaches with the same two updates."""
-    import os
     import pickle
-    import subprocess
-    import sys
     from pathlib import Path
 
+    from launch_ranks import launch_ranks
     from trl_data_parallel_worker import SETTINGS
 
     here = Path(__file__).resolve().parent
-    env = {**os.environ, "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         str(here / "trl_data_parallel_worker.py"), str(tiny_model_dir), str(tmp_path), loss_type],
-        env=env, capture_output=True, text=True, timeout=300)
+    result = launch_ranks(2, here / "trl_data_parallel_worker.py", str(tiny_model_dir), str(tmp_path), loss_type,
+                          pythonpath=here)
     assert result.returncode == 0, result.stderr[-3000:]
     with open(tmp_path / "batch.pkl", "rb") as handle:
         trajectories, advantages, metrics = pickle.load(handle)

@@ -3,15 +3,13 @@ the one-process update over the same batch."""
 
 from __future__ import annotations
 
-import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 from data_parallel_worker import SETTINGS
+from launch_ranks import launch_ranks
 
 from spade_core.training.data_parallel import DataParallel, DataParallelDriver, DataParallelError
 from spade_trainers.reference.backend import build_reference_trainer
@@ -20,17 +18,8 @@ from spade_trainers.reference.config import ReferenceTrainerConfig
 HERE = Path(__file__).resolve().parent
 
 
-def _worker_env() -> dict[str, str]:
-    return {**os.environ, "OMP_NUM_THREADS": "1",
-            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-
-
 def test_two_ranks_match_one_process(tiny_model_dir: Path, tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         str(HERE / "data_parallel_worker.py"), str(tiny_model_dir), str(tmp_path)],
-        env=_worker_env(), capture_output=True, text=True, timeout=300,
-    )
+    result = launch_ranks(2, HERE / "data_parallel_worker.py", str(tiny_model_dir), str(tmp_path), pythonpath=HERE)
     assert result.returncode == 0, result.stderr[-3000:]
     rank0 = torch.load(tmp_path / "rank0.pt")
     rank1 = torch.load(tmp_path / "rank1.pt")
@@ -72,11 +61,8 @@ def test_every_rank_samples_its_share_and_a_follower_error_reaches_the_driver(ti
 
     from spade_core.models.hf_generator import HFGenerator
 
-    result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         str(HERE / "data_parallel_sampling_worker.py"), str(tiny_model_dir), str(tmp_path)],
-        env=_worker_env(), capture_output=True, text=True, timeout=300,
-    )
+    result = launch_ranks(2, HERE / "data_parallel_sampling_worker.py", str(tiny_model_dir), str(tmp_path),
+                          pythonpath=HERE)
     assert result.returncode == 0, result.stderr[-3000:]
     with open(tmp_path / "sampling.pkl", "rb") as handle:
         results = pickle.load(handle)

@@ -5,15 +5,13 @@ shards is a plain ``save_pretrained`` model, and a reload followed by the same u
 
 from __future__ import annotations
 
-import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 from fsdp_worker import SETTINGS
+from launch_ranks import launch_ranks
 
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import TrainingConfigError
@@ -24,13 +22,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def _launch(ranks: int, *args: str) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(ranks),
-         str(HERE / "fsdp_worker.py"), *args],
-        env=env, capture_output=True, text=True, timeout=300,
-    )
+    result = launch_ranks(ranks, HERE / "fsdp_worker.py", *args, pythonpath=HERE)
     assert result.returncode == 0, result.stderr[-3000:]
 
 
