@@ -37,8 +37,9 @@ def main() -> int:
     trainer_model = loaded.model.to(device="cuda", dtype=torch.float32)  # fp32 master weights, bf16 autocast
     hf = HFGenerator(trainer_model, loaded.tokenizer, max_batch_size=args.prompts, autocast_dtype=torch.bfloat16)
     t = time.perf_counter()
+    # the engine settings of configs/gpu-smoke.yaml, so the self-play run after this one reuses vLLM's compile cache
     engine = VLLMBackend(loaded.directory, colocate=True, dtype="bfloat16",
-                         gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=4096)
+                         gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=8192)
     print(f"vLLM engine started in {time.perf_counter() - t:.1f} s")
 
     topics = ["a river", "prime numbers", "a chess opening", "the water cycle", "a recipe", "a short trip",
