@@ -133,8 +133,7 @@ class RayGeneratorPool:
         number = next(self._pushes)
         for key in state_dict:
             self._latest[key] = (number, ref)
-        for slot in self.slots:
-            self._call(slot, "sync_weights", ref)
+        self._call_all("sync_weights", ref)
 
     def score(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
         """The first actor's logprob of every token after the first of each sequence."""
@@ -143,7 +142,7 @@ class RayGeneratorPool:
     def score_each(self, sequences: Sequence[Sequence[int]]) -> list[list[list[float]]]:
         """Every actor's scores of ``sequences`` (so a weight push is verified on each engine)."""
         probe = [[int(t) for t in s] for s in sequences]
-        return [self._call(slot, "score", probe) for slot in self.slots]
+        return self._call_all("score", probe)
 
     # -- bookkeeping --------------------------------------------------------------------------------------------
     def take_stats(self) -> list[dict[str, Any]]:
@@ -192,6 +191,28 @@ class RayGeneratorPool:
             raise GenerationError(f"generator actor {slot.index} was lost ({reason}) and could not be replaced: "
                                   f"{type(exc).__name__}: {exc}") from exc
 
+    def _call_all(self, method: str, *args: Any) -> list[Any]:
+        """``method(*args)`` on every actor at once; the answers in actor order."""
+        answers = self._call_each(method, {slot.index: args for slot in self.slots})
+        return [answers[slot.index] for slot in self.slots]
+
+    def _call_each(self, method: str, calls: dict[int, tuple[Any, ...]]) -> dict[int, Any]:
+        """``method`` on the actors in ``calls`` (index -> arguments), all at once; a lost actor is replaced and
+        asked again, any other failure raises :class:`GenerationError`."""
+        refs = {index: getattr(self.slots[index].actor, method).remote(*args) for index, args in calls.items()}
+        answers = {}
+        for index, ref in refs.items():
+            slot = self.slots[index]
+            try:
+                answers[index] = ray.get(ref, timeout=self.timeout_s)
+            except (RayError, GetTimeoutError) as exc:
+                if not _actor_lost(exc):
+                    raise GenerationError(f"generator actor {index} failed in {method}: "
+                                          f"{type(exc).__name__}: {exc}") from exc
+                self._replace(slot, f"{type(exc).__name__} in {method}")
+                answers[index] = self._call(slot, method, *calls[index])
+        return answers
+
     def _call(self, slot: _Slot, method: str, *args: Any) -> Any:
         """``method`` on ``slot``'s actor; a lost actor is replaced and the call made once more."""
         for attempt in range(2):
@@ -209,20 +230,12 @@ class RayGeneratorPool:
             return []
         params = with_batch_seed(params)
         shares = split_round_robin(inputs, len(self.slots))
-        refs = {index: getattr(self.slots[index].actor, kind).remote(share, share_params(params, index))
-                for index, share in enumerate(shares) if share}
-        results: list[list[Generation]] = [[] for _ in shares]
-        for index, ref in refs.items():
-            slot = self.slots[index]
-            try:
-                results[index] = ray.get(ref, timeout=self.timeout_s)
-            except (RayError, GetTimeoutError) as exc:
-                if not _actor_lost(exc):
-                    raise GenerationError(f"generator actor {index} failed: {type(exc).__name__}: {exc}") from exc
-                self._replace(slot, f"{type(exc).__name__} while sampling")
-                results[index] = self._call(slot, kind, shares[index], share_params(params, index))
-            slot.counts["sequences"] += len(shares[index])
-            slot.counts["tokens"] += sum(len(g.completion_ids) for g in results[index])
+        calls = {index: (share, share_params(params, index)) for index, share in enumerate(shares) if share}
+        answers = self._call_each(kind, calls)
+        results = [answers.get(index, []) for index in range(len(shares))]
+        for index, share in enumerate(shares):
+            self.slots[index].counts["sequences"] += len(share)
+            self.slots[index].counts["tokens"] += sum(len(g.completion_ids) for g in results[index])
         return merge_round_robin(results, len(inputs))
 
 
