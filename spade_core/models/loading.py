@@ -228,14 +228,16 @@ def load_model(
     dtype: Any = None,
     device: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    weights: bool = True,
 ) -> LoadedModel:
     """Load model + tokenizer from ``source`` (directory, ``.gguf`` file, or None for SmolLM2-135M-Instruct).
 
     ``device`` defaults to CUDA when available, else CPU; ``dtype`` to float32 on CPU and bfloat16 on CUDA.
-    The model is in eval mode.
+    ``weights=False`` builds the architecture on the meta device instead (no memory; for ranks that receive their
+    shards of the weights from another rank). The model is in eval mode.
     """
     import torch
-    from transformers import AutoModelForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM
 
     directory = resolve_model_dir(source, cache_dir=cache_dir)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -244,10 +246,15 @@ def load_model(
     elif isinstance(dtype, str) and dtype != "auto":
         dtype = getattr(torch, dtype)
     try:
-        model = AutoModelForCausalLM.from_pretrained(directory, dtype=dtype, local_files_only=True)
+        if weights:
+            model = AutoModelForCausalLM.from_pretrained(directory, dtype=dtype, local_files_only=True)
+        else:
+            with torch.device("meta"):
+                model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(directory), dtype=dtype)
     except Exception as exc:  # noqa: BLE001 - surface any loader failure with the path
         raise ModelLoadError(f"cannot load the model in {directory}: {type(exc).__name__}: {exc}") from exc
-    model.to(device)
+    if weights:
+        model.to(device)
     model.eval()
     tokenizer = load_tokenizer(directory)
     fix_special_tokens(tokenizer, model)

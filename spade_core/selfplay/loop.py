@@ -108,13 +108,20 @@ class SelfPlay:
 
             torch.set_num_threads(cfg.model.torch_threads)
         group = getattr(self, "data_parallel", None)
-        loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
+        settings = self._trainer_settings()
+        if settings.get("sharding") == "fsdp":
+            # rank 0 loads the weights on the host and shares them out shard by shard; the other ranks start from
+            # the architecture on the meta device, so no GPU and no other rank ever holds a whole copy
+            follower = group is not None and not group.is_driver
+            loaded = load_model(cfg.model.spec, device="cpu", dtype="float32", weights=not follower)
+        else:
+            loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
         factory = find_trainer_backend(cfg.train.backend)
         generator = self._build_generator(loaded.directory)  # every rank samples its share of each batch
         extra: dict[str, Any] = {"generator": generator} if generator is not None else {}
         if group is not None:
             extra["data_parallel"] = group
-        trainer = factory(loaded.model, loaded.tokenizer, config=self._trainer_settings(), **extra)
+        trainer = factory(loaded.model, loaded.tokenizer, config=settings, **extra)
         if group is not None and group.is_driver:
             from spade_core.training.data_parallel import DataParallelDriver
 

@@ -27,16 +27,29 @@ class ShardingError(SpadeError):
     """A model could not be sharded across the data-parallel group, or a sharded state does not fit it."""
 
 
-def shard_model(model: torch.nn.Module, world: int) -> torch.nn.Module:
-    """Shard ``model`` in place over the ``world`` ranks of the initialised default process group; returns it."""
+def shard_model(model: torch.nn.Module, world: int, device: torch.device | str | None = None) -> torch.nn.Module:
+    """Shard ``model`` in place over the ``world`` ranks of the initialised default process group; returns it.
+
+    Every rank ends up with its shards of *rank 0's* weights on ``device`` (default: CUDA's current device when
+    available, else CPU), so only rank 0 needs the real weights: the other ranks may pass the architecture built on
+    the meta device (``load_model(..., weights=False)``), which never holds a whole copy of the model."""
     import torch.distributed as dist
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import FSDPModule, fully_shard
 
     if not dist.is_initialized() or dist.get_world_size() != world:
         raise ShardingError(f"FSDP needs the process group of {world} ranks to be initialised first "
                             "(launch with torchrun or accelerate launch)")
-    device = next(model.parameters()).device
+    if device is None:
+        device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else "cpu"
+    device = torch.device(device)
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())  # this rank's GPU (set from LOCAL_RANK)
+    rank = dist.get_rank()
+    if rank == 0 and any(p.is_meta for p in model.parameters()):
+        raise ShardingError("rank 0 must hold the real weights to share them out; it got a model on the meta device")
+    whole = model.state_dict() if rank == 0 else {}  # references to rank 0's tensors, broadcast below
     mesh = init_device_mesh(device.type, (world,))
     layer_types = set(getattr(model, "_no_split_modules", None) or ())
     layers = [m for m in model.modules() if type(m).__name__ in layer_types]
@@ -46,6 +59,15 @@ def shard_model(model: torch.nn.Module, world: int) -> torch.nn.Module:
     for layer in layers:
         fully_shard(layer, mesh=mesh)
     fully_shard(model, mesh=mesh)
+    if any(p.is_meta for p in model.parameters()) or any(b.is_meta for b in model.buffers()):
+        model.to_empty(device=device)
+    set_model_state_dict(model, whole, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True,
+                                                                strict=False))
+    with torch.no_grad():
+        for buffer in model.buffers():  # non-persistent buffers (rotary frequencies) are not in the state dict
+            local = buffer.to(device)
+            dist.broadcast(local, src=0)
+            buffer.copy_(local)
     for module in model.modules():
         if isinstance(module, FSDPModule):
             module.set_gradient_divide_factor(1.0)  # sum, like the replicated mode: the loss is already normalised

@@ -16,6 +16,7 @@ from training_envs import make_training_env
 
 from spade_core.models.base import SamplingParams
 from spade_core.models.hf_generator import HFGenerator
+from spade_core.models.loading import load_model
 from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.training.data_parallel import DataParallel, DataParallelDriver, serve
 from spade_core.training.sharding import full_state_dict
@@ -39,7 +40,11 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
     load = engine.sync_weights
     engine.sync_weights = lambda state: (pushes.append(sorted(state)), load(state))[1]
     config = ReferenceTrainerConfig(sharding="fsdp", push_chunk_mb=0.1, **SETTINGS)
-    trainer = build_reference_trainer(model_dir, config=config, generator=engine, data_parallel=group)
+    # only rank 0 loads the weights; the others build the architecture on the meta device and receive their shards
+    loaded = load_model(model_dir, device="cpu", weights=group.is_driver)
+    assert any(p.is_meta for p in loaded.model.parameters()) != group.is_driver
+    trainer = build_reference_trainer(loaded.model, loaded.tokenizer, config=config, generator=engine,
+                                      data_parallel=group)
     if mode == "resume":
         resume_elsewhere(trainer, group, engine, Path(out))
         return

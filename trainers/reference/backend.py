@@ -85,7 +85,10 @@ class ReferenceTrainer:
         torch.manual_seed(cfg.seed)
         self.tokenizer = tokenizer
         # fp32 master weights (bf16 only under autocast); a frozen LoRA base may be kept in bf16 to halve its memory
-        model = model.to(device=self.device, dtype=cfg.lora.torch_base_dtype if cfg.lora else torch.float32)
+        if self.sharded:  # fp32 where it is (rank 0's CPU, or the meta device elsewhere); shard_model places shards
+            model = model.to(dtype=torch.float32)
+        else:
+            model = model.to(device=self.device, dtype=cfg.lora.torch_base_dtype if cfg.lora else torch.float32)
         if cfg.lora is not None:
             model = wrap_lora(model, cfg.lora)
         if cfg.gradient_checkpointing:
@@ -100,12 +103,12 @@ class ReferenceTrainer:
         trainable = [p for p in model.parameters() if p.requires_grad]
         if not trainable:
             raise TrainingConfigError("the model has no trainable parameters")
-        if data_parallel is not None:
-            data_parallel.broadcast_parameters(trainable)
-        if self.sharded:
-            shard_model(model, data_parallel.world)
+        if self.sharded:  # every rank gets its shards of rank 0's weights
+            shard_model(model, data_parallel.world, self.device)
             if self.reference is not None:
-                shard_model(self.reference, data_parallel.world)
+                shard_model(self.reference, data_parallel.world, self.device)
+        elif data_parallel is not None:
+            data_parallel.broadcast_parameters(trainable)
         self.parameters = [p for p in model.parameters() if p.requires_grad]  # FSDP replaced them with shards
         self.optimizer = torch.optim.AdamW(self.parameters, lr=cfg.learning_rate, betas=tuple(cfg.betas),
                                            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
