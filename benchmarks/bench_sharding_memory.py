@@ -109,8 +109,8 @@ def main() -> None:
         worst = max(reports, key=lambda r: r["weights"] + r["grads"] + r["optimizer"])
         totals[mode] = worst["weights"] + worst["grads"] + worst["optimizer"]
         print(f"{mode:>9}: per rank weights {worst['weights'] / mib:7.1f} MiB, gradients {worst['grads'] / mib:7.1f} "
-              f"MiB, AdamW {worst['optimizer'] / mib:7.1f} MiB = {totals[mode] / mib:7.1f} MiB; peak RSS "
-              f"{max(r['max_rss'] for r in reports) / mib:7.1f} MiB")
+              f"MiB, AdamW {worst['optimizer'] / mib:7.1f} MiB = {totals[mode] / mib:7.1f} MiB; peak RSS by rank "
+              + ", ".join(f"{r['max_rss'] / mib:.0f}" for r in reports) + " MiB")
     print(f"training state per rank, sharded / replicated over {args.ranks} ranks: "
           f"{totals['fsdp'] / totals['replicate']:.3f} (1/{args.ranks} = {1 / args.ranks:.3f})")
 
