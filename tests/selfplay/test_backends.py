@@ -80,14 +80,16 @@ def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path])
 def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sharding: str) -> None:
     """torchrun with 2 ranks (gloo): rank 0 runs the loop, both ranks sample and train; a resumed run continues.
 
-    ``fsdp`` shards the policy (FSDP2) and samples with a separate engine on each rank, pushed after every update;
+    ``fsdp`` shards the policy (FSDP2, with a KL term and gradient checkpointing) and samples with a separate engine
+    on each rank, pushed after every update;
     ``trl`` trains replicas with the TRL backend."""
     from launch_ranks import launch_ranks
 
     run_dir = setup["root"] / f"dp-run-{sharding}"
     sets = short_run_settings(setup)
     if sharding == "fsdp":
-        sets += ["model.generator=hf_engine", 'train.backend_options={"sharding": "fsdp"}']
+        sets += ["model.generator=hf_engine", "train.kl_coef=0.01",
+                 'train.backend_options={"sharding": "fsdp", "gradient_checkpointing": true}']
     if sharding == "trl":
         pytest.importorskip("trl", reason="the trl extra is not installed (CI installs it)")
         sets += ["train.backend=trl"]
