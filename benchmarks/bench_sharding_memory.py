@@ -47,8 +47,8 @@ def _rank(model: str, sharding: str, sequences: int, out: str) -> None:
     torch.set_num_threads(1)
     group = DataParallel.from_env()
     directory = resolve_model_dir(model or None)
-    # as the self-play loop does: with FSDP only rank 0 loads the weights, the others build the architecture on meta
-    loaded = load_model(str(directory), device="cpu", weights=sharding != "fsdp" or group.is_driver)
+    # as the self-play loop does: with FSDP every rank starts on the meta device and its shards stream from the files
+    loaded = load_model(str(directory), device="cpu", weights=sharding != "fsdp")
     engine = HFGenerator.from_pretrained(directory, device="cpu") if sharding == "fsdp" else None
     config = ReferenceTrainerConfig(device="cpu", sharding=sharding, micro_batch_size=2, max_completion_tokens=32,
                                     learning_rate=1e-5)

@@ -233,8 +233,9 @@ def load_model(
     """Load model + tokenizer from ``source`` (directory, ``.gguf`` file, or None for SmolLM2-135M-Instruct).
 
     ``device`` defaults to CUDA when available, else CPU; ``dtype`` to float32 on CPU and bfloat16 on CUDA.
-    ``weights=False`` builds the architecture on the meta device instead (no memory; for ranks that receive their
-    shards of the weights from another rank). The model is in eval mode.
+    ``weights=False`` builds the architecture with its weights on the meta device instead (no memory; the FSDP trainer
+    streams each rank's shards from the folder's safetensors, whose path the model's ``config.name_or_path`` keeps).
+    The model is in eval mode.
     """
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -248,9 +249,12 @@ def load_model(
     try:
         if weights:
             model = AutoModelForCausalLM.from_pretrained(directory, dtype=dtype, local_files_only=True)
-        else:
-            with torch.device("meta"):
+        else:  # weights on the meta device; buffers (rotary frequencies) real, since no checkpoint holds them
+            from accelerate import init_empty_weights
+
+            with init_empty_weights(include_buffers=False):
                 model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(directory), dtype=dtype)
+            model.tie_weights()  # the empty-weights context leaves a tied head as a parameter of its own
     except Exception as exc:  # noqa: BLE001 - surface any loader failure with the path
         raise ModelLoadError(f"cannot load the model in {directory}: {type(exc).__name__}: {exc}") from exc
     if weights:

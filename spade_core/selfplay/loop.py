@@ -110,10 +110,14 @@ class SelfPlay:
         group = getattr(self, "data_parallel", None)
         settings = self._trainer_settings()
         if settings.get("sharding") == "fsdp":
-            # rank 0 loads the weights on the host and shares them out shard by shard; the other ranks start from
-            # the architecture on the meta device, so no GPU and no other rank ever holds a whole copy
-            follower = group is not None and not group.is_driver
-            loaded = load_model(cfg.model.spec, device="cpu", dtype="float32", weights=not follower)
+            # every rank starts from the architecture with its weights on the meta device; the trainer streams each
+            # rank's shards from the checkpoint files, so no process holds a whole copy. Where the files name the
+            # weights differently from the model, rank 0 loads the whole model on the host and shares it out.
+            from spade_core.training.sharding import can_stream_weights
+
+            loaded = load_model(cfg.model.spec, device="cpu", dtype="float32", weights=False)
+            if group is not None and group.is_driver and not can_stream_weights(loaded.model, loaded.directory):
+                loaded = load_model(cfg.model.spec, device="cpu", dtype="float32")
         else:
             loaded = load_model(cfg.model.spec, device="cpu" if not _cuda() else None)
         factory = find_trainer_backend(cfg.train.backend)

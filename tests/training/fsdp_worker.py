@@ -3,7 +3,8 @@
 Both ranks shard the tiny model (FSDP2, gloo) and sample with a separate engine each. Rank 0 plays episodes, then
 every rank takes one update (pushed to and verified against its engine), saves a checkpoint together, takes a second
 update, reloads the checkpoint and takes the second update again. With ``resume`` (run on 3 ranks), the ranks load
-that 2-rank checkpoint and take the second update once more."""
+that 2-rank checkpoint and take the second update once more; with ``stream``, every rank starts from the meta device
+(weights read from the model folder's files) and takes the first update again."""
 
 from __future__ import annotations
 
@@ -40,13 +41,16 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
     load = engine.sync_weights
     engine.sync_weights = lambda state: (pushes.append(sorted(state)), load(state))[1]
     config = ReferenceTrainerConfig(sharding="fsdp", push_chunk_mb=0.1, **SETTINGS)
-    # only rank 0 loads the weights; the others build the architecture on the meta device and receive their shards
-    loaded = load_model(model_dir, device="cpu", weights=group.is_driver)
-    assert any(p.is_meta for p in loaded.model.parameters()) != group.is_driver
+    # "train" and "resume": only rank 0 loads the weights and shares them out; the others build the architecture
+    # on the meta device. "stream": every rank starts on the meta device and the shards are read from the files.
+    loaded = load_model(model_dir, device="cpu", weights=group.is_driver and mode != "stream")
     trainer = build_reference_trainer(loaded.model, loaded.tokenizer, config=config, generator=engine,
                                       data_parallel=group)
     if mode == "resume":
         resume_elsewhere(trainer, group, engine, Path(out))
+        return
+    if mode == "stream":
+        first_update_only(trainer, group, engine, Path(out))
         return
     if not group.is_driver:
         assert serve(trainer, group) == 3
@@ -74,6 +78,19 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
                      "after_first": after_first, "after_second": after_second, "reloaded": reloaded,
                      "loop_state": loop_state, "engine": pushed(engine),
                      "pushes": pushes}, handle)
+
+
+def first_update_only(trainer: object, group: DataParallel, engine: HFGenerator, out: Path) -> None:
+    if not group.is_driver:
+        serve(trainer, group)
+        return
+    with open(out / "fsdp.pkl", "rb") as handle:
+        run = pickle.load(handle)
+    driver = DataParallelDriver(trainer, group)
+    metrics = driver.update(run["trajectories"], run["advantages"])
+    driver.close()
+    with open(out / "streamed.pkl", "wb") as handle:
+        pickle.dump({"metrics": metrics, "engine": pushed(engine)}, handle)
 
 
 def resume_elsewhere(trainer: object, group: DataParallel, engine: HFGenerator, out: Path) -> None:

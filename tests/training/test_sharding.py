@@ -98,6 +98,38 @@ def test_a_sharded_checkpoint_resumes_on_another_number_of_ranks(fsdp_run: tuple
     assert _max_diff(resumed["engine"], run["after_second"]) < 1e-6
 
 
+def test_shards_streamed_from_the_files_equal_shards_shared_from_rank_zero(fsdp_run: tuple[Path, dict],
+                                                                            tiny_model_dir: Path) -> None:
+    """Every rank starts with its weights on the meta device; rank 0 reads each tensor from the safetensors and
+    scatters it. The first update then lands exactly where it did when rank 0 loaded the whole model."""
+    from spade_core.models.loading import load_model
+    from spade_core.training.sharding import can_stream_weights
+
+    meta = load_model(tiny_model_dir, device="cpu", weights=False).model
+    assert all(p.is_meta for p in meta.parameters()) and not any(b.is_meta for b in meta.buffers())
+    assert meta.lm_head.weight is meta.model.embed_tokens.weight  # tied as in the loaded model
+    assert can_stream_weights(meta, tiny_model_dir)
+    out, run = fsdp_run
+    _launch(2, str(tiny_model_dir), str(out), "stream")
+    with open(out / "streamed.pkl", "rb") as handle:
+        streamed = pickle.load(handle)
+    assert streamed["metrics"]["sync_ok"] == 1.0
+    assert _max_diff(streamed["engine"], run["after_first"]) == 0.0
+
+
+def test_a_checkpoint_with_other_weight_names_cannot_be_streamed(tiny_model_dir: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file, save_file
+
+    from spade_core.models.loading import load_model
+    from spade_core.training.sharding import can_stream_weights
+
+    meta = load_model(tiny_model_dir, device="cpu", weights=False).model
+    renamed = {f"transformer.{k}": v for k, v in load_file(str(tiny_model_dir / "model.safetensors")).items()}
+    save_file(renamed, str(tmp_path / "model.safetensors"))
+    assert not can_stream_weights(meta, tmp_path)  # the loop then has rank 0 load the whole model instead
+    assert not can_stream_weights(meta, tmp_path / "empty")
+
+
 def test_a_replicated_trainer_refuses_a_sharded_checkpoint(fsdp_run: tuple[Path, dict], tiny_model_dir: Path) -> None:
     from spade_core.training.errors import CheckpointError
 
