@@ -158,22 +158,11 @@ def _scatter_from_files(model: torch.nn.Module, folder: Path | None, device: tor
                     value.copy_(whole)
 
 
-def is_sharded(model: torch.nn.Module) -> bool:
-    from torch.distributed.fsdp import FSDPModule
-
-    return isinstance(model, FSDPModule)
-
-
 def full_tensor(value: torch.Tensor) -> torch.Tensor:
     """The whole tensor behind a shard (a collective for a sharded one); any other tensor as it is."""
     from torch.distributed.tensor import DTensor
 
     return value.full_tensor() if isinstance(value, DTensor) else value
-
-
-def full_state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """Every weight of ``model``, whole, on this rank's device (all ranks must call it together)."""
-    return {name: full_tensor(value.detach()) for name, value in model.state_dict().items()}
 
 
 def save_states(model: torch.nn.Module, optimizer: torch.optim.Optimizer | None) -> tuple[dict[str, Any], Any]:

@@ -20,7 +20,6 @@ from spade_core.models.hf_generator import HFGenerator
 from spade_core.models.loading import load_model
 from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.training.data_parallel import DataParallel, DataParallelDriver, serve
-from spade_core.training.sharding import full_state_dict
 from spade_trainers.reference.backend import build_reference_trainer
 from spade_trainers.reference.config import ReferenceTrainerConfig
 
@@ -54,7 +53,7 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
         return
     if not group.is_driver:
         assert serve(trainer, group) == 3
-        torch.save(full_state_dict(trainer.model), Path(out) / "rank1.pt")  # after the driver released the group
+        torch.save(trainer.policy_state_dict(), Path(out) / "rank1.pt")  # after the driver released the group
         return
     driver = DataParallelDriver(trainer, group)
     runner = EpisodeRunner(driver.generator, RolloutConfig(sampling=SamplingParams(max_new_tokens=3)),
@@ -72,7 +71,7 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
     reloaded = pushed(engine)
     again = driver.update(trajectories, second_advantages)
     driver.close()
-    torch.save(full_state_dict(trainer.model), Path(out) / "rank0.pt")
+    torch.save(trainer.policy_state_dict(), Path(out) / "rank0.pt")
     with open(Path(out) / "fsdp.pkl", "wb") as handle:
         pickle.dump({"trajectories": trajectories, "advantages": advantages, "first": first, "again": again,
                      "after_first": after_first, "after_second": after_second, "reloaded": reloaded,
