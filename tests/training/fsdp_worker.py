@@ -45,11 +45,8 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
     loaded = load_model(model_dir, device="cpu", weights=group.is_driver and mode != "stream")
     trainer = build_reference_trainer(loaded.model, loaded.tokenizer, config=config, generator=engine,
                                       data_parallel=group)
-    if mode == "resume":
-        resume_elsewhere(trainer, group, engine, Path(out))
-        return
-    if mode == "stream":
-        first_update_only(trainer, group, engine, Path(out))
+    if mode in ("resume", "stream"):
+        replay(trainer, group, engine, Path(out), mode)
         return
     if not group.is_driver:
         assert serve(trainer, group) == 3
@@ -79,30 +76,21 @@ def main(model_dir: str, out: str, mode: str = "train") -> None:
                      "pushes": pushes}, handle)
 
 
-def first_update_only(trainer: object, group: DataParallel, engine: HFGenerator, out: Path) -> None:
+def replay(trainer: object, group: DataParallel, engine: HFGenerator, out: Path, mode: str) -> None:
+    """``stream``: the first update again; ``resume``: the checkpoint, then the second update again."""
     if not group.is_driver:
         serve(trainer, group)
         return
     with open(out / "fsdp.pkl", "rb") as handle:
         run = pickle.load(handle)
     driver = DataParallelDriver(trainer, group)
-    metrics = driver.update(run["trajectories"], run["advantages"])
+    advantages = run["advantages"]
+    if mode == "resume":
+        driver.load(out / "checkpoint")
+        advantages = [-a for a in advantages]
+    metrics = driver.update(run["trajectories"], advantages)
     driver.close()
-    with open(out / "streamed.pkl", "wb") as handle:
-        pickle.dump({"metrics": metrics, "engine": pushed(engine)}, handle)
-
-
-def resume_elsewhere(trainer: object, group: DataParallel, engine: HFGenerator, out: Path) -> None:
-    if not group.is_driver:
-        serve(trainer, group)
-        return
-    with open(out / "fsdp.pkl", "rb") as handle:
-        run = pickle.load(handle)
-    driver = DataParallelDriver(trainer, group)
-    driver.load(out / "checkpoint")
-    metrics = driver.update(run["trajectories"], [-a for a in run["advantages"]])
-    driver.close()
-    with open(out / "resumed.pkl", "wb") as handle:
+    with open(out / f"{mode}.pkl", "wb") as handle:
         pickle.dump({"metrics": metrics, "engine": pushed(engine)}, handle)
 
 

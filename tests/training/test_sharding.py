@@ -91,7 +91,7 @@ def test_a_sharded_checkpoint_resumes_on_another_number_of_ranks(fsdp_run: tuple
                                                                   tiny_model_dir: Path) -> None:
     out, run = fsdp_run
     _launch(3, str(tiny_model_dir), str(out), "resume")  # saved by 2 ranks, loaded by 3
-    with open(out / "resumed.pkl", "rb") as handle:
+    with open(out / "resume.pkl", "rb") as handle:
         resumed = pickle.load(handle)
     assert resumed["metrics"]["sync_ok"] == 1.0
     # the same second update from the reloaded weights and AdamW moments; only the summation order differs
@@ -111,7 +111,7 @@ def test_shards_streamed_from_the_files_equal_shards_shared_from_rank_zero(fsdp_
     assert can_stream_weights(meta, tiny_model_dir)
     out, run = fsdp_run
     _launch(2, str(tiny_model_dir), str(out), "stream")
-    with open(out / "streamed.pkl", "rb") as handle:
+    with open(out / "stream.pkl", "rb") as handle:
         streamed = pickle.load(handle)
     assert streamed["metrics"]["sync_ok"] == 1.0
     assert _max_diff(streamed["engine"], run["after_first"]) == 0.0
