@@ -28,7 +28,7 @@ from typing import Any
 
 from spade_core.rollout.runner import EpisodeSpec, ResetResult, StepResult, env_key
 from spade_core.scale.errors import EnvActorLostError, RemoteEnvError, ScaleError
-from spade_core.scale.ray_runtime import require_ray
+from spade_core.scale.ray_runtime import kill_actor, require_ray
 
 ray = require_ray()
 from ray.exceptions import RayError  # noqa: E402 - after the check that says how to install Ray
@@ -238,7 +238,7 @@ class RayEnvGroup:
                 slot.location = ray.get(ref)
                 slot.lost = None
             except (RayError, EnvActorLostError) as exc:
-                ray.kill(slot.actor, no_restart=True)
+                kill_actor(slot.actor)
                 slot.actor = self._new_actor()
                 slot.lost = None
                 slot.counts["replaced"] += 1
@@ -263,10 +263,7 @@ class RayEnvGroup:
             slot.counts["lost"] += 1
         slot.lost = reason
         if kill:
-            try:
-                ray.kill(slot.actor, no_restart=False)
-            except Exception:  # noqa: BLE001, S110 - it may already be gone
-                pass
+            kill_actor(slot.actor, restart=True)
 
     def pool(self) -> RayEnvPool:
         """A fresh pool for one :meth:`EpisodeRunner.run` (checks the actors first)."""
@@ -286,10 +283,7 @@ class RayEnvGroup:
     def shutdown(self) -> None:
         """Kill every env actor (their sandbox launchers and workers exit with them)."""
         for slot in self.slots:
-            try:
-                ray.kill(slot.actor, no_restart=True)
-            except Exception:  # noqa: BLE001, S110 - best effort
-                pass
+            kill_actor(slot.actor)
         self.slots = []
 
 

@@ -26,7 +26,7 @@ from spade_core.models.base import Generation, SamplingParams
 from spade_core.models.batch_split import merge_round_robin, share_params, split_round_robin, with_batch_seed
 from spade_core.models.errors import GenerationError
 from spade_core.scale.errors import ScaleError
-from spade_core.scale.ray_runtime import require_ray
+from spade_core.scale.ray_runtime import kill_actor, require_ray
 
 ray = require_ray()
 from ray.exceptions import GetTimeoutError, RayError  # noqa: E402 - after the check that says how to install Ray
@@ -156,10 +156,7 @@ class RayGeneratorPool:
     def shutdown(self) -> None:
         """Kill every generator actor (their engines and memory go with them)."""
         for slot in self.slots:
-            try:
-                ray.kill(slot.actor, no_restart=True)
-            except Exception:  # noqa: BLE001, S110 - it may already be gone
-                pass
+            kill_actor(slot.actor)
         self.slots = []
 
     # -- internals ----------------------------------------------------------------------------------------------
@@ -176,10 +173,7 @@ class RayGeneratorPool:
 
     def _replace(self, slot: _Slot, reason: str) -> None:
         """A fresh actor for ``slot`` with the latest pushed weights (raises :class:`GenerationError` if none)."""
-        try:
-            ray.kill(slot.actor, no_restart=True)
-        except Exception:  # noqa: BLE001, S110 - it is usually gone already
-            pass
+        kill_actor(slot.actor)  # usually gone already
         slot.counts["replaced"] += 1
         self.replaced += 1
         slot.actor = self._new_actor(slot.index)

@@ -87,6 +87,15 @@ class RayRuntime:
         self.started_here = False
 
 
+def kill_actor(actor: Any, *, restart: bool = False) -> None:
+    """End ``actor`` (Ray restarts it only with ``restart``); one that is already gone is no error."""
+    ray = require_ray()
+    try:
+        ray.kill(actor, no_restart=not restart)
+    except Exception:  # noqa: BLE001, S110 - it may already be gone
+        pass
+
+
 def _context_info(ray: ModuleType) -> dict[str, Any]:
     context = ray.get_runtime_context()
     return {"node_id": context.get_node_id(), "job_id": context.get_job_id()}
