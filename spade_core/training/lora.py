@@ -88,11 +88,6 @@ def merged_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
             yield key.replace(".base_layer", ""), value.detach()
 
 
-def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
-    """:func:`merged_weights` as one state dict."""
-    return dict(merged_weights(model))
-
-
 def load_adapter_weights(model: Any, folder: Path) -> None:
     """Load adapter weights saved by ``save_pretrained`` of a ``peft`` model into ``model``."""
     from peft import set_peft_model_state_dict
