@@ -118,6 +118,22 @@ def probe_sequences(trajectories: Sequence[Any], count: int) -> list[list[int]]:
     return [list(t.token_ids) for t in ranked[:count]]
 
 
+def policy_weights(model: Any, *, lora: bool) -> Iterator[tuple[str, Any]]:
+    """What a push sends: each weight of the trained ``model`` under the base model's own names, one at a time.
+
+    LoRA adapters are merged in (beside the model, ``spade_core.training.lora.merged_weights``); a sharded weight is
+    gathered whole (a collective: all ranks iterate together)."""
+    if lora:
+        from spade_core.training.lora import merged_weights
+
+        yield from merged_weights(model)
+        return
+    from spade_core.training.sharding import full_tensor
+
+    for name, value in model.state_dict().items():
+        yield name, full_tensor(value.detach())
+
+
 def chunk_weights(items: Iterable[tuple[str, Any]], max_mb: float) -> Iterator[dict[str, Any]]:
     """``(name, tensor)`` pairs grouped into state dicts of about ``max_mb`` each (a push, piece by piece).
 
@@ -136,18 +152,18 @@ def chunk_weights(items: Iterable[tuple[str, Any]], max_mb: float) -> Iterator[d
         yield chunk
 
 
-def push_and_verify(generator: Any, state_dict: Mapping[str, Any] | Iterable[Mapping[str, Any]], *,
+def push_and_verify(generator: Any, pieces: Iterable[Mapping[str, Any]], *,
                     probe: Sequence[Sequence[int]], before: Sequence[Sequence[float]],
                     trainer_scores: Callable[[Sequence[Sequence[int]]], list[list[float]]],
                     tolerance: float) -> tuple[dict[str, float], LogprobAgreement | None]:
-    """Push ``state_dict`` to ``generator``, then verify it on ``probe`` (scored by the trainer ``before`` the update).
+    """Push the weights to ``generator`` piece by piece (partial state dicts, e.g. from :func:`chunk_weights`), then
+    verify them on ``probe`` (scored by the trainer ``before`` the update).
 
-    ``state_dict`` may also be an iterable of partial state dicts, pushed one after the other (a sharded trainer
-    gathers its weights a chunk at a time). Returns the ``sync_*`` metrics and the agreement (``None`` without a
-    probe); raises :class:`WeightSyncMismatchError` when the push does not verify."""
+    Returns the ``sync_*`` metrics and the agreement (``None`` without a probe); raises
+    :class:`WeightSyncMismatchError` when the push does not verify."""
     started = time.perf_counter()
-    for chunk in ([state_dict] if isinstance(state_dict, Mapping) else state_dict):
-        generator.sync_weights(dict(chunk))
+    for piece in pieces:
+        generator.sync_weights(dict(piece))
     agreement = None
     metrics: dict[str, float] = {}
     if probe:

@@ -39,7 +39,7 @@ from spade_core.training.checkpoint import (
 )
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError
-from spade_core.training.lora import load_adapter_weights, merged_weights, wrap_lora
+from spade_core.training.lora import load_adapter_weights, wrap_lora
 from spade_core.training.sharding import (
     ShardingError,
     full_tensor,
@@ -47,7 +47,7 @@ from spade_core.training.sharding import (
     save_states,
     shard_model,
 )
-from spade_core.training.weight_sync import chunk_weights, probe_sequences, push_and_verify
+from spade_core.training.weight_sync import chunk_weights, policy_weights, probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
 from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
 
@@ -241,19 +241,12 @@ class ReferenceTrainer:
         """The policy's weights under the base model's own names (LoRA adapters merged in), for a generator.
 
         Sharded, the whole weights are gathered on every rank (all ranks call this together)."""
-        return dict(self._policy_items())
+        return dict(policy_weights(self.model, lora=self.config.lora is not None))
 
     def policy_state_chunks(self) -> Iterator[dict[str, torch.Tensor]]:
         """:meth:`policy_state_dict` in pieces of about ``push_chunk_mb``, each computed (adapters merged, shards
         gathered) only when its turn comes, so a push never holds a second full copy of the model."""
-        return chunk_weights(self._policy_items(), self.config.push_chunk_mb)
-
-    def _policy_items(self) -> Iterator[tuple[str, torch.Tensor]]:
-        if self.sharded:
-            return ((k, full_tensor(v.detach())) for k, v in self.model.state_dict().items())
-        if self.config.lora is not None:
-            return merged_weights(self.model)
-        return ((k, v.detach()) for k, v in self.model.state_dict().items())
+        return chunk_weights(policy_weights(self.model, lora=self.config.lora is not None), self.config.push_chunk_mb)
 
     def _push_weights(self, probe: list[list[int]], before: list[list[float]]) -> dict[str, float]:
         metrics, _ = push_and_verify(self._generator, self.policy_state_chunks(), probe=probe, before=before,

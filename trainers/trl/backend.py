@@ -55,8 +55,8 @@ from spade_core.training.checkpoint import (
 )
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
-from spade_core.training.lora import load_adapter_weights, merged_weights, wrap_lora
-from spade_core.training.weight_sync import chunk_weights, probe_sequences, push_and_verify
+from spade_core.training.lora import load_adapter_weights, wrap_lora
+from spade_core.training.weight_sync import chunk_weights, policy_weights, probe_sequences, push_and_verify
 from spade_trainers.trl.config import TRLTrainerConfig
 
 CHECKPOINT_FORMAT = 1
@@ -716,9 +716,9 @@ class TRLTrainer:
         """Make a separate sampler sample from the current weights, verified on ``probe`` (scored ``before`` the
         update) as in ``spade_core.training.weight_sync``; a shared HFGenerator needs nothing."""
         if self._external:
-            items = (merged_weights(self.model) if self.config.lora is not None
-                     else ((k, v.detach()) for k, v in self.model.state_dict().items()))
-            metrics, _ = push_and_verify(self._generator, chunk_weights(items, self.config.push_chunk_mb), probe=probe or [], before=before or [],
+            pieces = chunk_weights(policy_weights(self.model, lora=self.config.lora is not None),
+                                   self.config.push_chunk_mb)
+            metrics, _ = push_and_verify(self._generator, pieces, probe=probe or [], before=before or [],
                                          trainer_scores=self._scorer.score, tolerance=self.config.sync_tolerance)
             return metrics
         if self.config.use_vllm:
