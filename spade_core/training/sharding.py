@@ -47,9 +47,7 @@ def shard_model(model: torch.nn.Module, world: int, device: torch.device | str |
     if not dist.is_initialized() or dist.get_world_size() != world:
         raise ShardingError(f"FSDP needs the process group of {world} ranks to be initialised first "
                             "(launch with torchrun or accelerate launch)")
-    if device is None:
-        device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else "cpu"
-    device = torch.device(device)
+    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())  # this rank's GPU (set from LOCAL_RANK)
     rank = dist.get_rank()
@@ -103,14 +101,19 @@ def _weights_folder(model: torch.nn.Module) -> Path:
     return folder
 
 
-def _file_sources(model: torch.nn.Module, names_in_files: set[str]) -> dict[str, str | None]:
-    """For each state-dict entry of ``model``, the checkpoint name to read it from (itself, or the weight it is tied
-    to, such as an output head tied to the embeddings), or None when the files have neither."""
+def _tied_names(model: torch.nn.Module) -> dict[str, list[str]]:
+    """Each parameter name with every name of the same parameter (an output head tied to the embeddings has two)."""
     aliases: dict[int, list[str]] = {}
     for name, parameter in model.named_parameters(remove_duplicate=False):
         aliases.setdefault(id(parameter), []).append(name)
-    tied_to = {name: names for names in aliases.values() for name in names}
-    return {key: next((n for n in tied_to.get(key, [key]) if n in names_in_files), None) for key in model.state_dict()}
+    return {name: names for names in aliases.values() for name in names}
+
+
+def _file_sources(model: torch.nn.Module, names_in_files: set[str]) -> dict[str, str | None]:
+    """For each state-dict entry of ``model``, the checkpoint name to read it from (itself, or the weight it is tied
+    to), or None when the files have neither."""
+    tied = _tied_names(model)
+    return {key: next((n for n in tied.get(key, [key]) if n in names_in_files), None) for key in model.state_dict()}
 
 
 def can_stream_weights(model: torch.nn.Module, folder: str | Path) -> bool:
@@ -144,8 +147,13 @@ def _scatter_from_files(model: torch.nn.Module, folder: Path | None, device: tor
         if box[0]:
             raise ShardingError(f"the safetensors in {folder or 'the model folder'} lack weights of this model, e.g. "
                                 f"{box[0][:3]}; they must use the model's own parameter names")
+        tied = _tied_names(model)
+        filled: set[str] = set()
         with torch.no_grad():
             for key, value in state.items():
+                if any(name in filled for name in tied.get(key, ())):
+                    continue  # a tied head shares the embeddings' storage: read and scattered once
+                filled.add(key)
                 if folder is not None:
                     whole = where[sources[key]].get_tensor(sources[key]).to(device=device, dtype=value.dtype)
                 else:
@@ -190,13 +198,10 @@ def load_states(model: torch.nn.Module, weights: Mapping[str, torch.Tensor],
         set_optimizer_state_dict,
     )
 
-    aliases: dict[int, list[str]] = {}
-    for name, parameter in model.named_parameters(remove_duplicate=False):
-        aliases.setdefault(id(parameter), []).append(name)
-    tied_to = {name: names for names in aliases.values() for name in names}
+    tied = _tied_names(model)
     expected = set(model.state_dict())
     unexpected = sorted(set(weights) - expected)
-    missing = sorted(k for k in expected - set(weights) if not any(n in weights for n in tied_to.get(k, ())))
+    missing = sorted(k for k in expected - set(weights) if not any(n in weights for n in tied.get(k, ())))
     if unexpected or missing:
         raise ShardingError(f"the saved weights do not fit this model (unexpected {unexpected[:3]}, missing "
                             f"{missing[:3]})")
