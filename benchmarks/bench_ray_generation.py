@@ -14,16 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-PROMPTS = [
-    "Write a short story about a robot who learns to paint.",
-    "Explain how a rainbow forms, step by step.",
-    "List ten uses for a paperclip and explain each one.",
-    "Describe the water cycle in detail.",
-    "Explain why the sky is blue.",
-    "Tell me about the history of the bicycle.",
-    "Explain what prime numbers are, with examples.",
-    "Write instructions for building a paper airplane.",
-]
+from bench_generation import PROMPTS  # the same prompts as the single-engine generation benchmark
 
 
 def main() -> None:
