@@ -28,7 +28,7 @@ def with_batch_seed(params: SamplingParams) -> SamplingParams:
 def derived_seed(seed: int, index: int) -> int:
     """The seed of part ``index`` (a share, a request) of something seeded with ``seed``: part 0 keeps ``seed``,
     the others get seeds of their own, reproducibly."""
-    return seed if index == 0 else random.Random(f"{seed}:{index}").getrandbits(62)
+    return seed if index == 0 else random.Random(f"{seed}:rank{index}").getrandbits(62)
 
 
 def share_params(params: SamplingParams, index: int) -> SamplingParams:
