@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from spade_core.training.backend import reject_unknown_settings
-from spade_core.training.checkpoint import read_safetensors
+from spade_core.training.checkpoint import load_model_weights, read_safetensors
 from spade_core.training.errors import CheckpointError, TrainingConfigError
 
 BASE_DTYPES = ("fp32", "bf16")
@@ -96,3 +96,20 @@ def load_adapter_weights(model: Any, folder: Path) -> None:
     unexpected = list(getattr(result, "unexpected_keys", []) or [])
     if unexpected:
         raise CheckpointError(f"{folder}: adapter weights do not fit this LoRA model: {unexpected[:3]}")
+
+
+def require_same_lora(state: Mapping[str, Any], *, lora: bool, source: Path) -> None:
+    """Raise :class:`CheckpointError` unless the checkpoint at ``source`` (its JSON ``state``) was saved with the same
+    LoRA setting as this trainer's: adapters and whole weights do not load into each other."""
+    saved = bool(state.get("lora"))
+    if saved != lora:
+        raise CheckpointError(f"{source}: saved with lora={saved}, but this trainer has lora={lora}; build the "
+                              "trainer with the same LoRA setting")
+
+
+def load_trained_weights(model: Any, folder: Path, *, lora: bool) -> None:
+    """Load what a trainer saved of ``model`` into it: the adapters (``lora``) or the whole model."""
+    if lora:
+        load_adapter_weights(model, folder)
+    else:
+        load_model_weights(model, folder)

@@ -30,7 +30,6 @@ from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.backend import backend_config, load_policy, trainable_items
 from spade_core.training.checkpoint import (
     atomic_checkpoint,
-    load_model_weights,
     loop_state_json,
     read_safetensors,
     read_state,
@@ -39,7 +38,7 @@ from spade_core.training.checkpoint import (
 )
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError
-from spade_core.training.lora import load_adapter_weights, wrap_lora
+from spade_core.training.lora import load_trained_weights, require_same_lora, wrap_lora
 from spade_core.training.sharding import (
     ShardingError,
     full_tensor,
@@ -289,9 +288,7 @@ class ReferenceTrainer:
         """Restore a checkpoint from :meth:`save` into this trainer; return the saved ``loop_state``."""
         source = Path(directory)
         state, tensors = read_state(source, backend=self.name, version=CHECKPOINT_FORMAT, model_dir=MODEL_DIR)
-        if bool(state.get("lora")) != (self.config.lora is not None):
-            raise CheckpointError(f"{source}: saved with lora={state.get('lora')}, but this trainer has "
-                                  f"lora={self.config.lora is not None}; build the trainer with the same LoRA setting")
+        require_same_lora(state, lora=self.config.lora is not None, source=source)
         saved_sharding = state.get("sharding", "replicate")
         if saved_sharding != self.config.sharding:
             raise CheckpointError(f"{source}: saved with sharding={saved_sharding!r}, but this trainer has "
@@ -303,9 +300,9 @@ class ReferenceTrainer:
                 if self.reference is not None and (source / REFERENCE_DIR).exists():
                     load_states(self.reference, read_safetensors(source / REFERENCE_DIR))
             else:
-                self._load_weights(self.model, source / MODEL_DIR, adapter=self.config.lora is not None)
+                load_trained_weights(self.model, source / MODEL_DIR, lora=self.config.lora is not None)
                 if self.reference is not None and (source / REFERENCE_DIR).exists():
-                    self._load_weights(self.reference, source / REFERENCE_DIR, adapter=False)
+                    load_trained_weights(self.reference, source / REFERENCE_DIR, lora=False)
                 self.optimizer.load_state_dict(tensors["optimizer"])
         except (ValueError, KeyError, ShardingError) as exc:
             raise CheckpointError(f"{source}: the saved state does not fit this model: {exc}") from exc
@@ -314,8 +311,7 @@ class ReferenceTrainer:
         self.optimizer_steps = int(state["optimizer_steps"])
         self.model.eval()
         if self._generator is not self._own_generator:
-            for chunk in self.policy_state_chunks():  # the engine must sample from what was restored
-                self._generator.sync_weights(chunk)
+            self._push_weights(probe=[], before=[])  # the engine must sample from what was restored
         return dict(state.get("loop_state") or {})
 
     # -- internals -------------------------------------------------------------------------------------------
@@ -376,13 +372,6 @@ class ReferenceTrainer:
             clip_eps_low=cfg.clip_eps_low, clip_eps_high=cfg.clip_eps_high, normaliser=normaliser,
             ref_logprobs=ref, kl_coef=cfg.kl_coef,
         )
-
-    @staticmethod
-    def _load_weights(model: Any, folder: Path, *, adapter: bool) -> None:
-        if adapter:
-            load_adapter_weights(model, folder)
-        else:
-            load_model_weights(model, folder)
 
 
 def build_reference_trainer(

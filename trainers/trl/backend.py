@@ -47,7 +47,6 @@ from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import backend_config, load_policy, trainable_items
 from spade_core.training.checkpoint import (
     atomic_checkpoint,
-    load_model_weights,
     loop_state_json,
     read_state,
     restore_rng,
@@ -55,7 +54,7 @@ from spade_core.training.checkpoint import (
 )
 from spade_core.training.data_parallel import DataParallel
 from spade_core.training.errors import CheckpointError, TrainingConfigError, TrainingInputError
-from spade_core.training.lora import load_adapter_weights, wrap_lora
+from spade_core.training.lora import load_trained_weights, require_same_lora, wrap_lora
 from spade_core.training.weight_sync import chunk_weights, policy_weights, probe_sequences, push_and_verify
 from spade_trainers.trl.config import TRLTrainerConfig
 
@@ -678,13 +677,8 @@ class TRLTrainer:
         """Restore a checkpoint from :meth:`save` into this trainer; return the saved ``loop_state``."""
         source = Path(directory)
         state, tensors = read_state(source, backend=self.name, version=CHECKPOINT_FORMAT, model_dir=MODEL_DIR)
-        if bool(state.get("lora")) != (self.config.lora is not None):
-            raise CheckpointError(f"{source}: saved with lora={bool(state.get('lora'))}, but this trainer has "
-                                  f"lora={self.config.lora is not None}; build the trainer with the same LoRA setting")
-        if self.config.lora is not None:
-            load_adapter_weights(self.model, source / MODEL_DIR)
-        else:
-            load_model_weights(self.model, source / MODEL_DIR)
+        require_same_lora(state, lora=self.config.lora is not None, source=source)
+        load_trained_weights(self.model, source / MODEL_DIR, lora=self.config.lora is not None)
         try:
             self.optimizer.load_state_dict(tensors["optimizer"])
             self.lr_scheduler.load_state_dict(tensors["lr_scheduler"])
