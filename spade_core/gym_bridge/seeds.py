@@ -42,6 +42,8 @@ def _seed_sources(plugins: PluginRegistry) -> tuple[list[tuple[str, SeedEnvironm
 def sync_seed_environments(store: RegistryStore, plugins: PluginRegistry | None = None) -> SeedSyncResult:
     """Add new or changed bundled seeds as accepted records and retire bundled records no plugin ships now."""
     plugins = plugins or get_plugins()
+    if not plugins.complete:  # a plugin is mid-import: its seeds would look removed; sync on the next call
+        return SeedSyncResult(skipped=True)
     seeds, errors = _seed_sources(plugins)
     digest = hashlib.sha256()
     for plugin_name, seed, source in sorted(seeds, key=lambda s: s[1].module):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.metadata as metadata
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,8 @@ class PluginRegistry:
         self.pm.add_hookspecs(hookspecs)
         self.loaded: list[LoadedPlugin] = []
         self.failures: list[PluginFailure] = []
+        self.pending: list[str] = []
+        """Plugins whose module was still being imported when discovery ran (see :func:`_mid_import`)."""
         self._dist_of: dict[str, str] = {}
         if load_entry_points:
             self._load_entry_points(group)
@@ -55,6 +58,9 @@ class PluginRegistry:
             version = ep.dist.version if ep.dist else "?"
             if self.pm.has_plugin(ep.name):
                 self.failures.append(PluginFailure(ep.name, dist, "load", "another plugin already uses this name"))
+                continue
+            if _mid_import(ep.module):
+                self.pending.append(ep.name)
                 continue
             try:
                 plugin = ep.load()
@@ -78,6 +84,11 @@ class PluginRegistry:
         module = getattr(plugin, "__name__", type(plugin).__name__)
         self.loaded.append(LoadedPlugin(name, distribution, version, module))
         return True
+
+    @property
+    def complete(self) -> bool:
+        """False when some plugin was mid-import at discovery: its hooks are missing from this registry."""
+        return not self.pending
 
     def unregister(self, name: str) -> None:
         self.pm.unregister(name=name)
@@ -118,17 +129,29 @@ class PluginRegistry:
         return out
 
 
+def _mid_import(module_name: str) -> bool:
+    """True while ``module_name`` is being imported (its top level is running, its hooks not yet defined).
+
+    A plugin module that imports ``spade_core`` first runs ``spade_core``'s own import, which discovers plugins:
+    loading that entry point would return the half-made module and register it with no hooks."""
+    module = sys.modules.get(module_name)
+    return module is not None and bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
+
+
 _lock = threading.Lock()
 _registry: PluginRegistry | None = None
 
 
 def get_plugins() -> PluginRegistry:
-    """The process-wide plugin registry, loaded on first use."""
+    """The process-wide plugin registry, loaded on first use (again on the next call while it is incomplete)."""
     global _registry
     with _lock:
-        if _registry is None:
-            _registry = PluginRegistry()
-        return _registry
+        if _registry is not None:
+            return _registry
+        registry = PluginRegistry()
+        if registry.complete:
+            _registry = registry
+        return registry
 
 
 def reset_plugins() -> None:

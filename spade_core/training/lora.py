@@ -1,55 +1,18 @@
-"""Low-rank adapters (``peft``) for the trainer backends: settings, wrapping, the merged weights a separate sampling
-engine needs, and adapter checkpoints. One definition, used by the reference and the TRL backends."""
+"""Low-rank adapters (``peft``) for the trainer backends: wrapping, the merged weights a separate sampling engine
+needs, and adapter checkpoints. One definition, used by the reference and the TRL backends; the settings
+(:class:`~spade_core.training.settings.LoraSettings`) live in the torch-free :mod:`spade_core.training.settings`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.checkpoint import load_model_weights, read_safetensors
-from spade_core.training.errors import CheckpointError, TrainingConfigError
-
-BASE_DTYPES = ("fp32", "bf16")
-
-
-@dataclass(frozen=True)
-class LoraSettings:
-    """Low-rank adapters via ``peft`` (only the adapters train; the frozen base doubles as the KL reference).
-
-    No adapter dropout: the policy-gradient ratio needs the trainer's forward to match the sampler's."""
-
-    r: int = 8
-    alpha: int = 16
-    target_modules: tuple[str, ...] | str = "all-linear"
-    base_dtype: str = "fp32"  # the frozen base: "fp32", or "bf16" (half the memory: a 30B base fits in 60 GB)
-
-    def __post_init__(self) -> None:
-        if self.r < 1:
-            raise TrainingConfigError(f"lora.r must be >= 1, got {self.r}")
-        if self.base_dtype not in BASE_DTYPES:
-            raise TrainingConfigError(f"lora.base_dtype must be one of {BASE_DTYPES}, got {self.base_dtype!r}")
-
-    @property
-    def torch_base_dtype(self) -> torch.dtype:
-        return torch.bfloat16 if self.base_dtype == "bf16" else torch.float32
-
-    @classmethod
-    def from_value(cls, value: Any) -> LoraSettings | None:
-        """``None``, settings, or a plain mapping (YAML/JSON; unknown keys raise with the known ones)."""
-        if value is None or isinstance(value, LoraSettings):
-            return value
-        if not isinstance(value, Mapping):
-            raise TrainingConfigError(f"lora: expected a mapping of LoRA settings or null, got {value!r}")
-        reject_unknown_settings(cls, value, "lora")
-        values = dict(value)
-        if isinstance(values.get("target_modules"), list):
-            values["target_modules"] = tuple(values["target_modules"])
-        return cls(**values)
+from spade_core.training.errors import CheckpointError
+from spade_core.training.settings import LoraSettings
 
 
 def wrap_lora(model: Any, lora: LoraSettings) -> Any:

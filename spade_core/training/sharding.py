@@ -22,8 +22,6 @@ import torch
 
 from spade_core.errors import SpadeError
 
-SHARDING_MODES = ("replicate", "fsdp")
-
 
 class ShardingError(SpadeError):
     """A model could not be sharded across the data-parallel group, or a sharded state does not fit it."""

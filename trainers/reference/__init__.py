@@ -1,5 +1,5 @@
-"""The reference trainer backend: pure PyTorch + transformers (CPU in tests, bf16 autocast on GPU)."""
+"""The reference trainer backend: pure PyTorch + transformers (CPU in tests, bf16 autocast on GPU).
 
-from spade_trainers.reference.config import LoraSettings, ReferenceTrainerConfig
-
-__all__ = ["LoraSettings", "ReferenceTrainerConfig"]
+Settings: :mod:`spade_trainers.reference.config` (torch-free); the trainer: :mod:`spade_trainers.reference.backend`
+(imports torch when a trainer is built). Importing this package imports neither, so plugin discovery stays light.
+"""

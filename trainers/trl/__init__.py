@@ -1,9 +1,5 @@
 """The TRL trainer backend: TRL's ``GRPOTrainer`` driven by SPADE's episode runner (needs ``trl``; vLLM on GPU).
 
-Importing this package imports neither trl nor vllm; :mod:`spade_trainers.trl.backend` imports trl when a trainer
-is built.
+Settings: :mod:`spade_trainers.trl.config` (torch-free); the trainer: :mod:`spade_trainers.trl.backend`, which
+imports trl when a trainer is built. Importing this package imports neither, so plugin discovery stays light.
 """
-
-from spade_trainers.trl.config import TRLTrainerConfig
-
-__all__ = ["TRLTrainerConfig"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.lora import LoraSettings
+from spade_core.training.settings import LoraSettings
 from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.

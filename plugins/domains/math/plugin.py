@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from spade_core.plugins import hookimpl
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
-from spade_domains.math.verify import MAX_EXPR_CHARS, extract_answer
+from spade_domains.math.answers import MAX_EXPR_CHARS, extract_answer
 
 SEED_MODULES = (
     "arithmetic_chain",

@@ -18,14 +18,19 @@ from typing import Any
 
 import sympy
 
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_ANSWER = re.compile(r"(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(.+)", re.IGNORECASE)
-_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?$")
-_FRACTION = re.compile(r"^([-+]?\d+)\s*/\s*([-+]?\d+)$")
-_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
+from spade_domains.math.answers import (
+    MAX_EXPR_CHARS,
+    THOUSANDS_NUMBER,
+    extract_answer,
+    mentions_answer,
+    normalize_answer,
+    safe_echo,
+    to_number,
+)
 
-MAX_EXPR_CHARS = 200
-"""Longer answers are compared as strings only; they never reach the symbolic parser."""
+__all__ = ["MAX_EXPR_CHARS", "MathParseError", "answers_match", "extract_answer", "mentions_answer",
+           "normalize_answer", "parse_math", "safe_echo", "to_number"]
+
 MAX_EXPONENT = 64
 """Largest |exponent| the symbolic parser accepts (``2^64`` yes, ``2^65`` or ``9^9^9`` no)."""
 MAX_RESULT_BITS = 4096
@@ -37,94 +42,6 @@ _SAMPLE_POINTS = (Fraction(3, 7), Fraction(-5, 11), Fraction(13, 5))
 
 class MathParseError(ValueError):
     """The text is not a (small, safe) math expression."""
-
-
-# -- extraction ----------------------------------------------------------------------------------------------
-def _boxed_contents(text: str) -> str | None:
-    """Contents of the last ``\\boxed{...}`` with balanced braces."""
-    matches = list(_BOXED.finditer(text))
-    if not matches:
-        return None
-    start = matches[-1].end()
-    depth = 1
-    for i in range(start, len(text)):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:i].strip()
-    return None
-
-
-def extract_answer(text: str) -> str | None:
-    """The final answer in ``text``: ``\\boxed{...}``, else an ``Answer: ...`` line, else a bare number; or None."""
-    if not isinstance(text, str):
-        return None
-    boxed = _boxed_contents(text)
-    if boxed:
-        return boxed
-    lines = [m.group(1).strip() for m in _ANSWER.finditer(text)]
-    if lines:
-        return lines[-1].rstrip(".").strip().strip("$").strip() or None
-    stripped = text.strip().rstrip(".")
-    if len(stripped) <= 64 and (_NUMBER.match(stripped.replace(",", "")) or _FRACTION.match(stripped)):
-        return stripped
-    return None
-
-
-# -- normalisation -------------------------------------------------------------------------------------------
-_DROP = (r"\left", r"\right", r"\!", r"\,", r"\;", r"\:", r"\ ", "$", r"\displaystyle", r"\%", "%", "°")
-_TEXT_BLOCK = re.compile(r"\\(?:text|mathrm|textbf|mbox)\s*\{([^{}]*)\}")
-_VAR_PREFIX = re.compile(r"^[A-Za-z]\s*=\s*(?=\S)")
-_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
-
-
-def normalize_answer(text: str) -> str:
-    """A canonical spelling of an answer: no ``$``, spacing macros, units in ``\\text{}``, ``x =`` prefix or ``%``."""
-    if not isinstance(text, str):
-        return ""
-    s = text.strip()
-    s = _DEGREES.sub("", s)
-    whole = _TEXT_BLOCK.fullmatch(s)
-    if whole:
-        s = whole.group(1)
-    else:
-        s = _TEXT_BLOCK.sub(lambda m: "" if m.group(1).strip().isalpha() or not m.group(1).strip() else m.group(1), s)
-    for token in _DROP:
-        s = s.replace(token, "")
-    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-    s = _VAR_PREFIX.sub("", s.strip())
-    s = " ".join(s.split()).rstrip(".").strip()
-    return s.lower() if s.isalpha() else s
-
-
-def to_number(text: str) -> Fraction | None:
-    """Parse an integer, decimal, ``a/b`` fraction or ``\\frac{a}{b}`` into an exact Fraction."""
-    if not isinstance(text, str) or len(text) > MAX_EXPR_CHARS:
-        return None
-    s = normalize_answer(text).replace(" ", "")
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
-    sign = ""
-    if s[:1] in "+-" and s[1:2] == "\\":
-        sign, s = s[0], s[1:]
-    frac = re.fullmatch(r"\\frac\{([-+]?\d+)\}\{([-+]?\d+)\}", s)
-    if frac:
-        s = f"{frac.group(1)}/{frac.group(2)}"
-    m = _FRACTION.match(s)
-    value: Fraction | None = None
-    if m:
-        den = int(m.group(2))
-        value = None if den == 0 else Fraction(int(m.group(1)), den)
-    elif _NUMBER.match(s):
-        try:
-            value = Fraction(s)
-        except (ValueError, ZeroDivisionError):
-            value = None
-    if value is not None and sign == "-":
-        value = -value
-    return value
 
 
 # -- a bounded parser that builds sympy objects directly --------------------------------------------------------
@@ -348,7 +265,7 @@ def parse_math(text: str) -> Any:
         raise MathParseError("empty expression")
     if len(s) > MAX_EXPR_CHARS:
         raise MathParseError(f"expression longer than {MAX_EXPR_CHARS} characters")
-    if _THOUSANDS.match(s.replace(" ", "")):
+    if THOUSANDS_NUMBER.match(s.replace(" ", "")):
         s = s.replace(",", "")
     tokens = _tokenize(s)
     if any(t == ("op", ",") for t in tokens):
@@ -359,7 +276,7 @@ def parse_math(text: str) -> Any:
 def _split_top_level(text: str) -> list[str] | None:
     """Split ``(a, b, c)`` / ``a, b`` at top-level commas; None when there is no top-level comma."""
     s = normalize_answer(text)
-    if _THOUSANDS.match(s.replace(" ", "")):
+    if THOUSANDS_NUMBER.match(s.replace(" ", "")):
         return None
     if len(s) >= 2 and s[0] + s[-1] in ("()", "[]", "{}"):
         s = s[1:-1]
@@ -439,39 +356,3 @@ def answers_match(given: str, expected: str, *, rel_tol: float = 1e-9) -> bool:
             return False
         return all(answers_match(g, e, rel_tol=rel_tol) for g, e in zip(parts_g, parts_e, strict=True))
     return _symbolic_match(given, expected, rel_tol)
-
-
-def safe_echo(text: str, limit: int = 40) -> str:
-    """``text`` cut to ``limit`` characters with unprintable ones (and lone surrogates) shown as ``?``.
-
-    For echoing an agent's answer back in an observation without copying megabytes or unencodable text.
-    """
-    if not isinstance(text, str):
-        return ""
-    cut = text[:limit]
-    shown = "".join(ch if ch.isprintable() else "?" for ch in cut)
-    return shown + ("..." if len(text) > limit else "")
-
-
-_NUMBER_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?")
-
-
-def mentions_answer(text: str, answer: str) -> bool:
-    """True if ``text`` gives ``answer`` away: it contains the normalised answer, or a number equal to it.
-
-    Use it to keep a privileged hint clean: ``if mentions_answer(hint, str(answer)): hint = <a plan instead>``.
-    """
-    if not isinstance(text, str) or not isinstance(answer, str):
-        return False
-    squash = "".join(normalize_answer(text).lower().split())
-    target = "".join(normalize_answer(answer).lower().split())
-    if target and target in squash:
-        return True
-    value = to_number(answer)
-    if value is None:
-        return False
-    for token in _NUMBER_TOKEN.findall(text.replace(",", "")):
-        number = to_number(token)
-        if number is not None and (number == value or number == -value):
-            return True
-    return False

@@ -1,0 +1,58 @@
+"""Trainer settings that every backend shares, as plain dataclasses and tuples: no torch here.
+
+Configs (YAML, ``spade selfplay --set``) are parsed and checked before any model is built, so reading them must not
+import torch. The modules that act on these settings (:mod:`spade_core.training.lora`,
+:mod:`spade_core.training.sharding`) import them from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from spade_core.training.backend import reject_unknown_settings
+from spade_core.training.errors import TrainingConfigError
+
+if TYPE_CHECKING:
+    import torch
+
+BASE_DTYPES = ("fp32", "bf16")
+SHARDING_MODES = ("replicate", "fsdp")
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """Low-rank adapters via ``peft`` (only the adapters train; the frozen base doubles as the KL reference).
+
+    No adapter dropout: the policy-gradient ratio needs the trainer's forward to match the sampler's."""
+
+    r: int = 8
+    alpha: int = 16
+    target_modules: tuple[str, ...] | str = "all-linear"
+    base_dtype: str = "fp32"  # the frozen base: "fp32", or "bf16" (half the memory: a 30B base fits in 60 GB)
+
+    def __post_init__(self) -> None:
+        if self.r < 1:
+            raise TrainingConfigError(f"lora.r must be >= 1, got {self.r}")
+        if self.base_dtype not in BASE_DTYPES:
+            raise TrainingConfigError(f"lora.base_dtype must be one of {BASE_DTYPES}, got {self.base_dtype!r}")
+
+    @property
+    def torch_base_dtype(self) -> torch.dtype:
+        import torch  # only a trainer that builds the model asks; reading settings stays torch-free
+
+        return torch.bfloat16 if self.base_dtype == "bf16" else torch.float32
+
+    @classmethod
+    def from_value(cls, value: Any) -> LoraSettings | None:
+        """``None``, settings, or a plain mapping (YAML/JSON; unknown keys raise with the known ones)."""
+        if value is None or isinstance(value, LoraSettings):
+            return value
+        if not isinstance(value, Mapping):
+            raise TrainingConfigError(f"lora: expected a mapping of LoRA settings or null, got {value!r}")
+        reject_unknown_settings(cls, value, "lora")
+        values = dict(value)
+        if isinstance(values.get("target_modules"), list):
+            values["target_modules"] = tuple(values["target_modules"])
+        return cls(**values)
