@@ -50,6 +50,7 @@ _TYPING = (
     "MutableSequence Deque DefaultDict Counter TypeVar cast"
 ).split()
 _TEXTWRAP = "dedent indent wrap fill shorten".split()
+_WRAPPERS = "spade_core.sandbox.wrappers"
 
 BASE_ALLOWLIST: AllowList = {
     "math": _same("math", _MATH),
@@ -59,17 +60,19 @@ BASE_ALLOWLIST: AllowList = {
     "itertools": _same("itertools", _ITERTOOLS),
     "collections": {
         **_same("collections", ("Counter", "deque", "defaultdict", "OrderedDict")),
-        "namedtuple": "spade_core.sandbox.guards:sandbox_namedtuple",
+        "namedtuple": f"{_WRAPPERS}:sandbox_namedtuple",
     },
-    "heapq": _same("heapq", ("heappush", "heappop", "heapify", "heappushpop", "heapreplace", "nlargest", "nsmallest", "merge")),
-    "bisect": _same("bisect", ("bisect", "bisect_left", "bisect_right", "insort", "insort_left", "insort_right")),
+    "heapq": {**_same("heapq", ("nlargest", "nsmallest", "merge")),
+              **_same(_WRAPPERS, ("heappush", "heappop", "heapify", "heappushpop", "heapreplace"))},
+    "bisect": {**_same("bisect", ("bisect", "bisect_left", "bisect_right")),
+               **_same(_WRAPPERS, ("insort", "insort_left", "insort_right"))},
     "fractions": _same("fractions", ("Fraction",)),
     "statistics": _same("statistics", _STATISTICS),
     "copy": _same("copy", ("copy", "deepcopy")),
     "functools": _same("functools", ("reduce", "cmp_to_key", "lru_cache", "cache", "partial")),
     "operator": _same("operator", _OPERATOR),
     "typing": _same("typing", _TYPING),
-    "dataclasses": _same("dataclasses", ("dataclass", "field")),
+    "dataclasses": {"dataclass": f"{_WRAPPERS}:sandbox_dataclass", "field": "dataclasses:field"},
     "textwrap": _same("textwrap", _TEXTWRAP),
     "__future__": _same("__future__", ("annotations",)),
 }

@@ -42,6 +42,36 @@ _FORMAT_NAMES = frozenset({"format", "format_map", "vformat"})
 _SLOW_NAMES = frozenset(INSPECT_ATTRIBUTES) | _FORMAT_NAMES | {"mro"}
 _WRITABLE = (list, dict, set, bytearray, collections.deque)
 
+ESCAPE_BUILTINS = (
+    "exec", "eval", "compile", "open", "__import__", "getattr", "setattr", "delattr", "vars", "globals", "locals",
+    "dir", "breakpoint", "input", "__build_class__", "memoryview",
+)
+"""Real builtins that would undo the policy (code execution, files, unguarded reflection); never a value."""
+
+_FORBIDDEN_IDS: frozenset[int] = frozenset(
+    [id(getattr(builtins, name)) for name in ESCAPE_BUILTINS] + [id(builtins.__dict__), id(builtins), id(type),
+                                                                  id(object.__getattribute__), id(object.__setattr__)]
+)
+
+MUTATORS = frozenset(
+    "append appendleft extend extendleft insert remove pop popleft popitem clear sort reverse rotate update "
+    "setdefault add discard intersection_update difference_update symmetric_difference_update subtract "
+    "move_to_end".split()
+)
+"""Methods that change a container in place: refused on containers shared by the sandbox's modules."""
+
+# Per-type classification of objects whose attributes are read (cached; see _classify).
+_K_CLASS = 1  # instances are classes (type or a metaclass): attributes found only on the metaclass are refused
+_K_OPAQUE = 2  # typing special forms: no attribute reads (they forward to shared real classes)
+_K_FORBIDDEN = 4  # modules, frames, code, tracebacks: never a value
+_KIND: dict[type, int] = {}
+_REACHABLE_CLASSES: set[type] = set()
+"""Classes sandboxed code can name (curated builtins, classes the allow-list exposes): ``type(x)`` returns them."""
+_SHARED: set[int] = set()
+"""ids of mutable containers reachable from the stand-ins (shared by every instance in a worker): read-only."""
+_SHARED_KEEP: list[Any] = []
+_INSTALLED: set[int] = set()
+
 
 class PolicyViolation(BaseException):
     """A runtime guard refused an operation (forbidden attribute, import, write, or output size)."""
@@ -98,19 +128,105 @@ def _is_str_like(obj: Any) -> bool:
 _MISSING = object()
 
 
+def _classify(t: type) -> int:
+    kind = 0
+    if issubclass(t, type):
+        kind |= _K_CLASS
+    if t in _FORBIDDEN_RESULT_TYPES:
+        kind |= _K_FORBIDDEN
+    if getattr(t, "__module__", None) == "typing" and t is not types.FunctionType:
+        kind |= _K_OPAQUE
+    if len(_KIND) > 4096:  # sandbox classes come and go with instances: keep the cache bounded
+        _KIND.clear()
+    _KIND[t] = kind
+    return kind
+
+
+def _check_value(value: Any, what: str) -> Any:
+    """Refuse escape primitives as values: modules, frames, code, metaclasses, the real builtins."""
+    t = type(value)
+    kind = _KIND.get(t)
+    if kind is None:
+        kind = _classify(t)
+    if kind & _K_FORBIDDEN:
+        raise violation(f"access to {t.__name__} objects is not allowed ({what})")
+    if kind & _K_CLASS and issubclass(value, type):
+        raise violation(f"metaclasses (here {value.__name__}) are not available in the sandbox ({what})")
+    if id(value) in _FORBIDDEN_IDS:
+        raise violation(f"{what} would hand out a builtin the sandbox does not offer")
+    return value
+
+
+def _from_metaclass(cls: type, name: str) -> bool:
+    """Whether ``cls.name`` resolves on the metaclass rather than on the class itself (``register``, ``mro``)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return False
+    return any(name in meta.__dict__ for meta in type(cls).__mro__)
+
+
 def guarded_getattr(obj: Any, name: str, default: Any = _MISSING) -> Any:
-    """``_getattr_`` and the ``getattr`` builtin: dunders never, ``_x`` only on sandbox-defined classes."""
+    """``_getattr_`` and the ``getattr`` builtin: dunders never, ``_x`` only on sandbox-defined classes, nothing
+    that comes from a metaclass of a foreign class (``Fraction.register``), no attribute of typing's special forms,
+    no mutating method of a shared container, and never an escape primitive as the value."""
     if type(name) is not str:
         raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
     if name[:1] == "_" or name in _SLOW_NAMES:
         _check_name(obj, name)
+    t = type(obj)
+    kind = _KIND.get(t)
+    if kind is None:
+        kind = _classify(t)
+    if kind:
+        if kind & _K_OPAQUE:
+            raise violation(f"attributes of typing objects are not available in the sandbox (attribute {name!r})")
+        if kind & _K_CLASS:
+            if name in MUTATORS and obj in _CHECKED_CLASSES:
+                return _CheckedMutator(getattr(obj, name), f"{obj.__name__}.{name}")
+            if (t is not type or SANDBOX_MARK not in obj.__dict__) and _from_metaclass(obj, name):
+                raise violation(
+                    f"attribute {name!r} of class {obj.__name__} comes from its metaclass {t.__name__}; "
+                    "metaclass methods (class registration, mro) are not available on classes the environment "
+                    "did not define"
+                )
+    if name in MUTATORS and id(obj) in _SHARED:
+        raise violation(_shared_message(obj, f".{name}()"))
     if default is _MISSING:
         value = getattr(obj, name)
     else:
         value = getattr(obj, name, default)
-    if type(value) in _FORBIDDEN_RESULT_TYPES:
-        raise violation(f"access to {type(value).__name__} objects is not allowed (attribute {name!r})")
-    return value
+    t = type(value)
+    if t in _PLAIN_VALUE_TYPES:
+        return value
+    return _check_value(value, f"attribute {name!r}")
+
+
+def _shared_message(obj: Any, what: str) -> str:
+    return (f"cannot modify this {type(obj).__name__} ({what}): it belongs to an allow-listed module and is shared "
+            "by every environment instance; copy it first (list(x), dict(x))")
+
+
+class _CheckedMutator:
+    """An unbound container method (``list.append``) that refuses to change a shared container."""
+
+    __slots__ = ("_fn", "_label")
+
+    def __init__(self, fn: Callable[..., Any], label: str) -> None:
+        self._fn = fn
+        self._label = label
+
+    def __call__(self, target: Any, *args: Any, **kwargs: Any) -> Any:
+        if id(target) in _SHARED:
+            raise violation(_shared_message(target, self._label))
+        return self._fn(target, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<method {self._label}>"
+
+
+_CHECKED_CLASSES = frozenset({list, dict, set, bytearray, collections.deque, collections.Counter,
+                              collections.OrderedDict, collections.defaultdict})
+_PLAIN_VALUE_TYPES = frozenset({str, int, float, bool, type(None), tuple, list, dict, set, frozenset, types.MethodType})
 
 
 def _check_name(obj: Any, name: str) -> None:
@@ -142,7 +258,10 @@ def guarded_hasattr(obj: Any, name: str) -> bool:
 
 
 def guarded_write(obj: Any) -> Any:
-    """``_write_``: environment objects (its own classes and instances, lists, dicts, sets) are writable."""
+    """``_write_``: environment objects (its own classes and instances, lists, dicts, sets) are writable; containers
+    shared by the allow-listed modules are not."""
+    if id(obj) in _SHARED:
+        raise violation(_shared_message(obj, "item or attribute assignment"))
     if isinstance(obj, _WRITABLE) or is_sandbox_class(obj) or is_sandbox_class(type(obj)):
         return obj
     raise violation(
@@ -169,9 +288,9 @@ def guarded_delattr(obj: Any, name: str) -> None:
 
 def guarded_getitem(obj: Any, key: Any) -> Any:
     value = obj[key]
-    if type(value) in _FORBIDDEN_RESULT_TYPES:
-        raise violation(f"access to {type(value).__name__} objects is not allowed")
-    return value
+    if type(value) in _PLAIN_VALUE_TYPES:
+        return value
+    return _check_value(value, "subscript")
 
 
 _INPLACE: dict[str, Callable[[Any, Any], Any]] = {
@@ -183,6 +302,8 @@ _INPLACE: dict[str, Callable[[Any, Any], Any]] = {
 
 def inplacevar(op: str, target: Any, value: Any) -> Any:
     """``_inplacevar_``: ``x += v`` with in-place semantics (a list is extended, not replaced)."""
+    if id(target) in _SHARED:
+        raise violation(_shared_message(target, op))
     return _INPLACE[op](target, value)
 
 
@@ -202,28 +323,66 @@ class CappedPrint(PrintCollector):
 
 
 def sandbox_metaclass(name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> type:
-    """``__metaclass__`` of every class statement in restricted code: marks the class as sandbox-defined."""
+    """``__metaclass__`` of every class statement in restricted code: marks the class as sandbox-defined.
+
+    Bases must be plain classes (metaclass ``type``): a class built by ``ABCMeta``, ``EnumType`` or a typing
+    metaclass would run that metaclass's code on the environment's namespace and share its registries.
+    """
     if kwargs:
         raise violation(f"class {name}: class keyword arguments are not allowed")
+    for base in bases:
+        if type(base) is not type:
+            shown = getattr(base, "__name__", type(base).__name__)
+            raise violation(
+                f"class {name}: base {shown!r} is built by the metaclass {type(base).__name__}; classes in "
+                "environment code may only derive from plain classes (object, exceptions, their own classes)"
+            )
     namespace[SANDBOX_MARK] = True
     return type(name, bases, namespace)
 
 
+class TypeName:
+    """What ``type(x)`` returns for a class sandboxed code cannot name (``type(None)``, a function, a metaclass):
+    comparable and printable, no attributes; calling it is a policy refusal (it builds nothing)."""
+
+    __slots__ = ("_cls",)
+
+    def __init__(self, cls: type) -> None:
+        self._cls = cls
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TypeName) and other._cls is self._cls
+
+    def __hash__(self) -> int:
+        return hash(("spade-type", id(self._cls)))
+
+    def __repr__(self) -> str:
+        return f"<class {self._cls.__name__!r}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise violation(f"type() of this value describes the class {self._cls.__name__!r}, which environment code "
+                        "cannot use to build objects or classes")
+
+
+_TYPE_NAMES: dict[type, TypeName] = {}
+
+
 def safe_type(obj: Any, *rest: Any) -> Any:
-    """``type(x)`` (one argument only). ``type(cls)`` returns this function, so the real metaclass never leaks."""
+    """``type(x)`` (one argument only): the class itself when sandboxed code could name it anyway (builtin value
+    types, allow-listed classes, its own classes), else a :class:`TypeName` — never a metaclass or a class
+    factory such as ``FunctionType`` or an enum class."""
     if rest:
         raise violation("type() with three arguments (creating classes dynamically) is not allowed")
     result = type(obj)
-    return safe_type if result is type else result
-
-
-def sandbox_namedtuple(*args: Any, **kwargs: Any) -> type:
-    """``collections.namedtuple`` whose classes count as sandbox-defined (so ``p._replace()`` works)."""
-    if "module" in kwargs:
-        raise violation("namedtuple(module=...) is not allowed")
-    cls = collections.namedtuple(*args, **kwargs)  # noqa: PYI024 - a runtime factory, not a type declaration
-    type.__setattr__(cls, SANDBOX_MARK, True)
-    return cls
+    if result in _REACHABLE_CLASSES or (result is not type and SANDBOX_MARK in result.__dict__
+                                        and type(result) is type):
+        return result
+    token = _TYPE_NAMES.get(result)
+    if token is None:
+        if len(_TYPE_NAMES) > 4096:
+            _TYPE_NAMES.clear()
+        token = _TYPE_NAMES[result] = TypeName(result)
+    return token
 
 
 def make_importer(standins: Mapping[str, StandInModule]) -> Callable[..., Any]:
@@ -270,7 +429,11 @@ _PLAIN_BUILTINS = (
 
 
 def make_builtins(standins: Mapping[str, StandInModule]) -> dict[str, Any]:
-    """The curated ``__builtins__`` of restricted code (no eval/exec/compile/open/globals/vars/dir...)."""
+    """The curated ``__builtins__`` of restricted code (no eval/exec/compile/open/globals/vars/dir...).
+
+    Also records what the stand-ins expose (:func:`install_standins`): the classes ``type()`` may return and the
+    shared containers sandboxed code may read but not change.
+    """
     table: dict[str, Any] = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS + _EXCEPTIONS}
     table.update(
         {
@@ -281,7 +444,61 @@ def make_builtins(standins: Mapping[str, StandInModule]) -> dict[str, Any]:
             "__build_class__": builtins.__build_class__,
         }
     )
+    install_standins(standins, table)
     return table
+
+
+def install_standins(standins: Mapping[str, StandInModule], table: Mapping[str, Any]) -> None:
+    """Record the classes sandboxed code can name and the mutable containers every instance shares.
+
+    Walks what restricted code can reach from the stand-ins without a policy refusal (public attributes of the
+    exposed values, their classes' public attributes, items of containers) and marks every list, dict, set,
+    deque and bytearray found as shared: such a container (``Calculator.TOOL_DEFS[0].parameters``) is one object
+    for every instance in the worker, so changing it would leak state between instances and break replay.
+    """
+    if id(standins) in _INSTALLED:
+        return
+    _INSTALLED.add(id(standins))
+    _SHARED_KEEP.append(standins)
+    roots: list[Any] = [v for v in table.values() if isinstance(v, type)]
+    _REACHABLE_CLASSES.update(roots)
+    for module in standins.values():
+        for name in exposed_names(module):
+            value = object.__getattribute__(module, name)
+            roots.append(value)
+            if isinstance(value, type) and not issubclass(value, type):
+                _REACHABLE_CLASSES.add(value)
+    _REACHABLE_CLASSES.difference_update({type, types.FunctionType, types.CodeType})
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack and len(seen) < 200_000:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (str, bytes, int, float, complex, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, _WRITABLE):
+            _SHARED.add(id(obj))
+            _SHARED_KEEP.append(obj)  # kept alive so the id is never reused
+        if isinstance(obj, dict) or isinstance(obj, types.MappingProxyType):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset, collections.deque)):
+            stack.extend(obj)
+        if isinstance(obj, type):
+            for klass in obj.__mro__:
+                stack.extend(v for k, v in klass.__dict__.items() if k[:1] != "_")
+        else:
+            attrs = getattr(obj, "__dict__", None)
+            if isinstance(attrs, dict):
+                stack.extend(v for k, v in attrs.items() if type(k) is str and k[:1] != "_")
+            for klass in type(obj).__mro__:
+                stack.extend(v for k, v in klass.__dict__.items()
+                             if k[:1] != "_" and not callable(v) and not isinstance(v, (property, types.GetSetDescriptorType, types.MemberDescriptorType)))
+
+
+def is_shared(obj: Any) -> bool:
+    """Whether ``obj`` is a container shared by the allow-listed modules (read-only to sandboxed code)."""
+    return id(obj) in _SHARED
 
 
 def make_module(builtins_table: dict[str, Any], module_name: str) -> types.ModuleType:

@@ -42,19 +42,75 @@ main(sys.argv[2])
 ``__init__`` (which imports gymnasium and touches the registry) does not run in the launcher."""
 
 PRELOAD_ENCODINGS = ("utf_8", "ascii", "latin_1", "utf_16", "utf_32", "cp1252", "idna", "unicode_escape", "raw_unicode_escape")
-MAX_STATUSES = 4096
+MAX_STATUSES = 1024
+MAX_LOG_TAIL = 4000
+SCRATCH_CHECK_S = 0.1
+"""How often the launcher measures every worker's scratch dir (a worker over its quota is killed)."""
+MAX_SCRATCH_ENTRIES = 4096
+
+
+class _Child:
+    __slots__ = ("log_fd", "scratch", "scratch_mb")
+
+    def __init__(self, scratch: str, log_fd: int, scratch_mb: int) -> None:
+        self.scratch = scratch
+        self.log_fd = log_fd
+        self.scratch_mb = scratch_mb
+
+
+def _anonymous_log(directory: str) -> int:
+    """A file with no name (``O_TMPFILE``, else created and unlinked at once): the worker writes it through its
+    stderr descriptor, the launcher reads it through its own descriptor, and no path exists for the worker to
+    replace with a symlink."""
+    try:
+        return os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except (OSError, AttributeError):
+        path = os.path.join(directory, f".log-{os.getpid()}-{time.monotonic_ns()}")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        os.unlink(path)
+        return fd
+
+
+def _log_tail(fd: int) -> str:
+    """The last :data:`MAX_LOG_TAIL` bytes of a worker's log (bounded, whatever the worker wrote)."""
+    try:
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, MAX_LOG_TAIL, max(0, size - MAX_LOG_TAIL))
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def _disk_usage(path: str, max_entries: int) -> tuple[int, int]:
+    """Bytes allocated under ``path`` and the number of entries, walking by descriptor without following links."""
+    used = 0
+    entries = 0
+    try:
+        for _root, dirs, files, dir_fd in os.fwalk(path, follow_symlinks=False):
+            for name in dirs + files:
+                entries += 1
+                try:
+                    used += os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_blocks * 512
+                except OSError:
+                    pass
+            if entries > max_entries:
+                break
+    except OSError:
+        pass
+    return used, entries
 
 
 class Launcher:
     def __init__(self, config: dict[str, Any]) -> None:
-        from spade_core.sandbox import allowlist, limits, oslayers
+        from spade_core.sandbox import allowlist, guards, limits, oslayers
 
         self.control = socket.socket(fileno=int(config["control_fd"]))
         self.limits_data: dict[str, Any] = config["limits"]
         self.limits = limits.SandboxLimits.from_dict(self.limits_data)
         self.scratch_root: str = config["scratch_root"]
-        self.children: dict[int, str] = {}
-        self.statuses: dict[int, dict[str, Any]] = {}
+        self.children: dict[int, _Child] = {}
+        self.statuses: dict[int, tuple[int, int, str | None]] = {}
+        self.reasons: dict[int, str] = {}
         self.pid = os.getpid()
         if self.limits.network_namespace:
             try:
@@ -66,6 +122,7 @@ class Launcher:
             self.netns = "off: disabled by SandboxLimits.network_namespace"
         self.seccomp = limits.seccomp_program(self.limits)
         self.standins, self.problems = allowlist.build_standins(config["allowlist"])
+        guards.make_builtins(self.standins)  # records reachable classes and shared containers once, before forks
         for enc in PRELOAD_ENCODINGS:
             "x".encode(enc)
         _preload()
@@ -77,13 +134,18 @@ class Launcher:
         gc.collect()
         gc.freeze()
         self.reply({"ready": True, "netns": self.netns, "problems": self.problems})
+        next_police = 0.0
         while True:
             self.reap()
-            readable, _, _ = select.select([self.control], [], [], 0.25)
+            now = time.monotonic()
+            if now >= next_police:
+                self.police_scratch()
+                next_police = now + SCRATCH_CHECK_S
+            readable, _, _ = select.select([self.control], [], [], SCRATCH_CHECK_S)
             if not readable:
                 continue
             try:
-                data, fds, _flags, _addr = socket.recv_fds(self.control, 1 << 16, 4)
+                data, fds, _flags, _addr = socket.recv_fds(self.control, 1 << 16, 1)
             except OSError:
                 data, fds = b"", []
             if not data:
@@ -113,10 +175,22 @@ class Launcher:
 
     def spawn(self, fd: int, limits_override: dict[str, Any] | None) -> None:
         limits_data = dict(self.limits_data, **(limits_override or {}))
+        try:
+            log_fd = _anonymous_log(self.scratch_root)
+        except OSError as exc:
+            os.close(fd)
+            self.reply({"error": f"cannot create the worker's log: {exc}"})
+            return
         pid = os.fork()
         if pid == 0:  # the worker
             try:
                 self.control.close()
+                # Nothing of another worker survives into this one: their pids, scratch paths, log descriptors
+                # and exit statuses are dropped before any untrusted code runs (the descriptors are also closed
+                # by the fds layer).
+                self.children.clear()
+                self.statuses.clear()
+                self.reasons.clear()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 from spade_core.sandbox import limits, worker
@@ -124,14 +198,15 @@ class Launcher:
                 scratch = os.path.join(self.scratch_root, f"w{os.getpid()}")
                 lim = limits.SandboxLimits.from_dict(limits_data)
                 layers = limits.apply_worker_isolation(lim, keep_fd=fd, scratch=scratch, launcher_pid=self.pid,
-                                                       seccomp=self.seccomp)
+                                                       seccomp=self.seccomp, log_fd=log_fd)
                 layers["netns"] = self.netns
                 worker.run(fd, limits_data, self.standins, layers)
             except BaseException:  # noqa: BLE001 - report in the log, never return into the launcher loop
                 traceback.print_exc()
             os._exit(71)
         os.close(fd)
-        self.children[pid] = os.path.join(self.scratch_root, f"w{pid}")
+        scratch_mb = int(limits_data.get("max_scratch_mb") or self.limits.max_scratch_mb)
+        self.children[pid] = _Child(os.path.join(self.scratch_root, f"w{pid}"), log_fd, scratch_mb)
         self.reply({"pid": pid})
 
     def status(self, pid: int, wait: float) -> dict[str, Any]:
@@ -142,7 +217,10 @@ class Launcher:
         found = self.statuses.pop(pid, None)
         if found is None:
             return {"pid": pid, "status": None, "stderr": ""}
-        return {"pid": pid, **found}
+        status, log_fd, reason = found
+        tail = _log_tail(log_fd)
+        os.close(log_fd)
+        return {"pid": pid, "status": status, "stderr": tail, "reason": reason}
 
     def reap(self) -> None:
         while True:
@@ -152,19 +230,26 @@ class Launcher:
                 return
             if pid == 0:
                 return
-            scratch = self.children.pop(pid, None)
-            tail = ""
-            if scratch:
-                try:
-                    with open(os.path.join(scratch, "stderr.log"), "rb") as fh:
-                        fh.seek(max(0, os.fstat(fh.fileno()).st_size - 4000))
-                        tail = fh.read().decode("utf-8", "replace")
-                except OSError:
-                    pass
-                shutil.rmtree(scratch, ignore_errors=True)
+            child = self.children.pop(pid, None)
+            if child is None:
+                continue
+            # The scratch dir belongs to the worker's uid: shutil.rmtree works on descriptors and never follows
+            # a symlink the worker planted. The log is an unlinked file only this launcher holds.
+            shutil.rmtree(child.scratch, ignore_errors=True)
             if len(self.statuses) >= MAX_STATUSES:
-                self.statuses.pop(next(iter(self.statuses)))
-            self.statuses[pid] = {"status": status, "stderr": tail}
+                _, old_fd, _ = self.statuses.pop(next(iter(self.statuses)))
+                os.close(old_fd)
+            self.statuses[pid] = (status, child.log_fd, self.reasons.pop(pid, None))
+
+    def police_scratch(self) -> None:
+        """Kill workers whose scratch dir holds more than their quota (or too many entries)."""
+        for pid, child in list(self.children.items()):
+            used, entries = _disk_usage(child.scratch, MAX_SCRATCH_ENTRIES)
+            if used > child.scratch_mb * 1024 * 1024 or entries > MAX_SCRATCH_ENTRIES:
+                self.reasons[pid] = (f"scratch quota exceeded: {used // (1024 * 1024)} MB in {entries} entries "
+                                     f"(limit {child.scratch_mb} MB, {MAX_SCRATCH_ENTRIES} entries; "
+                                     "SandboxLimits.max_scratch_mb)")
+                _kill(pid)
 
     def shutdown(self) -> None:
         for pid in list(self.children):

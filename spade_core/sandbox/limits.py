@@ -4,11 +4,11 @@ Layers, in the order a new worker applies them (each recorded as active or with 
 
 =============  ==========================================================================================
 fds            every inherited descriptor except the channel is closed; stdin/stdout -> /dev/null, stderr
-               -> a size-capped log in the scratch dir
+               -> a size-capped unnamed log file the launcher opened (no path the worker could replace)
 environ        ``os.environ`` is replaced by a minimal fixed mapping (no inherited secrets)
 scratch        the working directory is a fresh per-worker directory, removed when the worker is reaped
-rlimits        RLIMIT_AS (memory), RLIMIT_CPU (per call, soft), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0,
-               RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
+rlimits        RLIMIT_AS (memory), RLIMIT_CPU (soft per call, hard = the worker's lifetime CPU budget, which no
+               worker can raise), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
 uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
                RLIMIT_NPROC alone does not stop fork (DESIGN.md §12)
 netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
@@ -52,9 +52,12 @@ class SandboxLimits:
     episode_budget_s: float = 60.0
     memory_mb: int = 1024
     cpu_s_per_call: int = 10
+    cpu_s_per_worker: int = 3600
     max_file_mb: int = 16
+    max_scratch_mb: int = 64
     max_open_files: int = 32
     max_reply_bytes: int = 16 * 1024 * 1024
+    max_reply_elements: int = 1_000_000
     spawn_timeout_s: float = 20.0
     drop_uid: bool = True
     uid_base: int = 200_000
@@ -67,6 +70,9 @@ class SandboxLimits:
             value = getattr(self, f.name)
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
                 raise ValueError(f"SandboxLimits.{f.name} must be positive, got {value!r}")
+        if self.cpu_s_per_worker < self.cpu_s_per_call:
+            raise ValueError(f"SandboxLimits.cpu_s_per_worker ({self.cpu_s_per_worker}) must be at least "
+                             f"cpu_s_per_call ({self.cpu_s_per_call})")
         if self.memory_mb < 128:
             raise ValueError(f"SandboxLimits.memory_mb must be at least 128 (the interpreter needs ~60), got {self.memory_mb}")
 
@@ -133,6 +139,7 @@ def apply_worker_isolation(
     scratch: str,
     launcher_pid: int,
     seccomp: tuple[bytes | None, str] | None = None,
+    log_fd: int | None = None,
 ) -> dict[str, str]:
     """Isolate the calling (freshly forked) worker process; return ``{layer: "on" | "off: reason"}``.
 
@@ -148,9 +155,7 @@ def apply_worker_isolation(
     if uid != os.geteuid():
         os.chown(scratch, uid, uid)
     devnull = os.open("/dev/null", os.O_RDWR)
-    log = os.open(os.path.join(scratch, "stderr.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    if uid != os.geteuid():
-        os.fchown(log, uid, uid)
+    log = log_fd if log_fd is not None else os.dup(devnull)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.dup2(log, 2)
@@ -178,7 +183,7 @@ def apply_worker_isolation(
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, resource.RLIM_INFINITY))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, limits.cpu_s_per_worker))
     status["rlimits"] = "on"
 
     if uid != os.geteuid():

@@ -34,7 +34,8 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,7 +130,8 @@ class _Worker:
         except OSError as exc:
             raise _ChannelError("eof", str(exc)) from None
 
-    def recv(self, deadline: float, max_bytes: int) -> Any:
+    def recv(self, deadline: float, max_bytes: int, max_elements: int) -> Any:
+        """One frame, bounded before it is parsed: at most ``max_bytes`` and about ``max_elements`` JSON values."""
         buf = self.buf
         sock = self.sock
         while True:
@@ -140,6 +142,9 @@ class _Worker:
                 if len(buf) >= 4 + size:
                     payload = bytes(buf[4:4 + size])
                     del buf[:4 + size]
+                    count = wire.element_estimate(payload)
+                    if count > max_elements:
+                        raise _ChannelError("oversize", f"about {count} JSON values (limit {max_elements})")
                     try:
                         return wire.loads(payload)
                     except wire.WireError as exc:
@@ -235,6 +240,7 @@ class WorkerPool:
         self.launcher_info: dict[str, Any] = {}
         self.replays = 0
         self.worker_failures = 0
+        self._budget = threading.local()
         self._closed = False
         _live_pools.add(self)
 
@@ -384,7 +390,7 @@ class WorkerPool:
         if worker.ready:
             return
         try:
-            hello = worker.recv(time.monotonic() + self.limits.spawn_timeout_s, 1 << 20)
+            hello = worker.recv(time.monotonic() + self.limits.spawn_timeout_s, 1 << 20, 10_000)
         except _ChannelError as exc:
             status = self._exit_status(worker)
             self._lose_worker(worker, "failed to start")
@@ -455,7 +461,7 @@ class WorkerPool:
             reply = self._control_call({"op": "status", "pid": worker.pid, "wait": 1.0})
         except SandboxError:
             return "exit status unknown"
-        return _describe_status(reply.get("status"), reply.get("stderr") or "")
+        return _describe_status(reply.get("status"), reply.get("stderr") or "", reply.get("reason"))
 
     # -- placement -----------------------------------------------------------------------------------------
     def _code(self, source: str, module: str, env_id: str | None) -> _Code:
@@ -479,15 +485,66 @@ class WorkerPool:
         """One request/reply; channel failures kill the worker and raise the typed error."""
         self._await_ready(worker)
         worker.last_used = time.monotonic()
-        deadline = time.monotonic() + timeout + self.grace_s
+        deadline, budget_end = self._deadline(time.monotonic() + timeout + self.grace_s)
         try:
             worker.send(message, deadline)
-            reply = worker.recv(deadline, max_bytes or self.limits.max_reply_bytes + 1024)
+            reply = worker.recv(deadline, max_bytes or self.limits.max_reply_bytes + 1024,
+                                self.limits.max_reply_elements)
         except _ChannelError as exc:
+            if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
+                raise self._budget_spent(worker, what, inst) from None
             raise self._channel_failure(worker, exc, what, timeout, inst) from None
         if not isinstance(reply, dict) or ("ok" not in reply and not isinstance(reply.get("err"), dict)):
             raise self._channel_failure(worker, _ChannelError("protocol", "reply is not {ok|err}"), what, timeout, inst)
         return reply
+
+    # -- time budgets --------------------------------------------------------------------------------------
+    @contextmanager
+    def time_budget(self, seconds: float, what: str = "this candidate", knob: str = "") -> Iterator[None]:
+        """Bound the total wall-clock time of every call made from this thread inside the block.
+
+        Host-measured: a call still running when the budget ends is killed with its worker, and every later
+        call in the block fails at once with :class:`SandboxTimeout` (the validation pipeline gives each
+        candidate one budget, so code whose every call stays just under the call timeout cannot hold it for
+        minutes).
+        """
+        if not seconds > 0:
+            raise ValueError(f"time_budget needs a positive number of seconds, got {seconds!r}")
+        local = self._budget
+        previous = getattr(local, "frame", None)
+        end = time.monotonic() + seconds
+        if previous is not None:
+            end = min(end, previous[0])
+        local.frame = (end, seconds, what, knob)
+        try:
+            yield
+        finally:
+            local.frame = previous
+
+    def _deadline(self, deadline: float) -> tuple[float, float | None]:
+        """``deadline`` cut to this thread's time budget; raises when the budget is already spent."""
+        frame = getattr(self._budget, "frame", None)
+        if frame is None:
+            return deadline, None
+        end = frame[0]
+        if time.monotonic() >= end:
+            raise self._budget_error(None)
+        return min(deadline, end), end
+
+    def _budget_error(self, inst: _Inst | None) -> SandboxTimeout:
+        _, seconds, what, knob = self._budget.frame
+        where = f" ({knob})" if knob else ""
+        return SandboxTimeout(f"{what} used its whole time budget of {seconds:g} s{where}; the environment's "
+                              "calls are too slow in total", env_id=inst.env_id if inst else None)
+
+    def _budget_spent(self, worker: _Worker, what: str, inst: _Inst | None) -> SandboxTimeout:
+        worker.kill("time budget spent")
+        self._lose_worker(worker, "time budget spent")
+        error = self._budget_error(inst)
+        if inst is not None:
+            inst.worker = None
+            inst.broken = error
+        return error
 
     def _channel_failure(self, worker: _Worker, exc: _ChannelError, what: str, timeout: float,
                          inst: _Inst | None) -> SandboxError:
@@ -511,6 +568,8 @@ class WorkerPool:
             cls: type[SandboxError] = SandboxCrashed
             if "SIGXCPU" in status:
                 cls = SandboxTimeout
+            elif "scratch quota exceeded" in status:
+                cls = SandboxMemoryError
             elif "MemoryError" in status or "Cannot allocate memory" in status:
                 cls = SandboxMemoryError
             elif "SIGSYS" in status:
@@ -693,33 +752,52 @@ class WorkerPool:
                     continue
                 assert inst.worker is not None
                 by_worker.setdefault(inst.worker.serial, []).append(index)
-            sent: list[tuple[_Worker, list[int], float]] = []
+            sent: list[tuple[_Worker, list[int], float, float, float | None]] = []
             for serial, indices in by_worker.items():
                 worker = self._workers.get(serial)
                 if worker is None:
                     continue
                 message = {"op": "batch", "calls": [[calls[i][0].iid, calls[i][1], calls[i][2]] for i in indices]}
-                deadline = time.monotonic() + len(indices) * self.limits.call_timeout_s + self.grace_s
+                try:
+                    deadline, budget_end = self._deadline(
+                        time.monotonic() + len(indices) * self.limits.call_timeout_s + self.grace_s)
+                except SandboxTimeout as exc:
+                    for index in indices:
+                        results[index] = exc
+                    continue
                 try:
                     self._await_ready(worker)
+                    started = time.monotonic()
                     worker.send(message, deadline)
-                    sent.append((worker, indices, deadline))
+                    sent.append((worker, indices, deadline, started, budget_end))
                 except (_ChannelError, SandboxError):
                     self._retry_individually(calls, indices, results, worker)
-            for worker, indices, deadline in sent:
+            for worker, indices, deadline, started, budget_end in sent:
                 try:
-                    reply = worker.recv(deadline, len(indices) * (self.limits.max_reply_bytes + 1024))
+                    # the whole batch gets the budget of one reply: n replies of max_reply_bytes would let one
+                    # message cost the host n times the memory
+                    reply = worker.recv(deadline, self.limits.max_reply_bytes + 1024 + 64 * len(indices),
+                                        self.limits.max_reply_elements + 16 * len(indices))
                     items = reply["ok"]
                     if not isinstance(items, list) or len(items) != len(indices):
                         raise _ChannelError("protocol", "batch reply has the wrong length")
-                except (_ChannelError, KeyError, TypeError):
+                except _ChannelError as exc:
+                    if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
+                        error = self._budget_spent(worker, "batch", None)
+                        for index in indices:
+                            results[index] = error
+                            calls[index][0].broken = error
+                        continue
                     self._retry_individually(calls, indices, results, worker)
                     continue
-                for index, item in zip(indices, items):
+                except (KeyError, TypeError):
+                    self._retry_individually(calls, indices, results, worker)
+                    continue
+                charged = _charge(time.monotonic() - started, items)
+                for index, item, seconds in zip(indices, items, charged):
                     inst, method, arg = calls[index]
                     try:
-                        status, value, seconds = item
-                        seconds = min(max(float(seconds), 0.0), self.limits.call_timeout_s * 2)
+                        status, value, _ = item
                         if status == "ok":
                             self._record(inst, method, arg, True, value, seconds)
                             results[index] = value
@@ -808,9 +886,11 @@ class WorkerPool:
                     "max_workers": self.max_workers}
 
 
-def _describe_status(status: Any, stderr: str) -> str:
+def _describe_status(status: Any, stderr: str, reason: Any = None) -> str:
     if not isinstance(status, int):
         return "exit status unknown"
+    if isinstance(reason, str) and reason:
+        return f"killed by the launcher: {reason}"
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -826,6 +906,22 @@ def _describe_status(status: Any, stderr: str) -> str:
     if tail:
         text += "; last log lines: " + " | ".join(line[:300] for line in tail)
     return text
+
+
+def _charge(elapsed: float, items: Sequence[Any]) -> list[float]:
+    """Split a batch's host-measured time over its calls. The worker's own per-call figures only set the
+    proportions (a worker can shift time between its own instances, never make the total smaller)."""
+    weights = []
+    for item in items:
+        try:
+            weight = float(item[2])
+        except (TypeError, ValueError, IndexError):
+            weight = 0.0
+        weights.append(weight if 0.0 < weight < 1e6 else 0.0)
+    total = sum(weights)
+    if total <= 0.0:
+        return [elapsed / max(1, len(items))] * len(items)
+    return [elapsed * w / total for w in weights]
 
 
 def _physical_memory_mb() -> int:

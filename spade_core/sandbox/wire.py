@@ -2,7 +2,8 @@
 
 A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON. The host decodes worker output
 with :func:`json.loads` only (a pickle reply with a malicious ``__reduce__`` ran code in the host on ``recv()``,
-DESIGN.md §12), caps the frame size before reading it, and turns anything malformed into a protocol error.
+DESIGN.md §12), caps the frame size before reading it and its value count before parsing it
+(:func:`element_estimate`), and turns anything malformed into a protocol error.
 
 Values keep their Python shape across the channel so that a sandboxed environment returns exactly what the same
 code returns in-process: tuples travel as ``{"$t": [...]}``, dicts whose keys are not all plain strings (or that
@@ -127,6 +128,13 @@ def loads(payload: bytes | bytearray | memoryview) -> Any:
 def loads_plain(payload: bytes | bytearray | memoryview) -> Any:
     """Parse a frame payload without tag decoding (the worker side, for host requests)."""
     return _loads_plain(bytes(payload).decode("utf-8", "surrogatepass"))
+
+
+def element_estimate(payload: bytes | bytearray) -> int:
+    """An upper bound on the JSON values a payload decodes to (every ``,``, ``[`` and ``{`` counted, inside strings
+    too), computed without parsing. Parsing costs memory per value (~25x the bytes for ``[[],[],...]``), so the
+    host refuses a frame whose estimate exceeds ``SandboxLimits.max_reply_elements`` before it parses anything."""
+    return payload.count(b",") + payload.count(b"[") + payload.count(b"{") + 1
 
 
 def frame(payload: bytes) -> bytes:

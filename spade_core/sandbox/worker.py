@@ -141,6 +141,8 @@ class Worker:
             else:
                 if len(payload) > self.limits.max_reply_bytes:
                     status, value = "err", _oversize(len(payload), self.limits.max_reply_bytes, what)
+                elif wire.element_estimate(payload) > self.limits.max_reply_elements:
+                    status, value = "err", _too_many(wire.element_estimate(payload), self.limits.max_reply_elements, what)
                 else:
                     self.sock.sendall(wire.frame(payload))
                     return
@@ -192,24 +194,40 @@ class Worker:
         return results
 
     def reply_batch(self, results: list[Any]) -> None:
-        """One frame for the whole batch; items that cannot be sent or are too large become errors."""
+        """One frame for the whole batch, within the same byte and value budget as one reply: items that cannot
+        be sent, or the largest items while the batch is over budget, become errors."""
+        limit, max_elements = self.limits.max_reply_bytes, self.limits.max_reply_elements
         try:
             payload = wire.dumps({"ok": results})
-            if len(payload) <= self.limits.max_reply_bytes:
+            if len(payload) <= limit and wire.element_estimate(payload) <= max_elements:
                 self.sock.sendall(wire.frame(payload))
                 return
         except (ValueError, TypeError, RecursionError, MemoryError):
             pass
-        for item in results:
+        sizes: list[tuple[int, int, int]] = []
+        for index, item in enumerate(results):
             if item[0] != "ok":
                 continue
             try:
-                size = len(wire.dumps(item[1]))
+                data = wire.dumps(item[1])
             except (ValueError, TypeError, RecursionError, MemoryError) as exc:
                 item[0], item[1] = "err", _error("exception", exc, "the call returned a value that cannot be sent: ")
                 continue
-            if size > self.limits.max_reply_bytes:
-                item[0], item[1] = "err", _oversize(size, self.limits.max_reply_bytes, "the call")
+            sizes.append((len(data), wire.element_estimate(data), index))
+        total = sum(size for size, _, _ in sizes)
+        elements = sum(count for _, count, _ in sizes)
+        for size, count, index in sorted(sizes, reverse=True):
+            if total <= limit - 4096 and elements <= max_elements - 64:
+                break
+            item = results[index]
+            if size > limit:
+                item[0], item[1] = "err", _oversize(size, limit, "the call")
+            elif count > max_elements:
+                item[0], item[1] = "err", _too_many(count, max_elements, "the call")
+            else:
+                item[0], item[1] = "err", _oversize(total, limit, "the batch (all instances of this message together)")
+            total -= size
+            elements -= count
         self.send({"ok": results})
 
     # -- handlers -------------------------------------------------------------------------------------------
@@ -380,9 +398,14 @@ class Worker:
 
 
 def _arm_cpu(seconds: int) -> None:
+    """Re-arm the soft CPU limit for one message; the hard limit (the worker's lifetime budget) never moves."""
     used = time.process_time()
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = int(used) + seconds + 1
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
     try:
-        resource.setrlimit(resource.RLIMIT_CPU, (int(used) + seconds + 1, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     except (ValueError, OSError):
         pass
 
@@ -400,6 +423,12 @@ def _error(cause: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
 def _oversize(size: int, limit: int, what: str) -> dict[str, Any]:
     return {"cause": "policy", "type": "OutputTooLarge",
             "msg": f"{what}() returned {size} bytes of data; the limit is {limit} (SandboxLimits.max_reply_bytes)"}
+
+
+def _too_many(count: int, limit: int, what: str) -> dict[str, Any]:
+    return {"cause": "policy", "type": "OutputTooLarge",
+            "msg": f"{what}() returned about {count} JSON values; the limit is {limit} "
+                   "(SandboxLimits.max_reply_elements): return fewer, larger values (a string, not a list of chars)"}
 
 
 def _env_line(exc: BaseException) -> int | None:

@@ -60,7 +60,7 @@ def test_pickle_reply_is_rejected_not_executed() -> None:
         payload = pickle.dumps({"ok": Malicious()})
         evil_end.sendall(wire.frame(payload))
         with pytest.raises(_ChannelError) as info:
-            worker.recv(time.monotonic() + 5, 1 << 20)
+            worker.recv(time.monotonic() + 5, 1 << 20, 10_000)
         assert info.value.kind == "protocol"
         assert EXECUTED == []
     finally:
