@@ -13,6 +13,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from spade_core import __version__
+from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
 from spade_core.errors import SpadeError
 
 console = Console()
@@ -255,19 +256,21 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 @cli.command()
 @click.option("--domain", required=True, help="Domain to design for (math, code, tool_use, games, ...).")
 @click.option("--n", "count", type=click.IntRange(1, 10_000), default=4, show_default=True, help="Candidates.")
-@click.option("--model", default=None, help="Model spec: hf (default: embedded SmolLM2), hf:<dir|gguf>, "
-              "openai:<model>@<base_url>, vllm:<path>.")
+@click.option("--model", default=None, help=MODEL_HELP + " Default: the embedded SmolLM2-135M-Instruct.")
 @click.option("--corpus", default="wiki", show_default=True, help="Grounding corpus: wiki, jsonl:<path>, "
               "parquet:<path>, hf:<path or cached name>, or a path.")
 @click.option("--max-repairs", type=click.IntRange(0, 20), default=2, show_default=True)
-@click.option("--max-new-tokens", type=click.IntRange(16, 32768), default=640, show_default=True)
+@click.option("--max-new-tokens", type=click.IntRange(16, 131072), default=None,
+              help="Token budget per module. Default: sized from the domain's worked examples, at least 4096.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(0, 512), default=1, show_default=True,
               help="torch CPU threads (0: torch's default); 1 is fastest when sandbox workers share the cores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@server_options
 @click.pass_context
 def design(ctx: click.Context, domain: str, count: int, model: str | None, corpus: str, max_repairs: int,
-           max_new_tokens: int, seed: int, threads: int, as_json: bool) -> None:
+           max_new_tokens: int | None, seed: int, threads: int, as_json: bool, request_timeout: float,
+           max_retries: int, max_concurrency: int, stream: bool) -> None:
     """Write new environments with a model, validate and repair them, and store every attempt.
 
     Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
@@ -278,7 +281,7 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     from spade_core.designer.loop import DesignConfig, Designer
     from spade_core.gym_bridge import register_store
     from spade_core.memory import EnvironmentMemory
-    from spade_core.models.resolve import load_backend
+    from spade_core.models.resolve import LoadOptions, load_backend
 
     if threads:
         import torch
@@ -288,7 +291,8 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
                   transient=False) as progress:
         task = progress.add_task("loading the model", total=None)
-        backend = load_backend(model)
+        backend = load_backend(model, LoadOptions(openai=openai_options(request_timeout, max_retries, max_concurrency,
+                                                                        stream)))
         progress.update(task, description="opening the corpus and the environment memory")
         documents = open_corpus(corpus)
         memory = EnvironmentMemory(store)
@@ -312,6 +316,8 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     rows = [
         ("candidates", summary["candidates"]), ("accepted", summary["accepted"]),
         ("duplicates", summary["duplicates"]), ("attempts (incl. repairs)", summary["attempts"]),
+        ("attempts cut at the token limit", summary["cut_at_token_limit"]),
+        ("token budget per attempt", designer.max_new_tokens),
         ("repairs per accepted env", _fmt_opt(summary["repairs_per_accepted"])),
         ("tokens generated", summary["tokens"]), ("tokens per accepted env", _fmt_opt(summary["tokens_per_accepted"])),
         ("seconds", f"{summary['seconds']:.1f}"), ("seconds per accepted env", _fmt_opt(summary["seconds_per_accepted"])),

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core.designer.budget import cut_note, resolve_budget
 from spade_core.designer.parsing import ExtractionError, extract_module
 from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
@@ -31,7 +32,7 @@ class DesignConfig:
     domain: str = "games"
     max_repairs: int = 2
     seed: int = 0
-    max_new_tokens: int = 768
+    max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
     temperature: float = 0.7
     top_p: float = 0.95
     neighbours: int = 3
@@ -39,7 +40,9 @@ class DesignConfig:
     worked_example: bool = True
     validation_workers: int = 2
     max_document_chars: int = 1200
-    stop_at_code_end: bool = True  # stop a completion at the first closing ``` fence (no tokens spent on prose after)
+    # stop a completion at the first "\n```\n" (no tokens spent on prose after the block). Off by default: a module
+    # whose string literals hold a fenced block (a code task's reply format) would be cut inside the string.
+    stop_at_code_end: bool = False
 
 
 @dataclass
@@ -51,6 +54,11 @@ class Attempt:
     source: str | None
     report: ValidationReport
     seconds: float
+    cut_at: int | None = None  # the token limit the completion ran into, if it did
+
+    @property
+    def cut(self) -> bool:
+        return self.cut_at is not None
 
 
 @dataclass
@@ -76,7 +84,7 @@ class CandidateResult:
 
     @property
     def tokens(self) -> int:
-        return sum(len(a.generation.completion_ids) for a in self.attempts)
+        return sum(a.generation.num_tokens for a in self.attempts)
 
 
 @dataclass
@@ -95,6 +103,7 @@ class DesignResult:
             "candidates": len(self.candidates), "accepted": len(accepted), "rejected_by_stage": stages,
             "duplicates": sum(1 for c in self.candidates if c.final.report.status == "duplicate"),
             "attempts": sum(len(c.attempts) for c in self.candidates),
+            "cut_at_token_limit": sum(1 for c in self.candidates for a in c.attempts if a.cut),
             "repairs_per_accepted": (sum(len(c.attempts) - 1 for c in accepted) / len(accepted)) if accepted else None,
             "tokens": tokens, "tokens_per_accepted": tokens / len(accepted) if accepted else None,
             "seconds": self.seconds, "seconds_per_accepted": self.seconds / len(accepted) if accepted else None,
@@ -123,14 +132,16 @@ class Designer:
         self.config = config or DesignConfig()
         self.validation = validation or ValidationConfig()
         self.validate = validate
-        self._guidance, self._example = self._domain_material(self.config.domain)
+        self._guidance, self._examples = self._domain_material(self.config.domain)
+        self._example = self._examples[0] if self._examples else ""
+        self.max_new_tokens = resolve_budget(self.config.max_new_tokens, self._examples)
         self._modules = sorted(allowed_modules())
         self.generate_seconds = 0.0
         self.validate_seconds = 0.0
 
     # -- prompt material ---------------------------------------------------------------------------------------
     @staticmethod
-    def _domain_material(domain: str) -> tuple[str, str]:
+    def _domain_material(domain: str) -> tuple[str, list[str]]:
         from spade_core.errors import SpadeError
         from spade_core.plugins import get_plugins
         from spade_core.plugins.contributions import SeedEnvironment
@@ -139,8 +150,7 @@ class Designer:
         if domain not in domains:
             raise SpadeError(f"unknown domain {domain!r}; loaded domains: {', '.join(sorted(domains))}")
         spec = domains[domain]
-        example = SeedEnvironment(spec.worked_examples[0]).source() if spec.worked_examples else ""
-        return spec.designer_guidance, example
+        return spec.designer_guidance, [SeedEnvironment(module).source() for module in spec.worked_examples]
 
     def _memory_examples(self, text: str) -> tuple[list[MemoryExample], list[MemoryExample]]:
         if self.memory is None:
@@ -192,7 +202,7 @@ class Designer:
                 break
             if progress:
                 progress("generate", len(pending))
-            params = SamplingParams(max_new_tokens=self.config.max_new_tokens, temperature=self.config.temperature,
+            params = SamplingParams(max_new_tokens=self.max_new_tokens, temperature=self.config.temperature,
                                     top_p=self.config.top_p, seed=seed * 1009 + round_index,
                                     stop=(CLOSING_FENCE,) if self.config.stop_at_code_end else ())
             t0 = time.perf_counter()
@@ -247,11 +257,22 @@ class Designer:
         attempts = []
         for i, ((candidate, document, messages), generation) in enumerate(zip(pending, generations, strict=True)):
             report = reports[i]
+            cut_at = self._cut_at(generation)
+            if cut_at is not None and not report.accepted:
+                _mark_cut(report, cut_at)
             provenance = {"source": "designer", "domain": self.config.domain, "doc_id": document.doc_id,
                           "doc_title": document.title, "attempt": round_index, "candidate": candidate.index}
             self._record(sources[i], generation.text, report, provenance)
-            attempts.append(Attempt(messages, generation, sources[i], report, gen_seconds + val_seconds))
+            attempts.append(Attempt(messages, generation, sources[i], report, gen_seconds + val_seconds, cut_at))
         return attempts
+
+    def _cut_at(self, generation: Generation) -> int | None:
+        """The token limit when ``generation`` ran into it (finish reason ``length`` or a full budget), else None."""
+        if generation.finish_reason == "error":
+            return None
+        if generation.finish_reason == "length" or generation.num_tokens >= self.max_new_tokens:
+            return generation.num_tokens or self.max_new_tokens
+        return None
 
     def _record(self, source: str | None, completion: str, report: ValidationReport,
                 provenance: dict[str, Any]) -> None:
@@ -261,6 +282,19 @@ class Designer:
                            report=report.to_dict())
             return
         record_outcome(self.store, source, report, provenance=provenance)
+
+
+def _mark_cut(report: ValidationReport, tokens: int) -> None:
+    """Say in the failed stage (so in the report, the store and the repair prompt) that the module was cut."""
+    failed = next((s for s in report.stages if s.failed), None)
+    if failed is None:
+        return
+    note = cut_note(tokens)
+    failed.observed = f"the completion was {note}, so the module is incomplete: {failed.observed}"
+    failed.causes = [f"the answer was {note} before the module ended", *failed.causes]
+    failed.fix = ["write a more compact module (fewer, shorter helpers and data tables) that ends well within "
+                  f"{tokens} tokens, with no prose before the code block", *failed.fix]
+    failed.details["cut_at_token_limit"] = tokens
 
 
 def _failure_note(record: Any) -> str:

@@ -14,8 +14,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
 from spade_core.errors import SpadeError
-from spade_core.evaluation.models import DEFAULT_MODEL, FORMS
+from spade_core.models.openai_backend import OpenAIOptions
+from spade_core.models.spec import DEFAULT_MODEL
 
 err_console = Console(stderr=True)
 
@@ -27,8 +29,7 @@ def _console() -> Console:
 
 
 @click.command("eval")
-@click.option("--model", "-m", "model", default=DEFAULT_MODEL, show_default=True, metavar="MODEL",
-              help=f"Which model: {FORMS}.")
+@click.option("--model", "-m", "model", default=DEFAULT_MODEL, show_default=True, metavar="MODEL", help=MODEL_HELP)
 @click.option("--suite", "-s", "suites", multiple=True, metavar="SUITE",
               help="Suite NAME or NAME:ARGUMENT (repeatable), e.g. bfcl-multi-turn-base, jsonl:gsm8k.jsonl.")
 @click.option("--limit", "-n", type=click.IntRange(min=1), default=None, help="Only the first N tasks of each suite.")
@@ -48,10 +49,11 @@ def _console() -> Console:
               help="Tasks running at once (default: all; every round is one batched generate call).")
 @click.option("--no-transcripts", is_flag=True, help="Do not store the conversations in the JSONL results.")
 @click.option("--json", "as_json", is_flag=True, help="Print summaries (or the comparison) as JSON on stdout.")
+@server_options
 def eval_command(model: str, suites: tuple[str, ...], limit: int | None, out: str | None,
                  compare: tuple[str, str] | None, list_suites: bool, max_new_tokens: int | None, temperature: float,
                  seed: int, batch_size: int | None, max_concurrent: int | None, no_transcripts: bool,
-                 as_json: bool) -> None:
+                 as_json: bool, request_timeout: float, max_retries: int, max_concurrency: int, stream: bool) -> None:
     """Evaluate MODEL on held-out benchmark suites (BFCL v4 multi-turn, reasoning-gym, local JSONL).
 
     \b
@@ -68,7 +70,7 @@ def eval_command(model: str, suites: tuple[str, ...], limit: int | None, out: st
             if not suites:
                 raise click.UsageError("give at least one --suite (see --list), or --compare RUN_A RUN_B")
             _run(model, suites, limit, out, max_new_tokens, temperature, seed, batch_size, max_concurrent,
-                 not no_transcripts, as_json)
+                 not no_transcripts, as_json, openai_options(request_timeout, max_retries, max_concurrency, stream))
     except SpadeError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -107,17 +109,17 @@ def _compare(run_a: str, run_b: str, *, as_json: bool) -> None:
 
 def _run(model: str, suites: tuple[str, ...], limit: int | None, out: str | None, max_new_tokens: int | None,
          temperature: float, seed: int, batch_size: int | None, max_concurrent: int | None, keep_transcripts: bool,
-         as_json: bool) -> None:
-    from spade_core.evaluation.models import load_backend
+         as_json: bool, server: OpenAIOptions) -> None:
     from spade_core.evaluation.results import summary_table, write_suite_run
     from spade_core.evaluation.runner import DEFAULT_SAMPLING, run_suite
     from spade_core.evaluation.suite import load_suite, suite_specs
+    from spade_core.models.resolve import LoadOptions, load_backend
 
     specs = suite_specs()
     loaded = [load_suite(text, limit=limit, specs=specs) for text in suites]  # fail fast, before loading the model
     out_dir = Path(out or Path("eval-runs") / time.strftime("%Y%m%d-%H%M%S"))
     err_console.print(f"loading model {model!r} ...", highlight=False)
-    backend = load_backend(model, max_batch_size=batch_size or 16)
+    backend = load_backend(model, LoadOptions(max_batch_size=batch_size or 16, openai=server))
     summaries = []
     for suite in loaded:
         sampling = replace(DEFAULT_SAMPLING, max_new_tokens=max_new_tokens or suite.max_new_tokens,

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from spade_core.errors import SpadeError
+from spade_core.models.errors import ModelSpecError
+
+__all__ = ["BenchmarkDataError", "BenchmarkUnavailableError", "EvaluationError", "ModelSpecError", "RunDirError",
+           "SuiteNotFoundError"]
 
 
 class EvaluationError(SpadeError):
@@ -27,6 +31,3 @@ class BenchmarkDataError(EvaluationError, ValueError):
 class RunDirError(EvaluationError):
     """An evaluation run directory is missing or does not hold the files ``spade eval`` writes."""
 
-
-class ModelSpecError(EvaluationError, ValueError):
-    """``--model`` names no backend that can be loaded; the message lists the accepted forms."""

@@ -33,6 +33,12 @@ class Generation:
     logprobs: list[float] = field(default_factory=list)
     finish_reason: str = "stop"  # "stop" | "length" | "error"
     error: str | None = None
+    usage_tokens: int | None = None  # the server's completion token count (``usage``) where ids are absent
+
+    @property
+    def num_tokens(self) -> int:
+        """Completion tokens: the sampled ids, else the server's count, else 0."""
+        return len(self.completion_ids) if self.completion_ids else int(self.usage_tokens or 0)
 
 
 @runtime_checkable

@@ -5,6 +5,11 @@ from __future__ import annotations
 from spade_core.errors import SpadeError
 
 
+class ModelSpecError(SpadeError, ValueError):
+    """A model spec (``--model``, ``model.spec``, ``designer.model``) names no backend that can be loaded; the
+    message says what is wrong and lists the accepted forms (:mod:`spade_core.models.spec`)."""
+
+
 class ModelLoadError(SpadeError):
     """A model or tokenizer could not be found, converted or loaded; the message says which file and how to fix it."""
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.models.errors import ModelLoadError
+from spade_core.models.spec import local_source
 from spade_core.package_data import installed_package_dir
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,10 @@ def resolve_model_dir(source: str | os.PathLike[str] | None = None, *, cache_dir
     """A local HF model directory for ``source`` (a directory, a ``.gguf`` file, or None for the default).
 
     A GGUF file is converted once into the cache (see the module docstring); later calls return the cached folder.
+    A model spec of a local model (``hf:<path>``, ``tiny:<dir>``; :mod:`spade_core.models.spec`) works too.
     """
+    if isinstance(source, str) and ":" in source:
+        source = local_source(source)
     if source is None or str(source).lower() in DEFAULT_MODEL_ALIASES:
         path = default_gguf_path()
     else:

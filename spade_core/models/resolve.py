@@ -1,38 +1,56 @@
-"""Turn a model spec string into a backend: ``hf`` | ``hf:<dir or .gguf>`` | ``openai:<model>@<base_url>`` |
-``vllm:<path>``. The name before the colon is any plugin's model backend."""
+"""The one loader: a model spec (:mod:`spade_core.models.spec`) in, a :class:`ModelBackend` out.
+
+``spade design``, ``spade eval`` and self-play's ``designer.model`` all load through :func:`load_backend`; a spec
+that names nothing loadable raises :class:`~spade_core.models.errors.ModelSpecError`. Backends come from the
+``spade_model_backends`` hook (the core registers ``hf``, ``openai`` and ``vllm``; plugins add more), so the name
+before the colon is looked up there; ``tiny`` builds a tiny model and loads it with ``hf``.
+"""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
 from typing import Any
 
-from spade_core.errors import SpadeError
 from spade_core.models.base import ModelBackend
+from spade_core.models.errors import ModelSpecError
+from spade_core.models.openai_backend import OpenAIOptions
+from spade_core.models.spec import FORMS, ModelSpec, local_source, parse_model_spec
 
 
-class UnknownModelBackendError(SpadeError):
-    """No loaded plugin provides a model backend of that name."""
+@dataclass(frozen=True)
+class LoadOptions:
+    """How to load a backend: batch size and device for in-process models, request options for servers."""
+
+    max_batch_size: int = 64
+    device: str | None = None
+    openai: OpenAIOptions = field(default_factory=OpenAIOptions)
 
 
-def parse_model_spec(spec: str | None) -> tuple[str, str | None]:
-    """``"hf:/models/x"`` -> ``("hf", "/models/x")``; ``None`` or ``"hf"`` -> the embedded default."""
-    if not spec:
-        return "hf", None
-    name, sep, rest = spec.partition(":")
-    return name, (rest or None) if sep else None
-
-
-def load_backend(spec: str | None = None, **kwargs: Any) -> ModelBackend:
-    """Instantiate the backend a spec names (plugins may add backends through ``spade_model_backends``)."""
+def _plugin_backends() -> dict[str, Any]:
     from spade_core.plugins import get_plugins
 
-    name, argument = parse_model_spec(spec)
-    backends = {b.name: b for b in get_plugins().collect_flat("spade_model_backends")}
+    return {spec.name: spec for spec in get_plugins().collect_flat("spade_model_backends")}
+
+
+def load_backend(spec: str | os.PathLike[str] | ModelSpec | None = None, options: LoadOptions | None = None,
+                 ) -> ModelBackend:
+    """The backend ``spec`` names, loaded (see :mod:`spade_core.models.spec` for the grammar)."""
+    parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    options = options or LoadOptions()
+    backends = _plugin_backends()
+    name = "hf" if parsed.local else parsed.backend
     if name not in backends:
-        raise UnknownModelBackendError(
-            f"unknown model backend {name!r} in {spec!r}; available: {', '.join(sorted(backends)) or 'none'}"
-        )
+        known = ", ".join(sorted(backends)) or "none"
+        raise ModelSpecError(f"unknown model backend {parsed.backend!r} in {str(parsed)!r}: use {FORMS} "
+                             f"(backends loaded: {known})")
     factory = backends[name].load()
-    if name == "openai" and argument and "@" in argument:
-        model, _, base_url = argument.partition("@")
-        return factory(model, base_url=base_url, **kwargs)
-    return factory(argument, **kwargs)
+    if name == "hf":
+        backend = factory(local_source(parsed), device=options.device, max_batch_size=options.max_batch_size)
+    elif name == "openai":
+        backend = factory(parsed.argument, base_url=parsed.base_url, options=options.openai)
+    else:
+        backend = factory(parsed.argument)
+    if not isinstance(backend, ModelBackend):
+        raise ModelSpecError(f"model backend {name!r} returned {type(backend).__name__}, not a ModelBackend")
+    return backend

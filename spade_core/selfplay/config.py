@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core.models.openai_backend import OpenAIOptions
+
 GENERATORS = ("hf", "hf_engine", "vllm")  # model.generator: who samples (see ModelSection)
 
 
@@ -24,11 +26,15 @@ class DesignerSection:
     domains: list[str] = field(default_factory=lambda: ["math", "games"])
     candidates_per_iteration: int = 2
     max_repairs: int = 1
-    max_new_tokens: int = 320
+    max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
     temperature: float = 0.8
     corpus: str = "wiki"
     validation_seeds: int = 6
     worked_example: bool = True  # show one seed environment's full code in the prompt
+    # who designs: None, the policy being trained; or any model spec (openai:<model>@<url>, a local path, tiny:<dir>),
+    # which is frozen: its updates are skipped and the metrics say so
+    model: str | None = None
+    openai: OpenAIOptions = field(default_factory=OpenAIOptions)  # requests to an openai: designer.model
 
 
 @dataclass

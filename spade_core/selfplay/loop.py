@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from spade_core.selfplay.config import GENERATORS, SelfPlayConfig
+from spade_core.selfplay.designer_model import designer_model
 from spade_core.selfplay.report import METRICS_FILE, write_report
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
@@ -75,6 +76,8 @@ class SelfPlay:
         self.scale = open_scale_out(cfg.ray, store=str(self.store.path))  # this machine, or Ray (--ray)
         self.progress("loading the model", self.start_iteration, cfg.iterations, None)
         self.trainer = self._build_trainer()
+        self.designer_model = designer_model(cfg.designer.model, self.trainer.generator, openai=cfg.designer.openai,
+                                             max_batch_size=cfg.model.max_batch_size)
         self.runner = EpisodeRunner(self.trainer.generator, RolloutConfig(
             sampling=SamplingParams(max_new_tokens=cfg.agent.max_new_tokens, temperature=cfg.agent.temperature),
             max_concurrent_episodes=cfg.agent.max_concurrent_episodes, seed=cfg.seed,
@@ -258,7 +261,7 @@ class SelfPlay:
             "iteration": i,
             "designer": {"candidates": design["candidates"], "accepted": len(design["accepted_ids"]),
                          "outcomes": design["outcomes"], "attempts": len(design["attempts"]), "tokens": design["tokens"],
-                         "accepted_ids": design["accepted_ids"]},
+                         "accepted_ids": design["accepted_ids"], **self.designer_model.metrics()},
             "regret": {"values": [r["regret"] for r in rollouts["regret"].values()],
                        "mean": _mean([r["regret"] for r in rollouts["regret"].values()]),
                        "per_env": rollouts["regret"]},
@@ -299,7 +302,7 @@ class SelfPlay:
                 continue
             try:
                 designer = Designer(
-                    self.trainer.generator, self.corpus, self.store, memory=self.memory,
+                    self.designer_model.backend, self.corpus, self.store, memory=self.memory,
                     config=DesignConfig(domain=domain, max_repairs=cfg.max_repairs, seed=self.config.seed * 7919 + i,
                                         max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                                         worked_example=cfg.worked_example),
@@ -319,7 +322,7 @@ class SelfPlay:
                 if candidate.accepted and candidate.final.report.env_id:
                     result["accepted_ids"].append(candidate.final.report.env_id)
                 for attempt in candidate.attempts:
-                    result["tokens"] += len(attempt.generation.completion_ids)
+                    result["tokens"] += attempt.generation.num_tokens
                     result["attempts"].append(attempt)
         result["outcomes"] = dict(outcomes)
         register_store(self.config.store, sync_seeds=False)
@@ -401,7 +404,9 @@ class SelfPlay:
         train: dict[str, Any] = {"agent_loss": None, "designer_loss": None}
         agent = [t for t in rollouts["trajectories"] if self.config.agent.train_on_hinted or not t.hinted]
         designer = []
-        for n, attempt in enumerate(design["attempts"]):
+        if self.designer_model.frozen:
+            train["designer_update"] = self.designer_model.skip_note()
+        for n, attempt in enumerate(design["attempts"] if not self.designer_model.frozen else ()):
             generation = attempt.generation
             if not generation.completion_ids or len(generation.logprobs) != len(generation.completion_ids):
                 continue

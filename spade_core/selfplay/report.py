@@ -122,7 +122,8 @@ def _table(records: list[dict[str, Any]]) -> str:
         cells = (
             r["iteration"], r["designer"]["candidates"], r["designer"]["accepted"], r["pool"]["size"],
             f"{r['regret']['mean']:.3f}", f"{r['agent']['success_hinted']:.3f}", f"{r['agent']['success_unhinted']:.3f}",
-            _fmt(r["train"].get("agent_loss")), _fmt(r["train"].get("designer_loss")),
+            _fmt(r["train"].get("agent_loss")),
+            "frozen" if r["designer"].get("frozen") else _fmt(r["train"].get("designer_loss")),
             f"{r['throughput']['tokens_per_s']:.1f}", f"{r['time']['total']:.1f}",
         )
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+
+from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import hookimpl
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
 from spade_domains.code.verify import parse_code
 
 VERIFY_MODULE = "spade_domains.code.verify"
 SANDBOX_HELPERS = (
-    "extract_code", "parse_code", "check_syntax", "defined_names", "run_tests", "equality_test", "describe_results",
+    "extract_code", "parse_code", "check_syntax", "defined_names", "run_tests", "equality_test", "raises_test",
+    "describe_results",
 )
 
 SEEDS = (
@@ -31,16 +35,19 @@ The contract (one module): an ENV_SPEC dict and ONE plain class with __init__(**
 reset(rng, options) -> (observation, info), step(action) -> (observation, reward, terminated, truncated, info),
 privileged_hint() -> str and reference_action() -> str. Use rng (never the random module) to draw the task instance.
 
-Verification helpers (import them from spade_domains.code.verify; nothing else runs agent code):
-- parse_code(action) -> (code, error): the last ```python block (or bare code that parses), else a clear message.
-  Put that message in info["format_error"], set action_is_valid False, and tell the agent what to fix.
-- defined_names(code) -> top-level names; check the required function/class exists before running anything.
-- run_tests(code, tests, timeout_s=5.0) -> {"passed", "failed", "results": [{"test", "ok", "error"}], "error"}:
-  each test is one assert statement (e.g. "assert add(2, 3) == 5") run after the code in the sandbox.
-  Never exec, eval or import the agent's code yourself.
-- describe_results(result, visible) -> feedback text: failing visible tests with their errors, a count of
-  failing hidden tests. Keep some tests hidden so the agent cannot special-case the ones it sees.
-Compute expected values with your own trusted helper function when you build the tests at reset.
+Verification (the helpers of spade_domains.code.verify, listed with their exact signatures below; nothing else runs
+agent code, so never exec, eval or import the agent's code yourself):
+- Parse every action with parse_code(text): it returns (code, None), or (None, message) -- put that message in
+  info["format_error"], set info["action_is_valid"] = False and tell the agent what to fix. Check with
+  defined_names(code) that the required function or class exists before running anything.
+- Build the tests at reset, as strings: equality_test(call, expected) checks a return value (compute expected with
+  your own trusted helper function); raises_test(call, exception) checks that a call raises the exception class the
+  specification promises (e.g. raises_test("parse_age('-3')", "ValueError")); any other single statement or
+  try/except block works as a test too.
+- run_tests(code, tests, timeout_s) runs them in the sandbox and returns {"passed", "failed", "results", "error"}.
+- describe_results(result, visible, labels) turns that into feedback: the failing visible tests (shown by their
+  labels, e.g. "to_base(255, 16) == 'ff'") with their errors, and a count of failing hidden tests. Keep some tests
+  hidden so the agent cannot special-case the ones it sees.
 
 Reward 1.0 and terminated=True once every test passes (info["success"] = True); otherwise reward 0.0, a feedback
 observation, and the episode goes on until max_turns (use at least 3 turns). reference_action() returns a correct
@@ -52,6 +59,12 @@ end, after sorting by start"), never the code and never the expected outputs. Tr
 the tests and they can be hard-coded, or the answer is in the prompt. Impossible: the specification does not
 determine the outputs the hidden tests expect (ties, ordering, rounding, error types must be stated).
 """
+
+
+@functools.cache
+def designer_guidance() -> str:
+    """The guidance above plus the generated API reference of every helper environment code may import."""
+    return GUIDANCE + "\n" + api_reference(spade_sandbox_modules())
 
 
 def parse_action(text: str) -> ParsedAction:
@@ -68,7 +81,7 @@ def spade_domains() -> list[DomainSpec]:
         DomainSpec(
             name="code",
             description="Write, fix and complete Python code checked by hidden tests run in the sandbox.",
-            designer_guidance=GUIDANCE,
+            designer_guidance=designer_guidance(),
             worked_examples=("spade_domains.code.seeds.implement_function", "spade_domains.code.seeds.fix_the_bug"),
             parse_action=parse_action,
         )

@@ -30,6 +30,7 @@ PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3", "ipython"})
 
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*?(`{3,}|~{3,})?[ \t]*$")
 _ERROR_CHARS = 300
+_EXCEPTION_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt|Iteration)\Z|^Exception\Z")
 
 
 def check_syntax(code: str) -> str | None:
@@ -258,6 +259,22 @@ def equality_test(call: str, expected: Any) -> str:
     strings, None, bools, and lists/tuples/dicts of them).
     """
     return f"assert {call} == {expected!r}, 'got ' + repr({call})"
+
+
+def raises_test(call: str, exception: str = "Exception") -> str:
+    """A test for :func:`run_tests` that passes only when ``call`` raises ``exception``.
+
+    ``call`` is trusted test text (e.g. ``"parse_date('31/02/2024')"``); ``exception`` names the exception class the
+    specification promises (``"ValueError"``, ``"KeyError"``; a subclass passes too). The test fails with "expected
+    ValueError, got 5" when the call returns, and with the other error when it raises something else.
+    """
+    if not isinstance(call, str) or not call.strip():
+        raise ValueError("raises_test: call must be the text of a call, e.g. \"f(-1)\"")
+    if not isinstance(exception, str) or not _EXCEPTION_NAME.match(exception):
+        raise ValueError(f"raises_test: exception must be an exception class name such as 'ValueError', got "
+                         f"{exception!r}")
+    return (f"try:\n    returned = {call}\nexcept {exception}:\n    pass\nelse:\n"
+            f"    raise AssertionError('expected {exception}, got ' + repr(returned))")
 
 
 def describe_results(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+
+from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import hookimpl
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
 from spade_domains.games.verify import MAX_MOVE_CHARS, clean_move
@@ -43,11 +46,9 @@ functools.reduce and the helpers below. No print, open, eval, exec, getattr/seta
 f-strings), dunder names or attributes, or global statements (a single leading underscore on your own helper
 methods is fine).
 
-MOVES (from spade_domains.games.verify import ...)
-  clean_move(text, limit) -> str | None   the last line, label ("Move:") and quotes stripped, lower case
-  move_tokens(text, limit) -> list[str]   its words and integers;  move_integers(text, limit) -> list[int]
-  safe_echo(text) -> str                   the agent's text cut short and printable, for feedback
-  zero_sum_rewards(winner, players=2)      [+1, -1] / [-1, +1] / [0, 0] for a draw (winner None)
+MOVES: parse every move with the helpers of spade_domains.games.verify (exact signatures in the API REFERENCE at
+the end): clean_move(text) for a normalised move string, move_tokens(text) / move_integers(text) for its words
+and numbers, safe_echo(text) to quote the agent in feedback, zero_sum_rewards(winner, players) for final rewards.
 Check every move against the rules. A malformed move gets info["format_error"] (what form is expected); a
 well-formed but illegal move gets action_is_valid=False and an observation that says why. Never raise.
 
@@ -70,6 +71,12 @@ A difficulty knob must really change difficulty: search space, scramble depth, g
 """
 
 
+@functools.cache
+def designer_guidance() -> str:
+    """The guidance above plus the generated API reference of every helper environment code may import."""
+    return GUIDANCE + "\n" + api_reference(spade_sandbox_modules())
+
+
 def parse_action(text: str) -> ParsedAction:
     """A move string, cleaned (see :func:`clean_move`); the game's rules decide whether it is legal."""
     if not isinstance(text, str):
@@ -90,7 +97,7 @@ def spade_domains() -> list[DomainSpec]:
         DomainSpec(
             name="games",
             description="Puzzles and two-player zero-sum self-play games with rule-checked moves.",
-            designer_guidance=GUIDANCE,
+            designer_guidance=designer_guidance(),
             worked_examples=WORKED_EXAMPLES,
             parse_action=parse_action,
             topics={"deduction": 1.0, "planning puzzles": 1.0, "board games": 1.0, "card games": 0.5,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+
+from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import hookimpl
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
 from spade_domains.math.answers import MAX_EXPR_CHARS, extract_answer
@@ -45,13 +48,8 @@ json, string, heapq, bisect, statistics, copy, and the verification helpers belo
 getattr/setattr, str.format (use f-strings), dunder names or attributes, or global statements (a single
 leading underscore on your own helper methods is fine).
 
-VERIFICATION HELPERS (from spade_domains.math.verify import ...)
-  extract_answer(text) -> str | None  the last \\boxed{...}, else an "Answer: ..." line, else a bare number
-  answers_match(given, expected, rel_tol=1e-9) -> bool  exact, numeric, fraction, \\frac, LaTeX and sympy
-      equivalence ("2\\sqrt{2}" == "sqrt(8)", "\\frac{1}{2}" == "0.5", "x^2+2x+1" == "(x+1)^2")
-  to_number(text) -> Fraction | None  integers, decimals, a/b and \\frac{a}{b}, exactly
-  mentions_answer(text, answer) -> bool  use it to keep your hint free of the answer
-  safe_echo(text) -> str              the agent's answer cut short and printable, for feedback messages
+VERIFICATION HELPERS: the functions of spade_domains.math.verify, with their exact signatures, are listed in the
+API REFERENCE at the end.
 Parse every action with extract_answer; when it returns None (or to_number does, for numeric answers) return
 info["format_error"] with a message that says the expected form, and repeat the question. Never raise.
 Use Fraction for exact arithmetic; accept a tolerance only where the task says so (and say it in the prompt).
@@ -73,6 +71,12 @@ A difficulty knob must really change difficulty: more steps, larger numbers, mor
 """
 
 
+@functools.cache
+def designer_guidance() -> str:
+    """The guidance above plus the generated API reference of every helper environment code may import."""
+    return GUIDANCE + "\n" + api_reference(spade_sandbox_modules())
+
+
 def parse_action(text: str) -> ParsedAction:
     """A final answer from ``\\boxed{...}``, an ``Answer: ...`` line or a bare number; else a format error."""
     if not isinstance(text, str):
@@ -91,7 +95,7 @@ def spade_domains() -> list[DomainSpec]:
         DomainSpec(
             name="math",
             description="Multi-step problems with verifiable answers, checked step by step with feedback.",
-            designer_guidance=GUIDANCE,
+            designer_guidance=designer_guidance(),
             worked_examples=WORKED_EXAMPLES,
             parse_action=parse_action,
             topics={

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import get_plugins, hookimpl
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
 from spade_domains.tool_use.actions import parse_tool_action
+from spade_tools.plugin import SANDBOX_MODULES
 
 SEEDS = (
     "organize_downloads",
@@ -28,16 +31,12 @@ tools, scored by comparing the final tool state with the state a reference run p
 
 What to build (one module: an ENV_SPEC dict and one plain class with __init__(**knobs), reset(rng, options),
 step(action), privileged_hint(), reference_action(); use only rng for randomness):
-- Tools. Build the initial state from plain data with the bundled tool classes and combine several with Toolbox:
-    from spade_tools.filesystem import FileSystem      # pwd ls cd mkdir touch cat echo mv cp rm find grep
-    from spade_tools.ledger import Ledger              # list_accounts balance deposit withdraw transfer history
-    from spade_tools.calendar_tool import Calendar     # list_events add_event move_event cancel_event find_free_slot
-    from spade_tools.sqltable import SqlDatabase       # list_tables create_table insert select update delete
-    from spade_tools.calculator import Calculator      # calculate
-    from spade_tools.toolbox import Toolbox
-  Each tool object has call(name, arguments) -> JSON result ({"error": ...} on failure; failed calls change
-  nothing) and snapshot() -> JSON state. Snapshots ignore what should not be judged (working directory, event
-  ids, row order, ledger posting order).
+- Tools. Build the initial state from plain data with the bundled tool classes (FileSystem, Ledger, Calendar,
+  SqlDatabase, Calculator; constructor arguments, tools, argument schemas and result shapes are in the API
+  REFERENCE at the end) and combine several with Toolbox(tool_a, tool_b). A tool object runs a tool with
+  call(name, arguments) -> JSON result ({"error": ...} on failure; failed calls change nothing) and gives its
+  state with snapshot(). Snapshots ignore what should not be judged (working directory, event ids, row order,
+  ledger posting order).
 - The episode. from spade_domains.tool_use.episode import ToolEpisode. In reset, generate the scenario from
   rng, write the reference call list (your scripted solver; you may run a scratch tool object to compute
   it, e.g. find_free_slot on a copy), then
@@ -51,7 +50,7 @@ step(action), privileged_hint(), reference_action(); use only rng for randomness
   ```json fences or <tool_call>...</tool_call> tags, {"name": "finish", "arguments": {}} to end, or plain text
   (a final answer, which also ends the episode). Malformed calls get a format_error naming the problem
   ("tool 'deposit': argument 'amount' must be number, got string"). Helpers for custom loops:
-  spade_domains.tool_use.actions.parse_tool_calls(text, schemas) -> {"calls", "final", "error"},
+  spade_domains.tool_use.actions.parse_tool_calls(text, tools) -> {"calls", "final", "error"},
   render_tools(schemas), milestones(calls).
 - ENV_SPEC: domain "tool_use", reward_range [0.0, 1.0], max_turns above the longest reference plus slack,
   max_obs_chars 16000 (the first observation lists the tool schemas), tools = the tool names exposed, a
@@ -70,6 +69,12 @@ calendar overlap) blocks the reference. A random string must never succeed.
 """
 
 
+@functools.cache
+def designer_guidance() -> str:
+    """The guidance above plus the generated API reference of the tool classes and the episode helpers."""
+    return GUIDANCE + "\n" + api_reference({**SANDBOX_MODULES, **spade_sandbox_modules()})
+
+
 def _catalogue() -> list[Any]:
     return get_plugins().collect_flat("spade_tools")
 
@@ -86,7 +91,7 @@ def spade_domains() -> list[DomainSpec]:
             name="tool_use",
             description="Multi-turn tasks solved with structured calls to stateful tools (file system, ledger, "
                         "calendar, SQL table, calculator), scored by final-state equality with a reference run.",
-            designer_guidance=GUIDANCE,
+            designer_guidance=designer_guidance(),
             worked_examples=(f"{SEED_PACKAGE}.organize_downloads", f"{SEED_PACKAGE}.pay_invoices"),
             parse_action=parse_action,
         )
