@@ -20,11 +20,17 @@ _OPEN_RANGE = (-1e300, 1e300)
 
 @dataclass
 class Episode:
-    """One played episode: every step, the final info, and what went wrong if anything did."""
+    """One played episode: every step (with its info), the hints read on the way, and what went wrong if anything
+    did. ``hints[i]`` is the privileged hint read before step ``i`` when the episode recorded hints."""
 
     seed: int
+    label: str = ""  # which policy played it (for messages)
     steps: list[tuple[str, str, float, bool, bool]] = field(default_factory=list)  # action, obs, reward, term, trunc
+    infos: list[dict[str, Any]] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    observations: list[str] = field(default_factory=list)  # the observation each action answered
     reset_obs: str = ""
+    reset_info: dict[str, Any] = field(default_factory=dict)
     final_info: dict[str, Any] = field(default_factory=dict)
     error: BaseException | None = None
 
@@ -40,12 +46,52 @@ class Episode:
     def rewards(self) -> list[float]:
         return [s[2] for s in self.steps]
 
+    @property
+    def total_reward(self) -> float:
+        return float(sum(self.rewards))
+
+    @property
+    def actions(self) -> list[str]:
+        return [s[0] for s in self.steps]
+
     def trace(self) -> list[Any]:
-        return [self.reset_obs, *self.steps, _comparable(self.final_info)]
+        """Everything the environment showed: reset observation and info, every step with its info."""
+        return [self.reset_obs, _comparable(self.reset_info),
+                *[(*s, _comparable(i)) for s, i in zip(self.steps, self.infos, strict=False)],
+                _comparable(self.final_info), repr(self.error) if self.error is not None else None]
 
 
 def _comparable(info: dict[str, Any]) -> dict[str, Any]:
-    return {k: (repr(v) if k == "sandbox_error" else v) for k, v in info.items()}
+    return {k: (repr(v) if k == "sandbox_error" else v) for k, v in info.items() if k != "hint"}
+
+
+def first_difference(a: Episode, b: Episode) -> str:
+    """Where two traces of the same seed first differ, in words (empty when they are identical)."""
+    if a.reset_obs != b.reset_obs:
+        return "the first observation differs"
+    if _comparable(a.reset_info) != _comparable(b.reset_info):
+        return "the reset info differs"
+    for i, (x, y) in enumerate(zip(a.steps, b.steps, strict=False)):
+        ix = _comparable(a.infos[i]) if i < len(a.infos) else {}
+        iy = _comparable(b.infos[i]) if i < len(b.infos) else {}
+        if x[0] != y[0]:
+            return f"turn {i + 1}: the reference chose {_short(x[0])} once and {_short(y[0])} the other time"
+        if x[1] != y[1]:
+            return f"turn {i + 1}: the observation after {_short(x[0])} differs ({_short(x[1])} vs {_short(y[1])})"
+        if x[2:] != y[2:]:
+            return f"turn {i + 1}: reward/termination differ ({x[2:]} vs {y[2:]})"
+        if ix != iy:
+            return f"turn {i + 1}: the info differs ({_short(str(ix))} vs {_short(str(iy))})"
+    if len(a.steps) != len(b.steps):
+        return f"one episode lasted {len(a.steps)} turns, the other {len(b.steps)}"
+    if (a.error is None) != (b.error is None):
+        return "one episode failed with an error, the other did not"
+    return ""
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = str(text)
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 class EnvFactory:
@@ -74,8 +120,10 @@ class EnvFactory:
 
 
 def play(env: SpadeEnv, seed: int, policy: Policy, *, seats: dict[int, Policy] | None = None,
-         options: dict[str, Any] | None = None) -> Episode:
-    """Play one episode; environment failures end it with ``error`` set (never raised)."""
+         options: dict[str, Any] | None = None, record_hints: bool = False, max_steps: int | None = None) -> Episode:
+    """Play one episode; environment failures end it with ``error`` set (never raised). With ``record_hints`` the
+    privileged hint is read before every action (the determinism check compares such episodes with plain ones);
+    ``max_steps`` stops it early (an unfinished episode is not a success)."""
     episode = Episode(seed=seed)
     try:
         obs, info = env.reset(seed=seed, options=options)
@@ -83,21 +131,26 @@ def play(env: SpadeEnv, seed: int, policy: Policy, *, seats: dict[int, Policy] |
         episode.error = exc
         return episode
     episode.reset_obs = obs
+    episode.reset_info = dict(info)
     episode.final_info = info
     while True:
         chooser = (seats or {}).get(info.get("player_id", 0), policy)
         try:
+            if record_hints:
+                episode.hints.append(env.privileged_hint())
             action = chooser(env, obs, info)
         except Exception as exc:  # noqa: BLE001 - reference_action/privileged_hint may fail in env code
             episode.error = exc
             return episode
+        episode.observations.append(obs)
         obs, reward, terminated, truncated, info = env.step(action)
         episode.steps.append((action, obs, float(reward), terminated, truncated))
+        episode.infos.append(info)
         episode.final_info = info
         if info.get("sandbox_error") is not None:
             episode.error = info["sandbox_error"]
             return episode
-        if terminated or truncated:
+        if terminated or truncated or (max_steps is not None and len(episode.steps) >= max_steps):
             return episode
 
 

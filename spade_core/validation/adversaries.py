@@ -1,0 +1,219 @@
+"""Adversarial policies: cheap players that must NOT win a sound environment.
+
+Each one stands for a way a task can be won without solving it: a plausible constant (``0``-``9``, ``A``-``D``,
+yes/no, true/false, empty), the same well-formed action repeated to the end, a value copied from the observation,
+one action holding many candidates at once (all digits, a de Bruijn string that contains every 2- or 3-digit
+number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), a policy that follows the
+hint's instructions, and, for two-player games, a random player choosing among the legal moves.
+
+Actions are written in the environment's own answer format when the reference's actions show one (``\\boxed{}``,
+``Answer: N``): :class:`ActionTemplate` puts a candidate where the reference puts its answer.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from spade_core.contract.env import SpadeEnv
+from spade_core.validation.episodes import Policy
+from spade_core.validation.hint_leaks import follow_candidates, words_to_digits
+
+LEGAL_MOVES_KEY = "legal_moves"
+"""Optional ``info`` key of two-player games: the moves the seat to act may play (a list of strings)."""
+
+_BOXED = re.compile(r"\\boxed\{(?:[^{}]|\{[^{}]*\})*\}")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+_JSONISH = re.compile(r"^\s*[\[{]")
+_CHOICE = re.compile(r"(?:^|[\s(\[])([A-H])[).:\]]")
+
+CONSTANTS = (*[str(d) for d in range(10)], "A", "B", "C", "D", "yes", "no", "true", "false", "")
+"""Plausible constant answers."""
+
+
+def de_bruijn(alphabet: str, order: int) -> str:
+    """The shortest string holding every ``order``-long word over ``alphabet`` (linear form)."""
+    k, a, sequence = len(alphabet), [0] * len(alphabet) * order, []
+
+    def db(t: int, p: int) -> None:
+        if t > order:
+            if order % p == 0:
+                sequence.extend(a[1:p + 1])
+        else:
+            a[t] = a[t - p]
+            db(t + 1, p)
+            for j in range(a[t - p] + 1, k):
+                a[t] = j
+                db(t + 1, t)
+
+    db(1, 1)
+    text = "".join(alphabet[i] for i in sequence)
+    return text + text[: order - 1]
+
+
+CONCATENATIONS = ("0123456789", de_bruijn("0123456789", 2), de_bruijn("0123456789", 3), "A B C D E",
+                  "yes no true false", " ".join(str(i) for i in range(100)))
+"""Single actions that hold many candidates at once: a substring or ``any``-style check accepts them."""
+
+
+@dataclass(frozen=True)
+class ActionTemplate:
+    """Where the reference's final action puts its answer: ``\\boxed{537}`` -> ``\\boxed{{}}``."""
+
+    prefix: str = ""
+    suffix: str = ""
+
+    @property
+    def raw(self) -> bool:
+        return not self.prefix and not self.suffix
+
+    def render(self, value: str) -> str:
+        return f"{self.prefix}{value}{self.suffix}"
+
+    @classmethod
+    def of(cls, action: str) -> ActionTemplate:
+        if len(action) > 200 or _JSONISH.match(action):
+            return cls()
+        boxed = list(_BOXED.finditer(action))
+        if boxed:
+            last = boxed[-1]
+            return cls(action[: last.start()] + "\\boxed{", "}" + action[last.end():])
+        numbers = list(_NUMBER.finditer(action))
+        if numbers and len(action) <= 64:
+            last = numbers[-1]
+            return cls(action[: last.start()], action[last.end():])
+        label = re.match(r"^\s*([A-Za-z][A-Za-z ]{0,20}:\s*)", action)
+        return cls(label.group(1)) if label else cls()
+
+
+@dataclass(frozen=True)
+class Adversary:
+    """A named policy; ``make()`` gives a fresh instance (policies may keep per-episode state)."""
+
+    name: str
+    make: Callable[[], Policy]
+    max_steps: int | None = None  # None: to the end of the episode
+
+
+PROBE_STEPS = 2
+"""Steps a constant plays when another constant already stands for "the same action repeated to the end": a
+constant that is the answer wins at its first step."""
+
+
+def constant(action: str, max_steps: int | None = None) -> Adversary:
+    return Adversary(f"the constant {action!r} repeated every turn", lambda: (lambda env, obs, info: action),
+                     max_steps)
+
+
+def _cycling(name: str, choose: Callable[[str, int], list[str]], max_steps: int | None = None) -> Adversary:
+    """Plays ``choose(first_observation, turn)[turn]``-style sequences: one new candidate per turn."""
+
+    def make() -> Policy:
+        state: dict[str, Any] = {"first": "", "env": None}
+
+        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+            if env.turn == 0 or state["env"] is not env:
+                state["first"], state["env"] = obs, env
+            options = choose(state["first"], env.turn) or [""]
+            return options[env.turn % len(options)]
+
+        return policy
+
+    return Adversary(name, make, max_steps)
+
+
+def observation_values(obs: str, limit: int = 10) -> list[str]:
+    """Numbers (digits or words), lettered choices and quoted words of an observation, in order of appearance."""
+    found = [m.group() for m in _NUMBER.finditer(obs[:4000])]
+    found += [m.group() for m in _NUMBER.finditer(words_to_digits(obs[:4000]))]
+    found += _CHOICE.findall(obs[:4000])
+    found += re.findall(r"'([^'\n]{1,30})'", obs[:4000])
+    return list(dict.fromkeys(found))[:limit]
+
+
+def copy_observation(template: ActionTemplate, index: int | None) -> Adversary:
+    """Copy the ``index``-th value of the first observation every turn, or (``None``) try each one in turn."""
+    if index is None:
+        return _cycling("copying each value of the observation in turn",
+                        lambda first, turn: [template.render(v) for v in observation_values(first)], 12)
+
+    def pick(first: str, turn: int) -> list[str]:
+        values = observation_values(first)
+        return [template.render(values[index])] if index < len(values) else [template.render("")]
+
+    return _cycling(f"copying value #{index + 1} of the observation", pick)
+
+
+def enumeration(template: ActionTemplate, max_turns: int) -> Adversary:
+    return _cycling(f"enumerating 0, 1, 2, ... up to max_turns ({max_turns})",
+                    lambda first, turn: [template.render(str(turn))])
+
+
+def hint_follower(template: ActionTemplate, attempt: int = 0) -> Adversary:
+    """Reads the hint every turn and plays what it says to play (boxed or quoted text, the words after an
+    instruction verb, a number it states), a new candidate each turn; ``attempt`` picks which candidate a
+    single-turn episode plays."""
+
+    def make() -> Policy:
+        tried: dict[int, set[str]] = {}
+
+        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+            key = id(env)
+            if env.turn == 0 or key not in tried:
+                tried[key] = set()
+            candidates = []
+            for candidate in follow_candidates(env.privileged_hint()):
+                rendered = candidate if candidate.startswith(template.prefix) or template.raw else \
+                    template.render(candidate)
+                candidates += [rendered, candidate]
+            fresh = [c for c in dict.fromkeys(candidates) if c not in tried[key]]
+            if env.turn == 0 and attempt:
+                fresh = fresh[attempt:] or fresh
+            action = fresh[0] if fresh else env.privileged_hint()
+            tried[key].add(action)
+            return action
+
+        return policy
+
+    return Adversary("following the hint's instructions" + (f" (candidate #{attempt + 1})" if attempt else ""),
+                     make)
+
+
+def random_legal(seed: int) -> Policy:
+    """Plays a uniformly random legal move: from ``info['legal_moves']`` when the game lists them, else from the
+    short numbers and words the observation offers (a game that lists no legal moves is played more crudely)."""
+    rng = random.Random(seed)
+
+    def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+        legal = info.get(LEGAL_MOVES_KEY)
+        if isinstance(legal, list) and legal and all(isinstance(m, str) for m in legal):
+            return rng.choice(legal)
+        offered = re.search(r"(?:legal|valid|possible) moves?[^:\n]*:\s*([^\n]+)", obs, re.IGNORECASE)
+        if offered:
+            moves = [m.strip(" .") for m in re.split(r",|\bor\b", offered.group(1)) if m.strip(" .")]
+            if moves:
+                return rng.choice(moves)
+        numbers = [n for n in re.findall(r"(?<![\w.])\d{1,2}(?![\w.])", obs)]
+        return rng.choice(numbers) if numbers else env.action_space.sample()
+
+    return policy
+
+
+def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) -> list[Adversary]:
+    """The fixed set, in the answer format ``template`` (and raw)."""
+    formats = [template] if template.raw else [template, ActionTemplate()]
+    out: list[Adversary] = []
+    to_the_end = {"1", "A"}
+    for fmt in formats:
+        out += [constant(fmt.render(c), None if c in to_the_end else PROBE_STEPS)
+                for c in CONSTANTS if not (c == "" and not fmt.raw)]
+        out += [constant(fmt.render(c), PROBE_STEPS) for c in CONCATENATIONS]
+    if single_turn:
+        out += [copy_observation(template, i) for i in range(6)]
+    else:
+        out.append(copy_observation(template, None))
+        out.append(enumeration(template, max_turns))
+    return out

@@ -1,0 +1,367 @@
+"""Hint hygiene by information: a fixed set of decoders that try to recover a target (the final answer or the next
+reference action) from a hint's text.
+
+A decoder *recovers* the target when one cheap, fixed transformation of the hint yields it: the value itself
+(``42``, ``42.0``, ``6/18`` for ``1/3``), the value spelled in words, split into place values or digit by digit,
+its digits reversed or reordered, a small offset ("one more than 121"), a sign flip, a simple cipher (rot-N,
+Caesar, atbash) or the action's words embedded in prose. A leak counts only if the *same* decoder does not
+already recover the target from what the agent sees anyway (the observation): a tool name listed in the task text
+or a cell number drawn on the board is not a leak of the hint.
+
+Each :class:`Leak` is *strong* (a specific value: one occurrence is enough) or *weak* (a short answer or a loose
+relation that can match by chance: the check needs it on a good share of episodes). Nothing here runs environment
+code; everything is bounded string work on text of at most a few kilobytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+MAX_TEXT_CHARS = 4000
+"""Only this much of a hint or an observation is decoded (hints are short; the bound keeps the check cheap)."""
+
+MAX_OFFSET = 3
+"""A number this close to a numeric target (but not equal) is a weak "small offset" leak."""
+
+_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,20}:\s*")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}\b)?(?:\s*/\s*\d+)?")
+_TOKEN = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"\w+")
+_NUMERIC_CORE = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3})?(?:\s*/\s*\d+)?$")
+_NORMALISE = re.compile(r"[\s`'\"$\\{}]+")
+
+_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_PLACE_WORDS = {"ones": 1, "one": 1, "units": 1, "unit": 1, "tens": 10, "ten": 10, "hundreds": 100, "hundred": 100,
+                "thousands": 1000, "thousand": 1000}
+_PLACE = re.compile(r"(\d)\s+(ones?|units?|tens?|hundreds?|thousands?)\b")
+_OFFSET = re.compile(
+    r"(-?\d+(?:\.\d+)?)\s+(more|less|fewer|greater|larger|smaller|bigger|higher|lower|above|below|after|before)"
+    r"(?:\s+than)?\s+(-?\d+(?:\.\d+)?)")
+_ARITH = re.compile(r"(-?\d+(?:\.\d+)?)\s*(plus|\+|minus|times|\*|x)\s*(-?\d+(?:\.\d+)?)")
+_HALF_DOUBLE = re.compile(r"\b(twice|double|half of|half)\s+(-?\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One decoder's recovery of a target from a hint."""
+
+    decoder: str
+    how: str  # "holds the answer reversed" (the subject is filled in by the caller)
+    strong: bool
+
+
+def answer_core(action: str) -> str:
+    """What an action says, without its wrapping: the last ``\\boxed{...}``, else the text without a leading label
+    (``Answer:``, ``Move:``), surrounding quotes and a final period."""
+    text = action[:MAX_TEXT_CHARS]
+    boxed = _BOXED.findall(text)
+    if boxed:
+        return boxed[-1].strip()
+    text = _LABEL.sub("", text.strip(), count=1)
+    return text.strip().rstrip(".!").strip().strip("`'\"*").strip()
+
+
+def parse_number(text: str) -> Fraction | None:
+    """A plain numeric answer (``42``, ``-3.50``, ``6/18``, ``3.3e-02``) as an exact fraction, else None."""
+    text = text.strip().replace(",", "") if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+", text.strip()) else text.strip()
+    if not _NUMERIC_CORE.match(text):
+        return None
+    try:
+        if "/" in text:
+            num, den = (part.strip() for part in text.split("/", 1))
+            return Fraction(Fraction(num), Fraction(den)) if Fraction(den) != 0 else None
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def words_to_digits(text: str) -> str:
+    """The text with English number words replaced by digits: "five hundred thirty-seven" -> "537",
+    "five three seven" -> "5 3 7", "one more than 121" -> "1 more than 121"."""
+    words = re.split(r"(\W+)", text.lower()[:MAX_TEXT_CHARS])
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        value, end = _number_at(words, i)
+        if end > i:
+            out.append(str(value))
+            i = end
+        else:
+            out.append(words[i])
+            i += 1
+    return "".join(out)
+
+
+def _number_at(words: list[str], start: int) -> tuple[int, int]:
+    """Parse one number made of number words from ``words[start]`` (separators interleaved); return (value,
+    index after it) or (0, start) when no number starts there."""
+    total, current, i, last_end, seen, last_kind = 0, 0, start, start, False, ""
+    while i < len(words):
+        word = words[i]
+        if word in _UNITS and last_kind not in ("unit", "teen"):
+            current += _UNITS[word]
+            last_kind = "teen" if _UNITS[word] >= 10 else "unit"
+        elif word in _TENS and last_kind in ("", "scale"):
+            current += _TENS[word]
+            last_kind = "tens"
+        elif word in _UNITS and last_kind == "tens" and _UNITS[word] < 10:
+            current += _UNITS[word]
+            last_kind = "unit"
+        elif word in _SCALES and seen and last_kind != "scale":
+            scale = _SCALES[word]
+            if scale == 100:
+                current = max(current, 1) * 100
+            else:
+                total += max(current, 1) * scale
+                current = 0
+            last_kind = "scale"
+        elif seen and word.strip() in ("", "-") and word.count("\n") == 0:
+            i += 1
+            continue  # a space or hyphen between number words
+        elif seen and word == "and" and last_kind == "scale":
+            i += 1
+            continue
+        else:
+            break
+        seen = True
+        i += 1
+        last_end = i
+    if not seen:
+        return 0, start
+    return total + current, last_end
+
+
+def numbers_in(text: str) -> list[Fraction]:
+    """Every number written in digits in the text (integers, decimals, fractions ``a/b``)."""
+    found: list[Fraction] = []
+    for match in _NUMBER.finditer(text[:MAX_TEXT_CHARS]):
+        value = parse_number(match.group().replace(" ", ""))
+        if value is not None:
+            found.append(value)
+    return found
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _normalise(text: str) -> str:
+    return _NORMALISE.sub("", text.lower())
+
+
+def _rot(text: str, n: int) -> str:
+    return "".join(chr((ord(ch) - 97 + n) % 26 + 97) if "a" <= ch <= "z" else ch for ch in text)
+
+
+def _atbash(text: str) -> str:
+    return "".join(chr(219 - ord(ch)) if "a" <= ch <= "z" else ch for ch in text)
+
+
+def _digits(value: Fraction) -> str:
+    return str(abs(value.numerator)) if value.denominator == 1 else ""
+
+
+def _specific(value: Fraction) -> bool:
+    """Specific enough that one chance occurrence is unlikely: two or more significant digits."""
+    if value.denominator == 1:
+        return abs(value) >= 10
+    return len(re.sub(r"[^0-9]", "", f"{float(value):.6g}").strip("0")) >= 2
+
+
+def _action_tokens(action: str) -> list[str]:
+    """The informative words of an action: a JSON tool call's name and argument values, else its words."""
+    try:
+        data = json.loads(action)
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, (dict, list)):
+        values: list[str] = []
+        _json_values(data, values, 0)
+        return [t for v in values for t in _WORD.findall(v.lower())]
+    return _WORD.findall(answer_core(action).lower())
+
+
+def _json_values(data: object, out: list[str], depth: int) -> None:
+    if depth > 6 or len(out) > 64:
+        return
+    if isinstance(data, dict):
+        for value in data.values():
+            _json_values(value, out, depth + 1)
+    elif isinstance(data, list):
+        for value in data:
+            _json_values(value, out, depth + 1)
+    elif data is not None and not isinstance(data, bool):
+        out.append(str(data))
+
+
+class DecodedText:
+    """A text prepared once for every decoder (hints repeat across turns; observations are decoded once too)."""
+
+    def __init__(self, text: str) -> None:
+        text = text[:MAX_TEXT_CHARS]
+        self.raw = text
+        self.lower = text.lower()
+        self.normalised = _normalise(text)
+        self.squashed = _squash(text)
+        self.worded = words_to_digits(text)
+        self.tokens = set(_TOKEN.findall(self.worded)) | set(_TOKEN.findall(self.lower))
+        self.words = set(_WORD.findall(self.lower)) | set(_WORD.findall(self.worded))
+        self.digit_numbers = set(numbers_in(text))
+        self.numbers = set(numbers_in(self.worded)) | self.digit_numbers
+        self.integers = {n for n in self.numbers if n.denominator == 1}
+        singles = [m.group() for m in re.finditer(r"(?<![\d.])\d(?![\d.])", self.worded)]
+        self.single_digits = "".join(singles)
+        self.place_sum = sum(int(d) * _PLACE_WORDS[w] for d, w in _PLACE.findall(self.worded))
+        self.relations = _relations(self.worded)
+
+
+def _relations(worded: str) -> set[Fraction]:
+    """Values the text states as a relation between two numbers: "1 more than 121" -> 122, "60 plus 2" -> 62."""
+    found: set[Fraction] = set()
+    for a, word, b in _OFFSET.findall(worded):
+        x, y = Fraction(a), Fraction(b)
+        up = word in ("more", "greater", "larger", "bigger", "higher", "above", "after")
+        found.add(y + x if up else y - x)
+    for a, op, b in _ARITH.findall(worded):
+        x, y = Fraction(a), Fraction(b)
+        found.add(x + y if op in ("plus", "+") else x - y if op == "minus" else x * y)
+    for word, b in _HALF_DOUBLE.findall(worded):
+        y = Fraction(b)
+        found.add(y * 2 if word in ("twice", "double") else y / 2)
+    return found
+
+
+def find_leaks(hint: DecodedText, target: str) -> list[Leak]:
+    """Every decoder that recovers ``target`` (an action) from ``hint``."""
+    core = answer_core(target)
+    squashed = _squash(core)
+    if not squashed:
+        return []
+    leaks: list[Leak] = []
+    value = parse_number(core)
+    long_text = len(squashed) >= 3 and value is None
+    if value is not None:
+        leaks.extend(_numeric_leaks(hint, value))
+    elif len(squashed) >= 5 and squashed in hint.squashed:
+        leaks.append(Leak("verbatim", "holds the {what} (spaces and punctuation aside)", True))
+    elif _normalise(core) in hint.normalised and long_text:
+        leaks.append(Leak("verbatim", "holds the {what} verbatim", True))
+    elif squashed in hint.tokens:
+        leaks.append(Leak("verbatim", "holds the {what} as a word", len(squashed) >= 4))
+    letters = sum(ch.isalpha() for ch in squashed)
+    if letters >= 3:
+        leaks.extend(_cipher_leaks(hint, squashed))
+    if value is None:
+        tokens = _action_tokens(target)
+        if len(tokens) >= 2 and any(len(t) >= 3 for t in tokens) and all(t in hint.words for t in tokens):
+            if not any(leak.decoder == "verbatim" for leak in leaks):
+                leaks.append(Leak("prose", "spells out the {what} in a sentence (every word of it appears)",
+                                  sum(len(t) for t in tokens) >= 6))
+    return leaks
+
+
+def _numeric_leaks(hint: DecodedText, value: Fraction) -> list[Leak]:
+    leaks: list[Leak] = []
+    strong = _specific(value)
+    if value in hint.digit_numbers:
+        leaks.append(Leak("value", "states the {what}'s value", strong))
+    elif value in hint.numbers:
+        leaks.append(Leak("words", "spells the {what} out in words", strong))
+    digits = _digits(value)
+    if value != 0 and -value in hint.numbers and value not in hint.numbers:
+        leaks.append(Leak("sign", "holds the {what} with its sign flipped", strong))
+    if value.denominator == 1 and abs(value) >= 10:
+        if hint.place_sum == abs(value) or _place_value_split(hint.integers, int(abs(value))):
+            leaks.append(Leak("place_values", "holds the {what} split into place values", True))
+        if len(digits) >= 2 and digits in hint.single_digits and value not in hint.numbers:
+            leaks.append(Leak("digits", "spells the {what} digit by digit", True))
+        for number in hint.integers:
+            other = str(abs(number.numerator))
+            if other != digits and len(other) == len(digits) and sorted(other) == sorted(digits):
+                if other == digits[::-1]:
+                    leaks.append(Leak("reversed", "holds the {what} reversed", len(digits) >= 3))
+                else:
+                    leaks.append(Leak("permuted", "holds the {what}'s digits in another order", len(digits) >= 3))
+                break
+        singles = hint.single_digits
+        if len(digits) >= 2 and len(singles) == len(digits) and sorted(singles) == sorted(digits) \
+                and singles != digits:
+            leaks.append(Leak("permuted", "holds the {what}'s digits one by one in another order", len(digits) >= 3))
+    if value in hint.relations and value not in hint.numbers:
+        leaks.append(Leak("relation", "gives the {what} as a small computation on its numbers", strong))
+    if abs(value) >= 10 and value not in hint.numbers:
+        near = sorted((n for n in hint.numbers if 0 < abs(n - value) <= MAX_OFFSET), key=lambda n: abs(n - value))
+        if near:
+            leaks.append(Leak("offset", f"holds {_show(near[0])}, {_show(abs(near[0] - value))} away from the "
+                              "{what}", False))
+    return leaks
+
+
+def _place_value_split(integers: set[Fraction], value: int) -> bool:
+    """The hint holds d*10^k for every non-zero digit d of ``value`` (at least two parts): "500 + 30 + 7"."""
+    digits = str(value)
+    parts = [int(d) * 10 ** (len(digits) - 1 - i) for i, d in enumerate(digits) if d != "0"]
+    return len(parts) >= 2 and all(Fraction(p) in integers for p in parts)
+
+
+def _cipher_leaks(hint: DecodedText, squashed: str) -> list[Leak]:
+    variants: list[tuple[str, str]] = [(squashed[::-1], "holds the {what} reversed"),
+                                       (_atbash(squashed), "holds the {what} atbash-encoded")]
+    variants += [(_rot(squashed, n), f"holds the {{what}} shifted by {n} letters (rot-{n})") for n in range(1, 26)]
+    leaks: list[Leak] = []
+    for coded, how in variants:
+        if coded == squashed:
+            continue
+        if (len(coded) >= 5 and coded in hint.squashed) or coded in hint.tokens:
+            leaks.append(Leak("cipher", how, True))
+            break
+    return leaks
+
+
+def _show(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
+_FAMILY = {"words": "value", "verbatim": "value", "prose": "value"}
+"""Decoders that recover the same information (the value itself, however written) share a family: a value the
+observation shows in digits is not leaked by a hint that spells it in words."""
+
+
+def new_leaks(hint: DecodedText, visible: DecodedText, target: str) -> list[Leak]:
+    """Leaks of ``target`` from the hint that no decoder of the same family already gets from the visible text."""
+    seen = {_FAMILY.get(leak.decoder, leak.decoder) for leak in find_leaks(visible, target)}
+    return [leak for leak in find_leaks(hint, target) if _FAMILY.get(leak.decoder, leak.decoder) not in seen]
+
+
+_IMPERATIVE = re.compile(
+    r"\b(?:answer|reply|respond|type|say|send|enter|write|play|submit|guess|choose|pick|select|move|output|try|"
+    r"use|call|press|go)\b(?:\s+(?:with|in|to))?\s*[:\-]?\s*([^\n.;,!?()]{1,40})", re.IGNORECASE)
+_QUOTED = re.compile(r"'([^'\n]{1,64})'|\"([^\"\n]{1,64})\"|`([^`\n]{1,64})`")
+
+
+def follow_candidates(hint: str, limit: int = 8) -> list[str]:
+    """Actions a policy that *follows* the hint would try, most explicit first: boxed and quoted text, what comes
+    after an instruction verb ("reply with north", "play 7"), the numbers it states (also those in words), and the
+    whole hint."""
+    text = hint[:MAX_TEXT_CHARS]
+    found: list[str] = []
+    found += [f"\\boxed{{{b}}}" for b in _BOXED.findall(text)]
+    found += [next(g for g in m if g) for m in _QUOTED.findall(text)]
+    for phrase in _IMPERATIVE.findall(text):
+        phrase = phrase.strip()
+        if phrase:
+            found.append(phrase)
+            found.append(phrase.split()[0])
+    worded = words_to_digits(text)
+    found += [m.group().replace(" ", "") for m in _NUMBER.finditer(worded)]
+    found.append(text.strip())
+    unique = [f for f in dict.fromkeys(s.strip() for s in found) if f]
+    return unique[:limit]

@@ -1,0 +1,131 @@
+"""Probe actions sent at one step of an episode: near misses a sound verifier rejects, equivalent forms of a
+correct answer it accepts, and edge inputs that must not break the reward.
+
+Every probe carries a description in words, which goes into the rejection message ("the sign-flipped answer
+'-537' was accepted").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from spade_core.validation.adversaries import ActionTemplate
+from spade_core.validation.episodes import SHORT_ANSWER_CHARS, mutations
+from spade_core.validation.hint_leaks import answer_core, parse_number
+
+NUMERIC_DOMAINS = frozenset({"math"})
+"""Domains whose answers are numbers compared by value: an equivalent form (42.0, 6/18) must be accepted."""
+
+HUGE_DIGITS = 400
+"""Digits of the "huge number" edge input (below CPython's 4300-digit int() limit on purpose: a crash there is
+an interpreter limit, not a reward flaw)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    action: str
+    what: str
+
+
+def around(action: str, core: str) -> ActionTemplate:
+    """The action with its answer ``core`` cut out: ``\\boxed{537}`` -> ``\\boxed{`` + ... + ``}``."""
+    at = action.rfind(core) if core else -1
+    return ActionTemplate(action[:at], action[at + len(core):]) if at >= 0 else ActionTemplate()
+
+
+def _format(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def near_misses(action: str, domain: str) -> list[Probe]:
+    """Wrong variants of a correct final action: off by one, truncated, and when the action is an answer (a number
+    or one word, not a tool call or a phrase whose wording may vary) sign-flipped (numeric domains), digits or
+    letters permuted, embedded in a longer number, listed among its neighbours, joined with other candidates."""
+    probes = [Probe(m, "the mutated answer") for m in mutations(action)]
+    core = answer_core(action)
+    if len(action) > SHORT_ANSWER_CHARS or not core or " " in core.strip() or core.lstrip()[:1] in "{[":
+        return _unique(probes, action)
+    template = around(action, core)
+    value = parse_number(core)
+    if value is not None:
+        if value != 0 and domain in NUMERIC_DOMAINS:
+            probes.append(Probe(template.render(_format(-value)), "the sign-flipped answer"))
+        digits = str(abs(value.numerator)) if value.denominator == 1 else ""
+        sign = "-" if value < 0 else ""
+        if len(digits) >= 2:
+            for variant, what in ((digits[::-1], "the answer with its digits reversed"),
+                                  ("".join(sorted(digits)), "the answer with its digits sorted"),
+                                  (digits[1] + digits[0] + digits[2:], "the answer with two digits swapped")):
+                if variant != digits and parse_number(variant) != abs(value):
+                    probes.append(Probe(template.render(sign + variant), what))
+        if value.denominator == 1:
+            probes.append(Probe(template.render(f"9{sign}{digits}9" if not sign else f"{sign}9{digits}9"),
+                                "the answer embedded in a longer number"))
+            probes.append(Probe(template.render(f"{value - 1}, {value}, {value + 1}"),
+                                "the answer listed among its neighbours"))
+        probes.append(Probe(template.render(f"{_format(value)} {_format(value + 7)} {_format(value * 3 + 1)}"),
+                            "the answer followed by other candidates"))
+    elif core:
+        letters = core
+        for variant, what in ((letters[::-1], "the answer reversed"),
+                              ("".join(sorted(letters)), "the answer's characters sorted"),
+                              (letters[1] + letters[0] + letters[2:] if len(letters) >= 2 else letters,
+                               "the answer with two characters swapped")):
+            if variant.lower() != letters.lower():
+                probes.append(Probe(template.render(variant), what))
+        probes.append(Probe(template.render(f"{core} {core[::-1]} x"), "the answer followed by other candidates"))
+    return _unique(probes, action)
+
+
+def _unique(probes: list[Probe], action: str) -> list[Probe]:
+    seen: set[str] = set()
+    out = []
+    for probe in probes:
+        if probe.action != action and probe.action not in seen:
+            seen.add(probe.action)
+            out.append(probe)
+    return out
+
+
+def equivalents(action: str, domain: str) -> list[Probe]:
+    """Other correct spellings of a correct final action: surrounding spaces (any domain, short answers), and for
+    numeric domains the same value written differently (42 -> 42.0, 17.5 -> 17.50, 1/3 -> 2/6)."""
+    if len(action) > SHORT_ANSWER_CHARS or not action.strip():
+        return []
+    probes = [Probe(f"  {action}  ", "the correct answer with surrounding spaces")]
+    if domain not in NUMERIC_DOMAINS:
+        return probes
+    core = answer_core(action)
+    value = parse_number(core)
+    if value is None or "e" in core.lower() or core not in action:
+        return probes
+    template = around(action, core)
+    if "/" in core:
+        num, den = (int(p) for p in core.replace(" ", "").split("/"))
+        probes.append(Probe(template.render(f"{2 * num}/{2 * den}"), "the same fraction unreduced"))
+        if value.denominator != den:
+            probes.append(Probe(template.render(_format(value)), "the same fraction in lowest terms"))
+    elif "." in core:
+        probes.append(Probe(template.render(core + "0"), "the same decimal with a trailing zero"))
+    else:
+        probes.append(Probe(template.render(core + ".0"), "the same integer written as a decimal"))
+    return probes
+
+
+def edge_inputs(template: ActionTemplate, max_action_chars: int) -> list[Probe]:
+    """Inputs at the edges: non-numbers, infinities, huge numbers, empty, very long and non-ASCII text, in the
+    answer format and raw."""
+    values = [("nan", "NaN"), ("inf", "infinity"), ("-inf", "minus infinity"), ("1e309", "a float overflow"),
+              ("9" * HUGE_DIGITS, "a 400-digit number"), ("-0", "minus zero"), ("١٢٣", "Arabic-Indic digits"),
+              ("0x1F", "a hex literal")]
+    probes = [Probe(template.render(v), f"{what} in the answer format") for v, what in values]
+    if not template.raw:
+        probes += [Probe(v, what) for v, what in values[:3]]
+    long_text = ("lorem ipsum " * (max_action_chars // 12 + 1))[:max_action_chars]
+    probes += [Probe("", "the empty action"), Probe("   \n\t ", "whitespace only"),
+               Probe(long_text, f"a {len(long_text)}-character action"),
+               Probe("Ωμέγα 你好 🙂 ñ\u200b\u202e", "non-ASCII text"), Probe("\x00\x01\x7f", "control characters"),
+               Probe(template.render(re.sub(r"\d", "٣", "123")), "non-ASCII digits in the answer format")]
+    return _unique(probes, "\uffff")
