@@ -69,7 +69,9 @@ def test_plugin_discovery_and_every_hook_import_nothing_heavy(synced_store: Path
         "assert not plugins.failures, plugins.failures\n"
         "assert {p.name for p in plugins.loaded} >= {'core', 'reference_trainer', 'trl_trainer', 'math'}"
     )
-    assert heavy_modules_after(body, synced_store) == []
+    # a hook's answer may import what its contribution needs (the math domain's API reference reads sympy's
+    # functions); never one of the NEVER modules
+    assert [name for name in heavy_modules_after(body, synced_store) if name.split(".")[0] in NEVER] == []
 
 
 @pytest.mark.parametrize("module", [
