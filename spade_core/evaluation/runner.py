@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +22,7 @@ from spade_core.evaluation.errors import EvaluationError
 from spade_core.evaluation.stats import wilson_interval
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
+from spade_core.seeding import round_seed
 
 DEFAULT_SAMPLING = SamplingParams(max_new_tokens=256, temperature=0.0)
 """Greedy decoding: an evaluation should give the same numbers when run twice."""
@@ -168,7 +168,7 @@ def run_suite(
             waiting = [e for e in active if not e.done]
             if waiting:
                 round_params = params if params.temperature == 0 else replace(
-                    params, seed=random.Random(f"{seed}:{round_index}").getrandbits(62))
+                    params, seed=round_seed(seed, round_index))
                 generations = _generate(backend, [e.messages for e in waiting], round_params, stats)
                 round_index += 1
                 for episode, generation in zip(waiting, generations):

@@ -7,7 +7,6 @@ group's identical prompts on two engines would otherwise get identical completio
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -16,6 +15,7 @@ import torch
 
 from spade_core.models.base import SamplingParams
 from spade_core.models.errors import GenerationError
+from spade_core.seeding import share_seed
 
 
 def with_batch_seed(params: SamplingParams) -> SamplingParams:
@@ -25,17 +25,11 @@ def with_batch_seed(params: SamplingParams) -> SamplingParams:
     return replace(params, seed=int(torch.randint(0, 2**62, (1,)).item()))
 
 
-def derived_seed(seed: int, index: int) -> int:
-    """The seed of part ``index`` (a share, a request) of something seeded with ``seed``: part 0 keeps ``seed``,
-    the others get seeds of their own, reproducibly."""
-    return seed if index == 0 else random.Random(f"{seed}:rank{index}").getrandbits(62)
-
-
 def share_params(params: SamplingParams, index: int) -> SamplingParams:
     """``params`` for share ``index`` of a batch: share 0 keeps the batch's seed, the others derive their own."""
     if index == 0 or params.seed is None:
         return params
-    return replace(params, seed=derived_seed(params.seed, index))
+    return replace(params, seed=share_seed(params.seed, index))
 
 
 def split_round_robin(items: Sequence[Any], shares: int) -> list[list[Any]]:

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from spade_core.models.base import Generation, SamplingParams
-from spade_core.models.batch_split import derived_seed
 from spade_core.models.errors import BackendError, BackendUnavailableError
 from spade_core.models.loading import load_tokenizer, resolve_model_dir
+from spade_core.seeding import share_seed
 
 INSTALL_HINT = "pip install 'spade-rl[gpu]' (vLLM) on a Linux machine with an NVIDIA GPU and CUDA"
 
@@ -193,7 +193,7 @@ def request_seeds(seed: int | None, n: int) -> list[int | None]:
     group) sample identical completions; each request gets a seed of its own instead, derived from ``seed``."""
     if seed is None:
         return [None] * n
-    return [derived_seed(seed, index) % 2**63 for index in range(n)]
+    return [share_seed(seed, index) % 2**63 for index in range(n)]
 
 
 def chat_token_ids(tokenizer: Any, conversations: Sequence[Sequence[dict[str, str]]]) -> list[list[int]]:

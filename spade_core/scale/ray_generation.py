@@ -27,6 +27,7 @@ from spade_core.models.batch_split import merge_round_robin, share_params, split
 from spade_core.models.errors import GenerationError
 from spade_core.scale.errors import ScaleError
 from spade_core.scale.ray_runtime import kill_actor, require_ray
+from spade_core.seeding import engine_seed
 
 ray = require_ray()
 from ray.exceptions import GetTimeoutError, RayError  # noqa: E402 - after the check that says how to install Ray
@@ -161,7 +162,7 @@ class RayGeneratorPool:
 
     # -- internals ----------------------------------------------------------------------------------------------
     def _new_actor(self, index: int) -> Any:
-        options = {"seed": self._seed + index} | self._options if self.kind == "vllm" else {}
+        options = {"seed": engine_seed(self._seed, index)} | self._options if self.kind == "vllm" else {}
         return _GeneratorActor.options(**self._actor_options).remote(
             self.model_dir, self.kind, options, self._max_batch_size, self._threads)
 

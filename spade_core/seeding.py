@@ -1,0 +1,62 @@
+"""Every seed SPADE derives from another, by name: one derivation, so no two parts of a run share a stream by accident.
+
+A seed is derived from its parent seed and a label path (``derive(run_seed, "designer", iteration)``) by seeding
+:class:`random.Random` with the joined text (SHA-512 of the string: the same in every process and Python version,
+unaffected by ``PYTHONHASHSEED``) and taking 62 bits. Different labels give unrelated streams; the same labels give
+the same seed, so a resumed run samples exactly what an uninterrupted one would.
+"""
+
+from __future__ import annotations
+
+import random
+
+SEED_BITS = 62
+ENV_SEED_BITS = 31
+"""Environment reset seeds stay below 2**31 so any environment (and NumPy's legacy seeding) accepts them."""
+
+
+def derive(seed: int, *labels: str | int) -> int:
+    """The seed of the part named ``labels`` of something seeded with ``seed`` (62 bits)."""
+    return random.Random(":".join([str(seed), *(str(label) for label in labels)])).getrandbits(SEED_BITS)
+
+
+# -- splitting one seeded batch over several engines and rounds -------------------------------------------------------
+def share_seed(seed: int, index: int) -> int:
+    """Share ``index`` of a batch (a data-parallel rank, a Ray actor, a request): share 0 keeps ``seed``."""
+    return seed if index == 0 else derive(seed, f"rank{index}")
+
+
+def round_seed(seed: int, round_index: int) -> int:
+    """The sampling seed of round ``round_index`` of a multi-turn batch seeded with ``seed``."""
+    return derive(seed, round_index)
+
+
+def runner_call_seed(seed: int, call_index: int) -> int:
+    """The base seed of an episode runner's ``call_index``-th ``run`` when the caller passes none."""
+    return derive(seed, "run", call_index)
+
+
+# -- a self-play run: one seed (``SelfPlayConfig.seed``) for everything -----------------------------------------------
+def designer_seed(run_seed: int, iteration: int) -> int:
+    """The designer's seed in ``iteration``: grounding documents, topics and sampling of its candidates."""
+    return derive(run_seed, "designer", iteration)
+
+
+def replay_seed(run_seed: int, iteration: int) -> int:
+    """Which pool environments are replayed to the agent in ``iteration``."""
+    return derive(run_seed, "replay", iteration)
+
+
+def episode_seeds(run_seed: int, iteration: int, count: int) -> list[int]:
+    """The environment reset seeds of ``iteration``: each is played once hinted and once not (paired regret)."""
+    return [derive(run_seed, "episodes", iteration, k) % 2**ENV_SEED_BITS for k in range(count)]
+
+
+def rollout_seed(run_seed: int, iteration: int) -> int:
+    """The agent's sampling seed in ``iteration``."""
+    return derive(run_seed, "rollouts", iteration)
+
+
+def engine_seed(run_seed: int, rank: int) -> int:
+    """The seed a sampling engine (vLLM) of data-parallel rank or generator actor ``rank`` starts with."""
+    return share_seed(run_seed, rank)
