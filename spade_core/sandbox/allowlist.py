@@ -78,6 +78,9 @@ BASE_ALLOWLIST: AllowList = {
 }
 """Safe standard-library pieces every sandbox offers. Plugins add more through ``spade_sandbox_modules``."""
 
+AGENT_MODULES = frozenset(BASE_ALLOWLIST)
+"""What agent-written code (the code domain) may import: the standard-library stand-ins, no plugin modules."""
+
 IMPORT_HINTS: dict[str, str] = {
     "random": "use the rng passed to reset(rng, options) instead of the random module",
     "numpy": "numpy is only available where a domain plugin exposes it through spade_sandbox_modules",

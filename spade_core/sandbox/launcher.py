@@ -122,7 +122,9 @@ class Launcher:
             self.netns = "off: disabled by SandboxLimits.network_namespace"
         self.seccomp = limits.seccomp_program(self.limits)
         self.standins, self.problems = allowlist.build_standins(config["allowlist"])
+        self.agent_standins = {name: mod for name, mod in self.standins.items() if name in allowlist.AGENT_MODULES}
         guards.make_builtins(self.standins)  # records reachable classes and shared containers once, before forks
+        guards.make_builtins(self.agent_standins)
         for enc in PRELOAD_ENCODINGS:
             "x".encode(enc)
         _preload()
@@ -153,7 +155,7 @@ class Launcher:
             request = json.loads(data)
             op = request.get("op")
             if op == "spawn" and len(fds) == 1:
-                self.spawn(fds[0], request.get("limits"))
+                self.spawn(fds[0], request.get("limits"), request.get("role") == "agent")
             elif op == "status":
                 for fd in fds:
                     os.close(fd)
@@ -173,7 +175,7 @@ class Launcher:
     def reply(self, message: dict[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
 
-    def spawn(self, fd: int, limits_override: dict[str, Any] | None) -> None:
+    def spawn(self, fd: int, limits_override: dict[str, Any] | None, agent: bool = False) -> None:
         limits_data = dict(self.limits_data, **(limits_override or {}))
         try:
             log_fd = _anonymous_log(self.scratch_root)
@@ -200,7 +202,7 @@ class Launcher:
                 layers = limits.apply_worker_isolation(lim, keep_fd=fd, scratch=scratch, launcher_pid=self.pid,
                                                        seccomp=self.seccomp, log_fd=log_fd)
                 layers["netns"] = self.netns
-                worker.run(fd, limits_data, self.standins, layers)
+                worker.run(fd, limits_data, self.agent_standins if agent else self.standins, layers)
             except BaseException:  # noqa: BLE001 - report in the log, never return into the launcher loop
                 traceback.print_exc()
             os._exit(71)

@@ -250,6 +250,7 @@ def compile_env_source(
     *,
     filename: str = "<env>",
     allowed_modules: Mapping[str, Collection[str]] | None = None,
+    mode: str = "exec",
 ) -> types.CodeType:
     """Compile restricted code; raise :class:`PolicyRejection` (policy) or :class:`SyntaxError`.
 
@@ -262,14 +263,14 @@ def compile_env_source(
         raise PolicyRejection([f"line 1: source is {len(source)} characters; the limit is {MAX_SOURCE_CHARS}"])
     if "\x00" in source:
         raise PolicyRejection(["line 1: source contains a NUL character"])
-    tree = ast.parse(source, filename, "exec")
+    tree = ast.parse(source, filename, mode)
     errors: list[str] = []
     policy = SpadePolicy(errors, [], {}, allowed_modules=allowed_modules, bound_names=_bound_names(tree))
     policy.visit(tree)
     if errors:
         raise PolicyRejection(errors)
     ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec", dont_inherit=True)
+    return compile(tree, filename, mode, dont_inherit=True)
 
 
 def policy_problems(source: str, allowed_modules: Mapping[str, Collection[str]] | None = None) -> list[str]:

@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +61,18 @@ _CAUSES: dict[str, type[SandboxError]] = {
 }
 _METHOD_NAMES = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action",
                  "new": "__init__", "load": "load"}
+
+
+SubHandler = Callable[["WorkerPool", dict[str, Any], float], dict[str, Any]]
+"""Serves a request a worker sends to the host in the middle of a call: ``(pool, request, call deadline)``."""
+_SUB_HANDLERS: dict[str, SubHandler] = {}
+MAX_SUB_REQUESTS = 256
+"""Requests one call may send to the host (a code-domain environment runs the agent's code this way)."""
+
+
+def register_sub_handler(op: str, handler: SubHandler) -> None:
+    """Let workers ask the host for ``op`` during a call (``codeexec`` registers ``"code"``)."""
+    _SUB_HANDLERS[op] = handler
 
 
 class _ChannelError(Exception):
@@ -370,10 +382,10 @@ class WorkerPool:
             self._drop_launcher()  # it died or hangs: every worker goes with it; a new one starts on demand
         raise SandboxCrashed("the sandbox launcher stopped answering; it will be restarted on the next use")
 
-    def _spawn(self, limits_override: dict[str, Any] | None = None) -> _Worker:
+    def _spawn(self, limits_override: dict[str, Any] | None = None, role: str = "env") -> _Worker:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            request: dict[str, Any] = {"op": "spawn"}
+            request: dict[str, Any] = {"op": "spawn", "role": role}
             if limits_override:
                 request["limits"] = limits_override
             reply = self._control_call(request, [worker_end.fileno()])
@@ -405,8 +417,8 @@ class WorkerPool:
         while len(self._idle) < self.prestart and len(self._workers) < self.max_workers:
             self._idle.append(self._spawn())
 
-    def _take_worker(self, limits_override: dict[str, Any] | None = None) -> _Worker:
-        if limits_override is None:
+    def _take_worker(self, limits_override: dict[str, Any] | None = None, role: str = "env") -> _Worker:
+        if limits_override is None and role == "env":
             while self._idle:
                 worker = self._idle.pop(0)
                 if not worker.dead:
@@ -414,8 +426,8 @@ class WorkerPool:
                     return worker
         if len(self._workers) >= self.max_workers:
             self._evict_one()
-        worker = self._spawn(limits_override)
-        if limits_override is None:
+        worker = self._spawn(limits_override, role)
+        if limits_override is None and role == "env":
             self._replenish()
         return worker
 
@@ -488,8 +500,8 @@ class WorkerPool:
         deadline, budget_end = self._deadline(time.monotonic() + timeout + self.grace_s)
         try:
             worker.send(message, deadline)
-            reply = worker.recv(deadline, max_bytes or self.limits.max_reply_bytes + 1024,
-                                self.limits.max_reply_elements)
+            reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
+                                     self.limits.max_reply_elements)
         except _ChannelError as exc:
             if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
                 raise self._budget_spent(worker, what, inst) from None
@@ -497,6 +509,20 @@ class WorkerPool:
         if not isinstance(reply, dict) or ("ok" not in reply and not isinstance(reply.get("err"), dict)):
             raise self._channel_failure(worker, _ChannelError("protocol", "reply is not {ok|err}"), what, timeout, inst)
         return reply
+
+    def _recv_reply(self, worker: _Worker, deadline: float, max_bytes: int, max_elements: int) -> Any:
+        """The reply to the message just sent, serving the worker's requests to the host (``{"sub": ...}``) on
+        the way; each answer is plain JSON data produced by trusted host code."""
+        for _ in range(MAX_SUB_REQUESTS + 1):
+            reply = worker.recv(deadline, max_bytes, max_elements)
+            if not (isinstance(reply, dict) and len(reply) == 1 and "sub" in reply):
+                return reply
+            request = reply["sub"]
+            handler = _SUB_HANDLERS.get(request.get("op")) if isinstance(request, dict) else None
+            if handler is None:
+                raise _ChannelError("protocol", "the worker sent an unknown request to the host")
+            worker.send({"subr": handler(self, request, deadline)}, deadline)
+        raise _ChannelError("protocol", f"more than {MAX_SUB_REQUESTS} requests to the host in one call")
 
     # -- time budgets --------------------------------------------------------------------------------------
     @contextmanager
@@ -776,8 +802,8 @@ class WorkerPool:
                 try:
                     # the whole batch gets the budget of one reply: n replies of max_reply_bytes would let one
                     # message cost the host n times the memory
-                    reply = worker.recv(deadline, self.limits.max_reply_bytes + 1024 + 64 * len(indices),
-                                        self.limits.max_reply_elements + 16 * len(indices))
+                    reply = self._recv_reply(worker, deadline, self.limits.max_reply_bytes + 1024 + 64 * len(indices),
+                                             self.limits.max_reply_elements + 16 * len(indices))
                     items = reply["ok"]
                     if not isinstance(items, list) or len(items) != len(indices):
                         raise _ChannelError("protocol", "batch reply has the wrong length")
@@ -842,10 +868,11 @@ class WorkerPool:
                 self._detach(inst)
 
     # -- code execution ------------------------------------------------------------------------------------
-    def single_use_worker(self, limits_override: dict[str, Any] | None = None) -> _Worker:
-        """A fresh worker for one job (agent code); call :meth:`release` when done."""
+    def single_use_worker(self, limits_override: dict[str, Any] | None = None, role: str = "env") -> _Worker:
+        """A fresh worker for one job; ``role="agent"`` gives the agent-code worker (standard-library stand-ins
+        only). Call :meth:`release` when done."""
         with self._lock:
-            worker = self._take_worker(limits_override)
+            worker = self._take_worker(limits_override, role)
             worker.single_use = True
             worker.group = f"single-use-{worker.serial}"
             return worker

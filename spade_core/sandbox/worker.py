@@ -11,7 +11,12 @@ Requests (JSON objects, ``op`` first) and their ``ok`` results:
 - ``new {iid, key, knobs}`` -> ``null``: a fresh namespace and ``cls(**knobs)``
 - ``call {iid, m, a}`` -> the raw return value of ``reset``/``step``/``hint``/``ref``
 - ``batch {calls: [[iid, m, a], ...]}`` -> ``[[status, value, seconds], ...]`` in order
-- ``del {iid}``, ``exec {key, source, module}`` / ``test {key, source}`` (code execution), ``probe``
+- ``del {iid}``, ``probe``
+- agent workers: ``exec {key, source}`` (the agent's code), ``test {source}`` (statements), ``eval {setup, exprs}``
+  (a test's operands as canonical plain data, :mod:`.canon`; the host compares them)
+
+During a call the worker may send ``{"sub": {"op": "code", ...}}`` (environment code running agent code through
+:func:`~spade_core.sandbox.codeexec.run_python_code`) and waits for the host's ``{"subr": result}``.
 
 Failures come back as ``{"err": {"cause", "type", "msg", "line"}}`` with cause ``policy``, ``exception``,
 ``memory`` or ``timeout`` (the per-call SIGALRM timer; the host's wall-clock kill is the backstop).
@@ -32,12 +37,13 @@ from typing import Any
 from spade_core.contract.inner import REQUIRED_METHODS, find_env_class
 from spade_core.contract.rng import EpisodeRandom
 from spade_core.errors import EnvLoadError
-from spade_core.sandbox import guards, wire
-from spade_core.sandbox.allowlist import BASE_ALLOWLIST, StandInModule, exposed_names
+from spade_core.sandbox import canon, guards, wire
+from spade_core.sandbox.allowlist import StandInModule, exposed_names
 from spade_core.sandbox.limits import SandboxLimits
 from spade_core.sandbox.policy import PolicyRejection, compile_env_source
 
 ENV_FILENAME = "<env>"
+TEST_FILENAME = "<test>"
 METHODS = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action"}
 MAX_MESSAGE = 64 * 1024 * 1024
 
@@ -78,7 +84,6 @@ class Worker:
         self.limits = limits
         self.standins = standins
         self.allowed = {name: frozenset(exposed_names(mod)) for name, mod in standins.items()}
-        self.agent_allowed = {name: names for name, names in self.allowed.items() if name in BASE_ALLOWLIST}
         self.builtins = guards.make_builtins(standins)
         self.codes: dict[str, _CodeEntry] = {}
         self.instances: dict[int, _Instance] = {}
@@ -89,7 +94,7 @@ class Worker:
         self.phase: str | None = None
         self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "load": self.op_load, "new": self.op_new, "call": self.op_call, "del": self.op_del,
-            "exec": self.op_exec, "test": self.op_test, "probe": self.op_probe,
+            "exec": self.op_exec, "test": self.op_test, "eval": self.op_eval, "probe": self.op_probe,
         }
 
     # -- channel ----------------------------------------------------------------------------------------------
@@ -303,93 +308,44 @@ class Worker:
                 close()
         return None
 
-    # -- code execution (agent-written code, tests) ----------------------------------------------------------
+    # -- code execution (agent-written code, tests; only in agent workers) -----------------------------------
     def op_exec(self, request: dict[str, Any]) -> Any:
-        code = compile_env_source(request["source"], filename="<test>", allowed_modules=self.agent_allowed)
-        entry = _CodeEntry(code, "solution")
+        code = compile_env_source(request["source"], filename=TEST_FILENAME, allowed_modules=self.allowed)
         self.code_ns = guards.make_module(self.builtins, "solution").__dict__
         collector = guards.CappedPrint(guards.guarded_getattr)
         self.code_ns["_print_"] = lambda _getattr_=None: collector
-        self.code_out = collector
-        exec(entry.code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
+        exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
         return {"stdout": collector()[-10_000:]}
 
     def op_test(self, request: dict[str, Any]) -> Any:
-        code = compile_env_source(request["source"], filename="<test>", allowed_modules=self.agent_allowed)
+        code = compile_env_source(request["source"], filename=TEST_FILENAME, allowed_modules=self.allowed)
         exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
         return None
 
-    def run_code_nested(self, code: str, tests: list[str], timeout_s: float) -> dict[str, Any]:
-        """Run agent code and its tests inside this worker, during an env call (a code-domain env verifying an
-        answer). Same policy and guards, imports limited to the base stdlib stand-ins; a nested timer bounds each part without eating the outer call's time
-        limit, and the agent code's policy refusals are reported in the result, not charged to the env code."""
-        result: dict[str, Any] = {"ok": False, "passed": 0, "failed": 0, "total": len(tests), "error": None,
-                                  "cause": None, "stdout": "", "tests": []}
-        started = time.perf_counter()
-        namespace = guards.make_module(self.builtins, f"solution__{self.counter + 1}").__dict__
-        self.counter += 1
-        collector = guards.CappedPrint(guards.guarded_getattr)
-        namespace["_print_"] = lambda _getattr_=None: collector
-        status, error, cause = self._nested(lambda: exec(  # noqa: S102 - restricted code object, guarded globals
-            compile_env_source(code, filename="<test>", allowed_modules=self.agent_allowed), namespace), timeout_s)
-        if status != "ok":
-            result["error"], result["cause"] = error, cause
-            result["tests"] = [{"test": t, "passed": False, "error": "not run: the code did not load", "cause": None}
-                               for t in tests]
-            result["failed"] = len(tests)
-        else:
-            for test in tests:
-                status, error, cause = self._nested(lambda t=test: exec(  # noqa: S102 - restricted, guarded
-                    compile_env_source(t, filename="<test>", allowed_modules=self.agent_allowed), namespace), timeout_s)
-                passed = status == "ok"
-                result["tests"].append({"test": test, "passed": passed, "error": error, "cause": cause})
-                result["passed" if passed else "failed"] += 1
-            result["ok"] = result["failed"] == 0
-        try:
-            result["stdout"] = collector()[-10_000:]
-        except BaseException:  # noqa: BLE001 - output is a convenience
-            result["stdout"] = ""
-        result["seconds"] = round(time.perf_counter() - started, 4)
-        return result
-
-    def _nested(self, fn: Callable[[], Any], timeout_s: float) -> tuple[str, str | None, str | None]:
-        outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
-        budget = min(timeout_s, outer_left - 0.05) if outer_left > 0 else timeout_s
-        if budget <= 0:
-            raise CallTimeout()
-        violations_before = len(guards.VIOLATIONS)
-        start = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, budget, 0.05)
-        outcome: tuple[str, str | None, str | None]
-        try:
+    def op_eval(self, request: dict[str, Any]) -> Any:
+        """Evaluate a test's operands after its setup; each as ``[True, canonical data]`` or ``[False, error]``.
+        The comparison itself is made by the host (:mod:`.assertions`)."""
+        if request.get("setup"):
+            self.op_test({"source": request["setup"]})
+        out: list[Any] = []
+        for source in request["exprs"]:
             try:
-                fn()
-                outcome = ("ok", None, None)
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        except CallTimeout:
-            if outer_left > 0 and time.perf_counter() - start >= outer_left - 0.05:
-                raise  # the env call itself is out of time
-            outcome = ("err", f"timed out after {budget:g} s", "timeout")
-        except (guards.PolicyViolation, PolicyRejection) as exc:
-            outcome = ("err", str(exc), "policy")
-        except MemoryError:
-            outcome = ("err", "ran out of memory", "memory")
-        except SyntaxError as exc:
-            outcome = ("err", f"line {exc.lineno}: SyntaxError: {exc.msg}", "exception")
-        except Exception as exc:  # noqa: BLE001 - the agent code's failure is data for the env
-            outcome = ("err", _error("exception", exc)["msg"], "exception")
-        if len(guards.VIOLATIONS) > violations_before:
-            message = guards.VIOLATIONS[violations_before]
-            del guards.VIOLATIONS[violations_before:]
-            if outcome[0] == "ok":
-                outcome = ("err", message + " (caught by the code)", "policy")
-        if outer_left > 0:
-            remaining = outer_left - (time.perf_counter() - start)
-            if remaining <= 0:
-                raise CallTimeout()
-            signal.setitimer(signal.ITIMER_REAL, remaining, 0.05)
-        return outcome
+                code = compile_env_source(source, filename=TEST_FILENAME, allowed_modules=self.allowed, mode="eval")
+                out.append([True, canon.encode(eval(code, self.code_ns))])  # noqa: S307 - restricted code object
+            except (Exception, guards.PolicyViolation) as exc:  # noqa: BLE001 - the agent code's error is data
+                out.append([False, _error("exception", exc)["msg"]])
+        return out
+
+    def run_code_via_host(self, code: str, tests: list[str], timeout_s: float | None) -> dict[str, Any]:
+        """Environment code (a code-domain verifier running in this worker) asks the host to run agent code in
+        its own agent worker; the answer is plain JSON data. This worker never executes agent code itself."""
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        timeout = min(float(timeout_s or self.timeout), left if left > 0 else self.timeout)
+        self.send({"sub": {"op": "code", "code": code, "tests": tests, "timeout": max(timeout, 0.01)}})
+        answer = self.recv()
+        if not isinstance(answer, dict) or set(answer) != {"subr"} or not isinstance(answer["subr"], dict):
+            raise EnvLoadError("the host answered a code-execution request with something else")
+        return answer["subr"]
 
     def op_probe(self, request: dict[str, Any]) -> Any:
         from spade_core.sandbox import probes
@@ -435,7 +391,7 @@ def _env_line(exc: BaseException) -> int | None:
     line = None
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename in (ENV_FILENAME, "<test>"):
+        if tb.tb_frame.f_code.co_filename in (ENV_FILENAME, TEST_FILENAME):
             line = tb.tb_lineno
         tb = tb.tb_next
     return line

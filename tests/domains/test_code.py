@@ -428,7 +428,8 @@ def test_class_design_scenarios_explain_the_first_wrong_call() -> None:
     broken = reference.replace("self.amount = self.amount + amount", "self.amount = self.amount + amount + 1")
     namespace: dict = {}
     exec(compile(broken + inner_of(env).driver, "<trusted>", "exec"), namespace)  # noqa: S102 - ours
-    messages = [namespace[f"spade_check_{i + 1}"]() for i in range(len(inner_of(env).tests))]
+    messages = [namespace[f"spade_explain_{i + 1}"](namespace[f"spade_check_{i + 1}"]())
+                for i in range(len(inner_of(env).tests))]
     wrong = [m for m in messages if m != "ok"]
     assert wrong and all("acct.deposit(" in m and "expected" in m for m in wrong)
 

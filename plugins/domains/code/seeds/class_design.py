@@ -316,20 +316,29 @@ class ClassDesign:
         return []
 
     def _driver(self, index, ctor, ops, expected):
+        # spade_check_N records what each call returned and the test compares that list with the expected one:
+        # the comparison is made by trusted code outside the agent's process (the agent's objects never take
+        # part in it). spade_explain_N only words the failure message (the first wrong call).
         var = self.spec["var"]
         ctor_text = self.spec["name"] + "(" + ", ".join(repr(a) for a in ctor) + ")"
-        lines = [f"def spade_check_{index}():", f"    {var} = {ctor_text}"]
+        lines = [f"def spade_check_{index}():", f"    {var} = {ctor_text}", "    got = []"]
+        explain = [f"def spade_explain_{index}(got):"]
         done = [f"{var} = {ctor_text}"]
-        for op, want in zip(ops, expected):
+        for k, (op, want) in enumerate(zip(ops, expected)):
             call = call_text(var, op[0], op[1])
             lines = lines + [
-                "    try:", f"        got = {call}", "    except ValueError:", f"        got = {VALUE_ERROR!r}",
-                "    except IndexError:", f"        got = {INDEX_ERROR!r}", f"    if got != {want!r}:",
-                f"        return {('after ' + '; '.join(done) + ': ' + call + ' gave ')!r} + repr(got) + "
+                "    try:", f"        got.append({call})", "    except ValueError:", f"        got.append({VALUE_ERROR!r})",
+                "    except IndexError:", f"        got.append({INDEX_ERROR!r})",
+            ]
+            explain = explain + [
+                f"    if got[{k}] != {want!r}:",
+                f"        return {('after ' + '; '.join(done) + ': ' + call + ' gave ')!r} + repr(got[{k}]) + "
                 f"{(', expected ' + repr(want))!r}",
             ]
             done.append(call)
-        lines.append("    return 'ok'")
+        lines.append("    return got")
+        explain.append("    return 'ok'")
+        lines = lines + [""] + explain
         transcript = [f"{var} = {ctor_text}"] + [
             call_text(var, op[0], op[1]) + " -> " + (want if isinstance(want, str) and want.startswith("raises")
                                                     else repr(want))
@@ -352,7 +361,8 @@ class ClassDesign:
             expected = simulate(self.spec["name"], ctor, ops)
             driver, transcript = self._driver(index + 1, ctor, ops, expected)
             drivers.append(driver)
-            test = f"assert spade_check_{index + 1}() == 'ok', spade_check_{index + 1}()"
+            test = (f"assert spade_check_{index + 1}() == {list(expected)!r}, "
+                    f"spade_explain_{index + 1}(spade_check_{index + 1}())")
             self.tests.append(test)
             self.labels.append(f"scenario {index + 1}: {transcript}")
             if index < 2:
