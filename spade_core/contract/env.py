@@ -20,6 +20,9 @@ from spade_core.errors import ContractError, EpisodeStateError, SandboxError
 
 RESERVED_RESET_OPTIONS = ("hint",)
 """``reset(options={"hint": True})`` puts the privileged hint into ``info["hint"]``; not passed to the inner env."""
+LEGAL_MOVES_KEY = "legal_moves"
+"""Optional ``info`` key of games: the moves the player to act may play now (a list of strings). Validation's random
+legal players draw from it (seat-bias check); a game without it is played from the moves its observation offers."""
 
 _SEED_BOUND = 2**63 - 1
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -29,7 +32,8 @@ class SpadeEnv(gym.Env[str, str]):
     """A SPADE environment as a real ``gymnasium.Env`` with text observations and actions.
 
     Standard ``info`` keys on every step: ``success`` (the verifier's verdict), ``format_error`` (``None`` or
-    why the action could not be parsed), ``action_is_valid``, ``turn``, and ``player_id`` for multi-player games.
+    why the action could not be parsed), ``action_is_valid``, ``turn``, and ``player_id`` for multi-player games;
+    games may add ``legal_moves`` (:data:`LEGAL_MOVES_KEY`).
     When the environment code fails mid-episode (sandbox timeout, crash, contract breach) the episode ends with
     ``truncated=True`` and the typed error in ``info["sandbox_error"]``.
     """
@@ -220,6 +224,10 @@ class SpadeEnv(gym.Env[str, str]):
         fe = info.get("format_error")
         if fe is not None and not isinstance(fe, str):
             raise ContractError(f"{self.env_id}: {where}() info['format_error'] must be a str or None, got {fe!r}")
+        legal = info.get(LEGAL_MOVES_KEY)
+        if legal is not None and not (isinstance(legal, list) and all(isinstance(m, str) for m in legal)):
+            raise ContractError(f"{self.env_id}: {where}() info[{LEGAL_MOVES_KEY!r}] must be a list of move strings, "
+                                f"got {_describe(legal)}")
         return dict(info)
 
     def _check_player(self, info: dict[str, Any], where: str) -> None:

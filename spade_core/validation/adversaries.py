@@ -18,12 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spade_core.contract.env import SpadeEnv
+from spade_core.contract.env import LEGAL_MOVES_KEY, SpadeEnv
 from spade_core.validation.episodes import Policy
 from spade_core.validation.hint_leaks import follow_candidates, words_to_digits
-
-LEGAL_MOVES_KEY = "legal_moves"
-"""Optional ``info`` key of two-player games: the moves the seat to act may play (a list of strings)."""
 
 _BOXED = re.compile(r"\\boxed\{(?:[^{}]|\{[^{}]*\})*\}")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
@@ -104,8 +101,8 @@ constant that is the answer wins at its first step."""
 
 
 def constant(action: str, max_steps: int | None = None) -> Adversary:
-    return Adversary(f"the constant {action!r} repeated every turn", lambda: (lambda env, obs, info: action),
-                     max_steps)
+    shown = repr(action) if len(action) <= 40 else f"{action[:30]!r}... ({len(action)} characters)"
+    return Adversary(f"the constant {shown} repeated every turn", lambda: (lambda env, obs, info: action), max_steps)
 
 
 def _cycling(name: str, choose: Callable[[str, int], list[str]], max_steps: int | None = None) -> Adversary:
@@ -125,7 +122,11 @@ def _cycling(name: str, choose: Callable[[str, int], list[str]], max_steps: int 
     return Adversary(name, make, max_steps)
 
 
-def observation_values(obs: str, limit: int = 10) -> list[str]:
+COPIED_VALUES = 12
+"""Values of the first observation the copying policies try (each one, every turn)."""
+
+
+def observation_values(obs: str, limit: int = COPIED_VALUES) -> list[str]:
     """Numbers (digits or words), lettered choices and quoted words of an observation, in order of appearance."""
     found = [m.group() for m in _NUMBER.finditer(obs[:4000])]
     found += [m.group() for m in _NUMBER.finditer(words_to_digits(obs[:4000]))]
@@ -144,7 +145,7 @@ def copy_observation(template: ActionTemplate, index: int | None) -> Adversary:
         values = observation_values(first)
         return [template.render(values[index])] if index < len(values) else [template.render("")]
 
-    return _cycling(f"copying value #{index + 1} of the observation", pick)
+    return _cycling(f"copying value #{index + 1} of the observation", pick, PROBE_STEPS)
 
 
 def enumeration(template: ActionTemplate, max_turns: int) -> Adversary:
@@ -211,9 +212,8 @@ def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) 
         out += [constant(fmt.render(c), None if c in to_the_end else PROBE_STEPS)
                 for c in CONSTANTS if not (c == "" and not fmt.raw)]
         out += [constant(fmt.render(c), PROBE_STEPS) for c in CONCATENATIONS]
-    if single_turn:
-        out += [copy_observation(template, i) for i in range(6)]
-    else:
+    out += [copy_observation(template, i) for i in range(COPIED_VALUES)]
+    if not single_turn:
         out.append(copy_observation(template, None))
         out.append(enumeration(template, max_turns))
     return out

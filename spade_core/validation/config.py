@@ -19,10 +19,28 @@ class ProbeThresholds:
 class ValidationConfig:
     """Seeds, thresholds and per-stage time budgets (seconds) of the pipeline."""
 
-    seeds: tuple[int, ...] = tuple(range(10))
-    reference_min_success: float = 0.9
+    seeds: tuple[int, ...] = tuple(range(50))
+    """The reference's seed sample (solvable on nearly every seed: ``reference_min_success`` of them)."""
+    reference_min_success: float = 0.98
     baseline_max_success: float = 0.1
-    baseline_episodes: int = 10
+    """An adversarial policy (constants, copies, enumeration, the hint followed) may win at most this share; it
+    fails when the 95% lower confidence bound of its win rate is above it."""
+    screen_seeds: int = 1
+    """Seeds every adversarial policy plays; one that wins any of them plays ``baseline_episodes`` more."""
+    baseline_episodes: int = 16
+    determinism_seeds: int = 2
+    """Seeds replayed on fresh and used instances, with and without hint calls."""
+    hint_episodes: int = 8
+    """Reference episodes whose hint is decoded at every turn."""
+    hint_leak_min_share: float = 0.5
+    """A weak decoder (short answers, small offsets) must recover the target at this share of the scanned turns
+    (in two or more episodes, for two or more distinct targets)."""
+    seat_games: int = 24
+    """Games between random legal players (two-player games)."""
+    seat_max_share: float = 0.9
+    """A game is seat-biased when one seat wins this share of reference or random legal games."""
+    max_observation_chars: int = 32_000
+    """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000
     call_timeout_s: float = 2.0
     stage_timeout_s: dict[str, float] = field(default_factory=lambda: {

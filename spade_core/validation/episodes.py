@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,16 +180,3 @@ def repeat_first_policy() -> Policy:
         return memory[key]
 
     return policy
-
-
-SHORT_ANSWER_CHARS = 64
-"""Numbers are bumped only in short answers: in a long one (a program) a changed constant may be harmless."""
-
-
-def mutations(action: str) -> list[str]:
-    """Near-miss variants of a correct final action: each should be rejected by a sound verifier."""
-    variants = ["", action[:-1], action[: max(0, len(action) // 2)]]
-    bumped = re.sub(r"\d+", lambda m: str(int(m.group()) + 1), action)
-    if bumped != action and len(action) <= SHORT_ANSWER_CHARS:
-        variants.insert(0, bumped)
-    return [v for v in dict.fromkeys(variants) if v != action]

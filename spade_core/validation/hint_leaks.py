@@ -217,7 +217,7 @@ class DecodedText:
         self.digit_numbers = set(numbers_in(text))
         self.numbers = set(numbers_in(self.worded)) | self.digit_numbers
         self.integers = {n for n in self.numbers if n.denominator == 1}
-        singles = [m.group() for m in re.finditer(r"(?<![\d.])\d(?![\d.])", self.worded)]
+        singles = [m.group() for m in re.finditer(r"(?<!\d)(?<!\d\.)\d(?!\d|\.\d)", self.worded)]
         self.single_digits = "".join(singles)
         self.place_sum = sum(int(d) * _PLACE_WORDS[w] for d, w in _PLACE.findall(self.worded))
         self.relations = _relations(self.worded)
@@ -336,9 +336,14 @@ observation shows in digits is not leaked by a hint that spells it in words."""
 
 
 def new_leaks(hint: DecodedText, visible: DecodedText, target: str) -> list[Leak]:
-    """Leaks of ``target`` from the hint that no decoder of the same family already gets from the visible text."""
+    """Leaks of ``target`` from the hint. A strong one counts only if no decoder of the same family already gets
+    the target from the visible text (a file name or tool name the task shows is not leaked by the hint); a weak
+    one always counts, and the caller judges it by how consistently the hint tracks the target."""
+    leaks = find_leaks(hint, target)
+    if not any(leak.strong for leak in leaks):
+        return leaks
     seen = {_FAMILY.get(leak.decoder, leak.decoder) for leak in find_leaks(visible, target)}
-    return [leak for leak in find_leaks(hint, target) if _FAMILY.get(leak.decoder, leak.decoder) not in seen]
+    return [leak for leak in leaks if not leak.strong or _FAMILY.get(leak.decoder, leak.decoder) not in seen]
 
 
 _IMPERATIVE = re.compile(

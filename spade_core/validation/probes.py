@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from spade_core.validation.adversaries import ActionTemplate
-from spade_core.validation.episodes import SHORT_ANSWER_CHARS, mutations
 from spade_core.validation.hint_leaks import answer_core, parse_number
 
 NUMERIC_DOMAINS = frozenset({"math"})
 """Domains whose answers are numbers compared by value: an equivalent form (42.0, 6/18) must be accepted."""
+
+SHORT_ANSWER_CHARS = 64
+"""Answers up to this long get the full set of near misses; a longer action (a program, a tool call) only loses
+its end (in a long action a changed constant may be harmless)."""
 
 HUGE_DIGITS = 400
 """Digits of the "huge number" edge input (below CPython's 4300-digit int() limit on purpose: a crash there is
@@ -43,11 +46,20 @@ def near_misses(action: str, domain: str) -> list[Probe]:
     """Wrong variants of a correct final action: off by one, truncated, and when the action is an answer (a number
     or one word, not a tool call or a phrase whose wording may vary) sign-flipped (numeric domains), digits or
     letters permuted, embedded in a longer number, listed among its neighbours, joined with other candidates."""
-    probes = [Probe(m, "the mutated answer") for m in mutations(action)]
+    if len(action) > SHORT_ANSWER_CHARS:
+        return _unique([Probe("", "the empty answer"), Probe(action[:-1], "the answer without its last character"),
+                        Probe(action[: len(action) // 2], "the first half of the answer")], action)
     core = answer_core(action)
-    if len(action) > SHORT_ANSWER_CHARS or not core or " " in core.strip() or core.lstrip()[:1] in "{[":
-        return _unique(probes, action)
     template = around(action, core)
+    probes = [Probe("", "the empty answer")]
+    bumped = re.sub(r"\d+", lambda m: str(int(m.group()) + 1), action)
+    if bumped != action:
+        probes.append(Probe(bumped, "the answer with every number one higher"))
+    if len(core) >= 2:
+        probes += [Probe(template.render(core[:-1]), "the answer without its last character"),
+                   Probe(template.render(core[: len(core) // 2]), "the first half of the answer")]
+    if not core or " " in core.strip() or core.lstrip()[:1] in "{[":
+        return _unique(probes, action)
     value = parse_number(core)
     if value is not None:
         if value != 0 and domain in NUMERIC_DOMAINS:

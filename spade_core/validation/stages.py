@@ -7,6 +7,7 @@ so later stages reuse earlier work instead of replaying it.
 from __future__ import annotations
 
 import ast
+import math
 import re
 import time
 from collections.abc import Callable
@@ -26,19 +27,29 @@ from spade_core.errors import (
     SandboxPolicyError,
     SandboxTimeout,
 )
+from spade_core.validation.adversaries import (
+    PROBE_STEPS,
+    ActionTemplate,
+    Adversary,
+    adversaries,
+    enumeration,
+    hint_follower,
+    random_legal,
+)
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import (
     EnvFactory,
     Episode,
     Policy,
-    constant_policy,
+    first_difference,
     hint_policy,
-    mutations,
     play,
     random_text_policy,
     reference_policy,
     repeat_first_policy,
 )
+from spade_core.validation.hint_leaks import DecodedText, new_leaks
+from spade_core.validation.probes import edge_inputs, equivalents, near_misses
 from spade_core.validation.report import StageResult
 
 
@@ -247,28 +258,84 @@ def check_contract(c: Candidate) -> StageResult:
 
 
 # -- 6. determinism ---------------------------------------------------------------------------------------------
+def _probe_policy(template: ActionTemplate, max_turns: int) -> Policy:
+    """A fixed, mostly wrong policy whose episodes exercise the feedback: it enumerates 0, 1, 2, ... in the answer
+    format of the reference (the same actions on every seed, so its traces differ only through the task)."""
+    return enumeration(template, max_turns).make()
+
+
+def _template(c: Candidate) -> ActionTemplate:
+    """The answer format of the reference's actions (its final action for puzzles, its first move for games)."""
+    for episode in c.reference_episodes:
+        if episode.steps:
+            return ActionTemplate.of(episode.steps[-1][0] if _single_player(c) else episode.steps[0][0])
+    return ActionTemplate()
+
+
+def _single_player(c: Candidate) -> bool:
+    return c.manifest is None or c.manifest.players == 1
+
+
+def _labelled(episode: Episode, label: str) -> Episode:
+    episode.label = label
+    return episode
+
+
 def check_determinism(c: Candidate) -> StageResult:
-    for seed in c.config.seeds[:2]:
-        first, second = c.run(seed, reference_policy, fresh=True), c.run(seed, reference_policy, fresh=True)
-        if first.error or second.error:
-            observed, causes, fix = describe_error(first.error or second.error)
-            return fail("determinism", observed, causes, fix)
-        if first.trace() != second.trace():
-            where = next(i for i, (a, b) in enumerate(zip(first.trace(), second.trace())) if a != b)
-            return fail("determinism", f"seed {seed}: two fresh instances diverged at step {where}",
-                        ["randomness not taken from the rng argument", "state shared between instances",
-                         "iteration over a set or dict of unordered keys"],
-                        ["draw every random choice from rng in reset", "keep state on self, not at module level"])
-        c.reference_episodes.append(first)
-    fingerprints = set()
-    env = c.env()
-    for seed in c.config.seeds[:5]:
-        obs, _ = env.reset(seed=seed)
-        fingerprints.add((obs, env.privileged_hint(), env.reference_action()))
-    if len(fingerprints) == 1 and len(c.config.seeds) > 1:
-        return fail("determinism", "every seed gives the same task (same observation, hint and reference action)",
-                    ["reset ignores its rng"], ["draw the task's parameters from rng in reset"])
-    return ok("determinism", f"identical traces for identical seeds; {len(fingerprints)} distinct tasks over 5 seeds")
+    """One seed, one task: the same seed gives the same whole trajectory on fresh instances, on an instance that
+    already played other (failed) episodes, and with or without ``privileged_hint()`` calls; and the task is not
+    the same for every seed."""
+    stage = "determinism"
+    causes = ["randomness not taken from the rng argument", "state kept at module level or carried over from an "
+              "earlier episode", "iteration over a set or dict of unordered keys"]
+    fix = ["draw every random choice from rng in reset", "reset every attribute in reset; keep state on self"]
+    seeds = list(c.config.seeds[: max(1, c.config.determinism_seeds)])
+    used = c.new_env()
+    first_refs: list[Episode] = []
+    probes: list[Episode] = []
+    for seed in seeds:
+        hinted = _labelled(c.run(seed, reference_policy, fresh=True, record_hints=True), "reference")
+        if hinted.error is not None:
+            observed, err_causes, err_fix = describe_error(hinted.error)
+            return fail(stage, f"seed {seed}: {observed}", err_causes, err_fix)
+        template = ActionTemplate.of(hinted.steps[-1][0] if hinted.steps and _single_player(c) else
+                                     hinted.steps[0][0] if hinted.steps else "")
+        plain = c.run(seed, reference_policy, fresh=True)
+        where = first_difference(hinted, plain)
+        if where:
+            again = c.run(seed, reference_policy, fresh=True, record_hints=True)
+            if first_difference(hinted, again):
+                return fail(stage, f"seed {seed}: two fresh instances diverged ({first_difference(hinted, again)})",
+                            causes, fix)
+            return fail(stage, f"seed {seed}: calling privileged_hint() changes the episode ({where})",
+                        ["privileged_hint() changes state (a counter, the secret, the rng)"],
+                        ["make privileged_hint() read state only"])
+        turns = c.manifest.max_turns if c.manifest else 1
+        for other, policy in ((seed + 104_729, random_text_policy), (seed + 7919, _probe_policy(template, turns))):
+            c.all_episodes.append(play(used, other, policy, max_steps=PROBE_STEPS))  # failed episodes first
+        replay = play(used, seed, reference_policy, record_hints=True)
+        c.all_episodes.append(replay)
+        where = first_difference(hinted, replay)
+        if where:
+            return fail(stage, f"seed {seed}: after other (failed) episodes on the same instance the reference "
+                        f"episode is not the same as on a fresh instance ({where})", causes, fix)
+        fresh_probe = _labelled(c.run(seed, _probe_policy(template, turns), fresh=True), "probe")
+        used_probe = play(used, seed, _probe_policy(template, turns))
+        c.all_episodes.append(used_probe)
+        where = first_difference(fresh_probe, used_probe)
+        if where:
+            return fail(stage, f"seed {seed}: a probe episode differs between a fresh instance and one that "
+                        f"played before ({where})", causes, fix)
+        c.reference_episodes.append(hinted)
+        first_refs.append(hinted)
+        probes.append(fresh_probe)
+    if len(seeds) > 1 and all(e.trace()[:-1] == first_refs[0].trace()[:-1] for e in first_refs) and all(
+            e.trace() == probes[0].trace() for e in probes):
+        return fail(stage, f"every seed gives the same task: the whole reference and probe episodes are identical "
+                    f"for seeds {', '.join(map(str, seeds))}", ["reset ignores its rng"],
+                    ["draw the task's parameters (secret, data, position) from rng in reset"])
+    return ok(stage, f"identical whole trajectories for the same seed on fresh and used instances, with and "
+              f"without hint calls ({len(seeds)} seeds); the task depends on the seed")
 
 
 # -- 7. start state ---------------------------------------------------------------------------------------------
@@ -288,131 +355,495 @@ def check_start_state(c: Candidate) -> StageResult:
 
 
 # -- 8. baseline policies ---------------------------------------------------------------------------------------
-def _rate(c: Candidate, policy: Policy, seeds: list[int]) -> float:
+def _adversary_seeds(c: Candidate) -> list[int]:
+    """The reference seeds first (so a policy's rewards can be compared with solving the same task), then more."""
+    extra = [100_000 + i for i in range(c.config.screen_seeds + c.config.baseline_episodes)]
+    return list(dict.fromkeys([*c.config.seeds, *extra]))
+
+
+def _seat_winner(info: dict[str, Any], players: int) -> int | None:
+    """The winning seat of a finished game: ``info['winner']``, else the unique best of ``info['rewards']``."""
+    winner = info.get("winner")
+    if isinstance(winner, int) and not isinstance(winner, bool) and 0 <= winner < players:
+        return winner
+    rewards = info.get("rewards")
+    if isinstance(rewards, list) and len(rewards) == players and all(
+            isinstance(r, (int, float)) and not isinstance(r, bool) for r in rewards):
+        best = max(rewards)
+        if rewards.count(best) == 1 and best > min(rewards):
+            return rewards.index(best)
+    return None
+
+
+def _wins(c: Candidate, policy: Policy, seed: int, label: str, max_steps: int | None = None) -> bool:
+    """Whether ``policy`` wins one episode: the task's success, or in a game the seat it plays (``seed`` modulo
+    the players; the reference plays the other seats)."""
     assert c.manifest is not None
-    wins = []
-    for seed in seeds:
-        if c.manifest.players == 1:
-            wins.append(c.run(seed, policy).success)
-        else:
-            seat = seed % c.manifest.players
-            seats = {p: reference_policy for p in range(c.manifest.players)}
-            seats[seat] = policy
-            episode = c.run(seed, reference_policy, seats=seats)
-            rewards = episode.final_info.get("rewards") or [0.0] * c.manifest.players
-            wins.append(episode.error is None and rewards[seat] > 0)
-    return float(np.mean(wins)) if wins else 0.0
+    if c.manifest.players == 1:
+        return _labelled(c.run(seed, policy, max_steps=max_steps), label).success
+    seat = seed % c.manifest.players
+    seats = {p: reference_policy for p in range(c.manifest.players)}
+    seats[seat] = policy
+    episode = _labelled(c.run(seed, reference_policy, seats=seats, max_steps=max_steps), label)
+    return episode.error is None and _seat_winner(episode.final_info, c.manifest.players) == seat
+
+
+def too_often(wins: int, n: int, limit: float) -> bool:
+    """More than ``limit`` of the episodes won, with confidence: the one-sided 95% Wilson lower bound of the win
+    rate is above ``limit`` (a policy that wins by luck on a few seeds of a large answer space passes)."""
+    if n == 0 or wins == 0:
+        return False
+    z, p = 1.645, wins / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - spread) / (1 + z * z / n) > limit
+
+
+@dataclass
+class AdversaryResult:
+    name: str
+    wins: int
+    episodes: int
+    won_seeds: list[int]
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.episodes if self.episodes else 0.0
+
+
+def _adversary_rate(c: Candidate, family: list[Adversary]) -> AdversaryResult:
+    """Screen on a few seeds; a policy that wins any of them plays the confirmation seeds too. A ``family`` of
+    several policies (single-turn tries of different candidates) wins a seed if any of its members does."""
+    seeds = _adversary_seeds(c)
+    screen = seeds[: c.config.screen_seeds]
+    name = family[0].name
+
+    def play_seed(seed: int) -> bool:
+        return any(_wins(c, member.make(), seed, member.name, member.max_steps) for member in family)
+
+    won = [s for s in screen if play_seed(s)]
+    played = len(screen)
+    if won:
+        for seed in seeds[len(screen): len(screen) + c.config.baseline_episodes]:
+            played += 1
+            if play_seed(seed):
+                won.append(seed)
+    return AdversaryResult(name, len(won), played, won)
 
 
 def check_baselines(c: Candidate) -> StageResult:
-    seeds = [1000 + i for i in range(c.config.baseline_episodes)]
-    rates = {
-        "random text": _rate(c, random_text_policy, seeds),
-        "constant '0'": _rate(c, constant_policy, seeds),
-        "repeat first action": _rate(c, repeat_first_policy(), seeds),
-    }
-    worst = max(rates, key=rates.get)
-    if rates[worst] > c.config.baseline_max_success:
-        return fail("baselines", f"the {worst} policy succeeds on {rates[worst]:.0%} of {len(seeds)} seeds",
-                    ["the verifier accepts wrong actions", "the task can be guessed"],
-                    ["check the exact answer", "make the answer space large"], rates=rates)
-    return ok("baselines", "; ".join(f"{k}: {v:.0%}" for k, v in rates.items()), rates=rates)
+    """Adversarial policies must not win: plausible constants, the same well-formed action to the end, values
+    copied from the observation, many candidates in one action, enumeration up to max_turns, random text."""
+    assert c.manifest is not None
+    template = _template(c)
+    single = c.manifest.single_turn
+    pool = adversaries(template, max_turns=c.manifest.max_turns, single_turn=single)
+    pool += [Adversary("random text", lambda: random_text_policy),
+             Adversary("a random action repeated every turn", repeat_first_policy)]
+    results = [_adversary_rate(c, [adversary]) for adversary in pool]
+    limit = c.config.baseline_max_success
+    bad = [r for r in results if too_often(r.wins, r.episodes, limit)]
+    rates = {r.name: round(r.rate, 3) for r in results if r.wins}
+    if bad:
+        worst = max(bad, key=lambda r: r.rate)
+        seeds = ", ".join(map(str, worst.won_seeds[:8]))
+        return fail("baselines", f"the policy '{worst.name}' wins {worst.wins} of {worst.episodes} episodes "
+                    f"(seeds {seeds}); a sound task allows at most {limit:.0%}",
+                    _adversary_causes(worst.name), ["check the exact answer against the task's own solution",
+                                                    "enforce the stated try limit (end the episode when it is used up)",
+                                                    "make the answer space large and keep the answer out of the "
+                                                    "observation"], rates=rates)
+    return ok("baselines", f"{len(results)} adversarial policies (constants, copies of the observation, "
+              f"concatenations, enumeration, random text) win at most {max((r.rate for r in results), default=0):.0%}",
+              rates=rates)
+
+
+def _adversary_causes(name: str) -> list[str]:
+    if "enumerating" in name:
+        return ["the try limit is not enforced, so every candidate can be tried", "max_turns is larger than the "
+                "answer space"]
+    if "observation" in name:
+        return ["the answer is visible in the observation", "the verifier accepts a value the task shows"]
+    if "repeated" in name:
+        return ["the verifier accepts a fixed answer", "success is granted when the turns run out",
+                "a substring/any-number check accepts an action holding many candidates"]
+    return ["the verifier accepts wrong actions", "the task can be guessed"]
 
 
 # -- 9. reference solution --------------------------------------------------------------------------------------
 def check_reference(c: Candidate) -> StageResult:
+    """Solvable on (nearly) every seed: the reference succeeds (games: finishes) on at least
+    ``reference_min_success`` of the seeds; the failing seeds are named."""
     assert c.manifest is not None
     done = {e.seed for e in c.reference_episodes}
-    for seed in c.config.seeds:
+    seeds = c.config.seeds if c.manifest.players == 1 else c.config.seeds[: c.config.seat_games]
+    for i, seed in enumerate(seeds):
         if seed not in done:
-            c.reference_episodes.append(c.run(seed, reference_policy))
+            record = i < c.config.hint_episodes
+            c.reference_episodes.append(_labelled(c.run(seed, reference_policy, record_hints=record), "reference"))
     errors = [e for e in c.reference_episodes if e.error is not None]
     if errors:
         observed, causes, fix = describe_error(errors[0].error)
         return fail("reference", f"seed {errors[0].seed}: {observed}", causes, fix)
     if c.manifest.players == 1:
-        rate = float(np.mean([e.success for e in c.reference_episodes]))
+        failed = [e.seed for e in c.reference_episodes if not e.success]
         what = "solves"
     else:
-        rate = float(np.mean([e.finished for e in c.reference_episodes]))
+        failed = [e.seed for e in c.reference_episodes if not e.finished]
         what = "finishes the game in self-play on"
+    n = len(c.reference_episodes)
+    rate = 1 - len(failed) / n if n else 0.0
     if rate < c.config.reference_min_success:
-        return fail("reference", f"the reference solution {what} only {rate:.0%} of {len(c.reference_episodes)} seeds"
-                    f" (need {c.config.reference_min_success:.0%})",
-                    ["reference_action does not follow the state", "success is never set", "the task is unsolvable"],
+        shown = ", ".join(map(str, failed[:12])) + (" ..." if len(failed) > 12 else "")
+        return fail("reference", f"the reference solution {what} only {n - len(failed)} of {n} seeds "
+                    f"({rate:.0%}, need {c.config.reference_min_success:.0%}); it fails on seeds {shown}",
+                    ["reference_action does not follow the state", "success is never set",
+                     "the task is unsolvable on some seeds (a value the observation never shows, an impossible "
+                     "draw)"],
                     ["make reference_action compute the correct next action from internal state",
-                     "set info['success'] = True when solved"], rate=rate)
-    return ok("reference", f"the reference solution {what} {rate:.0%} of {len(c.reference_episodes)} seeds")
+                     "set info['success'] = True when solved", "draw only solvable tasks in reset"],
+                    rate=rate, failing_seeds=failed)
+    hidden = _answer_not_determined(c) if c.manifest.single_turn else None
+    if hidden is not None:
+        return hidden
+    note = f"; fails on seed(s) {', '.join(map(str, failed))}" if failed else ""
+    return ok("reference", f"the reference solution {what} {n - len(failed)} of {n} seeds{note}", rate=rate,
+              failing_seeds=failed)
+
+
+def _answer_not_determined(c: Candidate) -> StageResult | None:
+    """One observation, one answer: two seeds that show the same observation must accept the same answer (else the
+    answer depends on something the agent never sees)."""
+    by_obs: dict[str, Episode] = {}
+    for episode in c.reference_episodes:
+        if not episode.success:
+            continue
+        other = by_obs.setdefault(episode.reset_obs, episode)
+        if other is episode or other.actions == episode.actions:
+            continue
+        check = _labelled(c.run(episode.seed, _replaying(other.actions)), "another seed's answer")
+        if not check.success:
+            return fail("reference", f"seeds {other.seed} and {episode.seed} show the same observation "
+                        f"({other.reset_obs[:100]!r}) but need different answers ({other.actions[-1][:40]!r} vs "
+                        f"{episode.actions[-1][:40]!r}): the answer depends on something the agent never sees",
+                        ["the task hides a quantity the answer depends on", "the reference reads internal state "
+                         "the observation does not show"],
+                        ["show every quantity the answer depends on"], seeds=[other.seed, episode.seed])
+    return None
+
+
+def _replaying(actions: list[str]) -> Policy:
+    def policy(env: Any, obs: str, info: dict[str, Any]) -> str:
+        return actions[min(env.turn, len(actions) - 1)]
+
+    return policy
 
 
 # -- 10. verifier -----------------------------------------------------------------------------------------------
+def _replay_then(c: Candidate, episode: Episode, action: str) -> dict[str, Any] | None:
+    """Replay the episode's actions but the last, then play ``action``; the info of that step (None if the
+    environment failed on the way)."""
+    env = c.env()
+    env.reset(seed=episode.seed)
+    for prefix_action in episode.actions[:-1]:
+        *_, info = env.step(prefix_action)
+        if info.get("sandbox_error") is not None or env.done:
+            return None
+    *_, info = env.step(action)
+    if info.get("sandbox_error") is not None:
+        c.shared_env = None
+        return None
+    return info
+
+
 def check_verifier(c: Candidate) -> StageResult:
+    """Both directions: near misses of the correct final answer (sign flips, permutations, neighbours, the
+    answer inside a longer string) are rejected, and equivalent forms of it (spaces, 42.0, 2/6) accepted. Games:
+    no seat wins (nearly) every game, neither between references nor between random legal players."""
     assert c.manifest is not None
     if c.manifest.players > 1:
-        return skipped("verifier", "games between seats are checked by their rules, not a final answer")
+        return _seat_bias(c)
+    solved = [e for e in c.reference_episodes if e.success][:2]
     tried = 0
-    for episode in [e for e in c.reference_episodes if e.success][:3]:
-        prefix = [s[0] for s in episode.steps[:-1]]
-        for bad in mutations(episode.steps[-1][0]):
-            env = c.env()
-            env.reset(seed=episode.seed)
-            for action in prefix:
-                env.step(action)
-            _, _, _, _, info = env.step(bad)
+    for episode in solved:
+        final = episode.steps[-1][0]
+        for probe in near_misses(final, c.manifest.domain):
+            info = _replay_then(c, episode, probe.action)
             tried += 1
-            if info.get("success"):
-                return fail("verifier", f"seed {episode.seed}: the mutated answer {bad[:80]!r} was accepted "
-                            f"(correct: {episode.steps[-1][0][:80]!r})",
-                            ["the check is too loose (substring, prefix or 'any number' matching)"],
+            if info is not None and info.get("success"):
+                return fail("verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was accepted "
+                            f"(the correct answer is {final[:80]!r})",
+                            ["the check is too loose (substring, prefix, absolute value, sorted letters or "
+                             "'any number' matching)"],
                             ["compare the parsed answer exactly (or numerically) with the expected one"])
-    return ok("verifier", f"rejected {tried} mutated answers")
+        for probe in equivalents(final, c.manifest.domain):
+            info = _replay_then(c, episode, probe.action)
+            tried += 1
+            if info is not None and not info.get("success") and info.get("format_error") is None:
+                return fail("verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was judged wrong "
+                            f"(the reference answered {final[:80]!r})",
+                            ["the answer is compared as a string, not by value", "surrounding whitespace is not "
+                             "stripped"],
+                            ["strip the action and compare numbers by value (e.g. answers_match / to_number from "
+                             "the math domain's verify helpers)"])
+    return ok("verifier", f"rejected every near miss and accepted every equivalent form ({tried} probes)")
 
 
-# -- 11. reward range -------------------------------------------------------------------------------------------
-def check_reward_range(c: Candidate) -> StageResult:
+def _seat_bias(c: Candidate) -> StageResult:
     assert c.manifest is not None
+    players = c.manifest.players
+    games = [e for e in c.reference_episodes if e.error is None]
+    for label, episodes in (("reference-vs-reference", games), ("random legal players'", None)):
+        if episodes is None:
+            seeds = _adversary_seeds(c)[: c.config.seat_games]
+            episodes = [_labelled(c.run(s, random_legal(s)), "random legal") for s in seeds]
+            episodes = [e for e in episodes if e.error is None]
+        wins = [0] * players
+        for episode in episodes:
+            seat = _seat_winner(episode.final_info, players)
+            if seat is not None:
+                wins[seat] += 1
+        if episodes and max(wins) / len(episodes) >= c.config.seat_max_share:
+            seat = wins.index(max(wins))
+            return fail("verifier", f"seat {seat} wins {max(wins)} of {len(episodes)} {label} games "
+                        f"({max(wins) / len(episodes):.0%}; at most {c.config.seat_max_share:.0%} allowed)",
+                        ["the rules favour one seat (who moves first, an unequal deal)", "the winner is decided "
+                         "without regard to the moves"],
+                        ["alternate or draw who starts from rng", "give both seats the same chances"],
+                        wins=wins)
+    return ok("verifier", "no seat dominates reference-vs-reference or random legal games")
+
+
+# -- 11. reward range and semantics -----------------------------------------------------------------------------
+def _reward_error(err: BaseException | None) -> bool:
+    return isinstance(err, ContractError) and "reward" in str(err)
+
+
+def check_reward_range(c: Candidate) -> StageResult:
+    """Rewards inside the declared range and meaning what success means: success implies terminated, the top
+    reward coincides with success, a malformed action never earns more than a wrong one, edge inputs (nan, inf,
+    huge, empty, very long, non-ASCII) keep the reward finite and in range, and observations stay bounded."""
+    assert c.manifest is not None
+    stage = "reward_range"
     low, high = c.manifest.reward_range
-    for episode in c.all_episodes:
+    edge = _edge_episodes(c)
+    episodes = [*c.all_episodes]
+    for episode in episodes:
+        if _reward_error(episode.error):
+            return fail(stage, f"seed {episode.seed}: after {_acts(episode)} the reward is not a finite number "
+                        f"({episode.error})", ["the reward is computed from the parsed action (float('nan'), "
+                                                 "inf)"], ["compute the reward from the verdict only; reject "
+                                                           "non-finite numbers as malformed"])
         for reward in episode.rewards:
             if not low - 1e-9 <= reward <= high + 1e-9:
-                return fail("reward_range", f"seed {episode.seed}: reward {reward} outside the declared [{low}, {high}]",
-                            ["reward_range does not match the reward code"],
+                return fail(stage, f"seed {episode.seed}: reward {reward} after {_acts(episode)} is outside the "
+                            f"declared [{low}, {high}]", ["reward_range does not match the reward code"],
                             ["declare the true range in ENV_SPEC or clip the reward"])
-    seen = [r for e in c.all_episodes for r in e.rewards]
-    return ok("reward_range", f"{len(seen)} rewards within [{low}, {high}]")
+        for i, info in enumerate(episode.infos):
+            if info.get("success") and not episode.steps[i][3]:
+                return fail(stage, f"seed {episode.seed}: turn {i + 1} reports success but the episode goes on "
+                            "(terminated is False)", ["success is set before the task ends"],
+                            ["return terminated=True on the step that succeeds"])
+    for probe, episode in edge:
+        if episode.success:
+            return fail(stage, f"seed {episode.seed}: the edge input {probe.what} ({probe.action[:40]!r}) "
+                        "succeeds", ["the parser turns odd input into a match (nan, inf, empty)"],
+                        ["reject input that does not parse as an answer"])
+    problem = _reward_meaning(c) or _observation_bound(c)
+    if problem:
+        return problem
+    seen = sum(len(e.rewards) for e in episodes)
+    return ok(stage, f"{seen} rewards within [{low}, {high}]; success coincides with the top reward and ends the "
+              f"episode; {len(edge)} edge inputs handled")
+
+
+def _acts(episode: Episode) -> str:
+    shown = [repr(a[:40]) for a in episode.actions[-2:]]
+    return "the action(s) " + ", ".join(shown) if shown else "reset"
+
+
+def _edge_episodes(c: Candidate) -> list[tuple[Any, Episode]]:
+    """One step of every edge input from the start of the first seed."""
+    assert c.manifest is not None
+    seed = c.config.seeds[0]
+    out = []
+    for probe in edge_inputs(_template(c), c.manifest.max_action_chars):
+        episode = Episode(seed=seed, label=f"edge input: {probe.what}")
+        env = c.env()
+        try:
+            obs, info = env.reset(seed=seed)
+        except Exception as exc:  # noqa: BLE001 - recorded like any episode failure
+            episode.error = exc
+            c.shared_env = None
+            out.append((probe, episode))
+            continue
+        episode.reset_obs, episode.reset_info = obs, dict(info)
+        obs, reward, terminated, truncated, info = env.step(probe.action)
+        episode.observations.append(episode.reset_obs)
+        episode.steps.append((probe.action, obs, float(reward), terminated, truncated))
+        episode.infos.append(info)
+        episode.final_info = info
+        if info.get("sandbox_error") is not None:
+            episode.error = info["sandbox_error"]
+            c.shared_env = None
+        c.all_episodes.append(episode)
+        out.append((probe, episode))
+    return out
+
+
+def _reward_meaning(c: Candidate) -> StageResult | None:
+    """The top reward goes with success; failing never earns more than solving the same task; a malformed first
+    action never earns more than a well-formed wrong one from the same state."""
+    stage = "reward_range"
+    episodes = [e for e in c.all_episodes if e.steps]
+    success_steps = [s[2] for e in episodes for s, i in zip(e.steps, e.infos, strict=False) if i.get("success")]
+    if _single_player(c) and success_steps:
+        top = max(success_steps)
+        for e in episodes:
+            for (action, _, reward, _, _), info in zip(e.steps, e.infos, strict=False):
+                if not info.get("success") and reward > top + 1e-9:
+                    return fail(stage, f"seed {e.seed}: the non-solving action {action[:60]!r} earns {reward:g}, "
+                                f"more than any solving step ({top:g})",
+                                ["the reward is inverted or pays for something other than solving (length, "
+                                 "attempts, format)"], ["give the top reward exactly when info['success'] is "
+                                                        "True"])
+        solved = {e.seed: e.total_reward for e in c.reference_episodes if e.success}
+        for e in episodes:
+            if not e.success and e.seed in solved and e.total_reward > solved[e.seed] + 1e-9:
+                who = f" ({e.label})" if e.label else ""
+                return fail(stage, f"seed {e.seed}: a failing episode{who} earns {e.total_reward:g} in total, "
+                            f"more than solving the same task ({solved[e.seed]:g})",
+                            ["rewards accumulate for actions that do not solve the task (spam, repeated tries)"],
+                            ["reward solving; do not pay per action or per attempt"])
+    by_seed: dict[int, list[tuple[str, float, dict[str, Any]]]] = {}
+    for e in episodes:
+        if e.error is None or e.infos:
+            by_seed.setdefault(e.seed, []).append((e.steps[0][0], e.steps[0][2], e.infos[0]))
+    for seed, firsts in by_seed.items():
+        malformed = [(a, r) for a, r, i in firsts if i.get("format_error") is not None]
+        wrong = [(a, r) for a, r, i in firsts if i.get("format_error") is None and not i.get("success")
+                 and i.get("action_is_valid", True) is not False]
+        if malformed and wrong:
+            bad = max(malformed, key=lambda ar: ar[1])
+            worst = min(wrong, key=lambda ar: ar[1])
+            if bad[1] > worst[1] + 1e-9:
+                return fail(stage, f"seed {seed}: the malformed action {bad[0][:40]!r} earns {bad[1]:g}, more "
+                            f"than the well-formed wrong answer {worst[0][:40]!r} ({worst[1]:g})",
+                            ["format errors are rewarded (or wrong answers penalised harder than garbage)"],
+                            ["give a malformed action at most the reward of a wrong one"])
+    return None
+
+
+def _observation_bound(c: Candidate) -> StageResult | None:
+    limit = c.config.max_observation_chars
+    for e in c.all_episodes:
+        lengths = [len(e.reset_obs), *(len(s[1]) for s in e.steps)]
+        if max(lengths) > limit:
+            turn = lengths.index(max(lengths))
+            return fail("reward_range", f"seed {e.seed}: the observation at turn {turn} is {max(lengths)} "
+                        f"characters (more than {limit})", ["the observation grows with the history"],
+                        ["show only the current state and the last feedback"])
+        if len(lengths) >= 6 and lengths[-1] > 4000 and lengths[-1] > 8 * max(lengths[1], 100):
+            return fail("reward_range", f"seed {e.seed}: the observation grows without bound, from "
+                        f"{lengths[1]} characters at turn 1 to {lengths[-1]} at turn {len(lengths) - 1}",
+                        ["the observation repeats or doubles the history"],
+                        ["show only the current state and the last feedback"])
+    return None
 
 
 # -- 12. hint hygiene -------------------------------------------------------------------------------------------
-def _normalise(text: str) -> str:
-    return re.sub(r"[\s`'\"$\\{}]+", "", text.lower())
+def _hinted_references(c: Candidate) -> list[Episode]:
+    """Reference episodes with the hint read before every action (replayed with hints when they were not)."""
+    wanted = c.config.hint_episodes
+    usable = [e for e in c.reference_episodes if e.error is None and (e.success or not _single_player(c))]
+    out = []
+    for episode in usable[:wanted]:
+        if len(episode.hints) != len(episode.steps):
+            episode = _labelled(c.run(episode.seed, reference_policy, record_hints=True), "reference")
+        if episode.error is None and len(episode.hints) == len(episode.steps):
+            out.append(episode)
+    return out
 
 
-def _numbers(text: str) -> set[str]:
-    return {n for n in re.findall(r"-?\d+(?:\.\d+)?", text) if len(n.lstrip("-").replace(".", "")) >= 2}
+@dataclass
+class _LeakTally:
+    episodes: set[int] = field(default_factory=set)
+    turns: int = 0  # turns at which the decoder recovered the target
+    targets: set[str] = field(default_factory=set)  # the distinct targets it recovered
+    strong: bool = False
+    example: str = ""
+
+
+def scan_hint_leaks(episodes: list[Episode], *, final_answers: bool) -> dict[tuple[str, str], _LeakTally]:
+    """Run every decoder over the hint at every turn of every episode, against the final answer and the next
+    reference action. A strong leak counts only where the observation at that turn does not already give the
+    target away; a weak one (a short answer, a nearby number) is judged by consistency: it must track the target
+    on a large share of the turns, across episodes and for different targets (a hint that always says "four" in
+    a game whose best move is often 4 does not). The tally
+    keyed ``("turns", "")`` holds how many turns were scanned."""
+    tallies: dict[tuple[str, str], _LeakTally] = {("turns", ""): _LeakTally()}
+    decoded: dict[str, DecodedText] = {}
+
+    def prepared(text: str) -> DecodedText:
+        if text not in decoded:
+            decoded[text] = DecodedText(text)
+        return decoded[text]
+
+    for episode in episodes:
+        final = episode.steps[-1][0]
+        for turn, (hint, action) in enumerate(zip(episode.hints, episode.actions, strict=False)):
+            tallies[("turns", "")].turns += 1
+            hint_text = prepared(hint)
+            visible = prepared(episode.reset_obs + "\n" + episode.observations[turn])
+            targets = [("next action", action)]
+            if final_answers and action != final:
+                targets.append(("answer", final))
+            elif final_answers:
+                targets = [("answer", final)]
+            for what, target in targets:
+                for leak in new_leaks(hint_text, visible, target):
+                    tally = tallies.setdefault((what, leak.decoder), _LeakTally())
+                    tally.episodes.add(episode.seed)
+                    tally.targets.add(target)
+                    tally.turns += 1
+                    if leak.strong and not tally.strong:
+                        tally.strong = True
+                        tally.example = ""
+                    if not tally.example:
+                        tally.example = (f"the hint at turn {turn + 1} of seed {episode.seed} "
+                                         f"({hint[:100]!r}) {leak.how.format(what=what)} ({target[:40]!r})")
+    return tallies
 
 
 def check_hint(c: Candidate) -> StageResult:
+    """Hint hygiene by information (decoders at every turn) and by behaviour (following the hint must not win)."""
     assert c.manifest is not None
-    if c.manifest.players == 1:
-        for episode in [e for e in c.reference_episodes if e.success][:5]:
-            env = c.env()
-            env.reset(seed=episode.seed)
-            hint = env.privileged_hint()
-            answer = episode.steps[-1][0]
-            if len(_normalise(answer)) >= 3 and _normalise(answer) in _normalise(hint):
-                return fail("hint", f"seed {episode.seed}: the hint {hint[:120]!r} contains the answer {answer[:60]!r}",
-                            ["the hint gives the solution away"],
-                            ["hint at a plan, an intermediate result or the relevant rule instead"])
-            numbers = _numbers(answer)
-            if numbers and numbers <= _numbers(hint):
-                return fail("hint", f"seed {episode.seed}: the hint {hint[:120]!r} contains the answer's numbers",
-                            ["the hint states the final result"], ["give an intermediate result, not the final one"])
-    seeds = [2000 + i for i in range(c.config.baseline_episodes)]
-    rate = _rate(c, hint_policy, seeds)
-    if rate > c.config.baseline_max_success:
-        return fail("hint", f"playing the hint text as the action succeeds on {rate:.0%} of seeds",
-                    ["the hint is the answer in other words"], ["make the hint information, not an action"])
-    return ok("hint", f"the hint does not contain the answer; copying it succeeds on {rate:.0%}")
+    stage = "hint"
+    episodes = _hinted_references(c)
+    tallies = scan_hint_leaks(episodes, final_answers=_single_player(c))
+    scanned = tallies.pop(("turns", "")).turns
+    needed = c.config.hint_leak_min_share * scanned
+    for (what, decoder), tally in sorted(tallies.items(), key=lambda kv: (not kv[1].strong, -kv[1].turns)):
+        if tally.strong or (tally.turns >= needed and len(tally.episodes) >= 2 and len(tally.targets) >= 2):
+            share = "" if tally.strong else \
+                f" (at {tally.turns} of {scanned} turns, in {len(tally.episodes)} of {len(episodes)} episodes)"
+            return fail(stage, tally.example[0].upper() + tally.example[1:] + share,
+                        ["the hint gives the solution away, encoded or not"],
+                        ["hint at a plan, a rule or an intermediate result that still leaves work to do"],
+                        decoder=decoder, target=what)
+    template = _template(c)
+    attempts = 3 if c.manifest.single_turn else 1
+    follower = _adversary_rate(c, [hint_follower(template, k) for k in range(attempts)])
+    copier = _adversary_rate(c, [Adversary("copying the hint text as the action", lambda: hint_policy)])
+    limit = c.config.baseline_max_success
+    for result in (follower, copier):
+        if too_often(result.wins, result.episodes, limit):
+            return fail(stage, f"{result.name} wins {result.wins} of {result.episodes} episodes (seeds "
+                        f"{', '.join(map(str, result.won_seeds[:8]))})",
+                        ["the hint is the answer or an instruction that solves the task when obeyed"],
+                        ["make the hint information, not an action"], rates={result.name: result.rate})
+    return ok(stage, f"no decoder recovers the answer or the next action from the hint over {len(episodes)} "
+              f"episodes; following the hint wins {follower.rate:.0%}, copying it {copier.rate:.0%}")
 
 
 # -- 13. grounding ----------------------------------------------------------------------------------------------

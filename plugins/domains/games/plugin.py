@@ -54,7 +54,8 @@ well-formed but illegal move gets action_is_valid=False and an observation that 
 
 TWO-PLAYER GAMES
 info["player_id"] is the seat to act after reset and after every non-final step; the observation is written
-for that seat ("You are player 1 (O) ...", its private cards only). When the game ends set info["rewards"]
+for that seat ("You are player 1 (O) ...", its private cards only); info["legal_moves"] lists the moves that
+seat may play now (strings, as the agent would write them). When the game ends set info["rewards"]
 (one reward per seat, zero-sum), info["winner"] (seat or None) and info["success"] = the last mover won; the
 step reward is the mover's. Three invalid moves in a row by one seat forfeit the game, so a policy that only
 emits garbage loses. Make chance-heavy games (poker) a multi-hand match so skill decides the winner.

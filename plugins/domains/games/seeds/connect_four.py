@@ -71,7 +71,10 @@ class ConnectFourSmall:
             self.moves = self.moves + 1
             self.player = 1 - self.player
         note = f"Game start after random opening drops in columns {', '.join(dropped)}." if dropped else "Game start."
-        return self.observation(note), {"player_id": self.player}
+        return self.observation(note), {"player_id": self.player, "legal_moves": self.legal_moves()}
+
+    def legal_moves(self):
+        return [str(c + 1) for c in range(self.cols) if self.open_row(self.board, c) >= 0]
 
     def render(self):
         lines = [" ".join(row) for row in self.board]
@@ -161,7 +164,8 @@ class ConnectFourSmall:
                                                       "winner": winner, "format_error": error,
                                                       "action_is_valid": False}
         obs = self.observation(f"{message} ({INVALID_LIMIT - self.invalid[mover]} more invalid moves forfeit.)")
-        return obs, 0.0, False, False, {"player_id": mover, "format_error": error, "action_is_valid": False}
+        return obs, 0.0, False, False, {"player_id": mover, "format_error": error, "action_is_valid": False,
+                                        "legal_moves": self.legal_moves()}
 
     def step(self, action):
         mover = self.player
@@ -187,7 +191,8 @@ class ConnectFourSmall:
                                                       "winner": winner}
         self.player = 1 - mover
         note = f"Player {mover} dropped a disc in column {col + 1}."
-        return self.observation(note), 0.0, False, False, {"player_id": self.player}
+        return self.observation(note), 0.0, False, False, {"player_id": self.player,
+                                                           "legal_moves": self.legal_moves()}
 
     def immediate_wins(self, mark):
         found = 0

@@ -55,7 +55,8 @@ class KuhnPokerMatch:
         self.invalid = [0, 0]
         self.last_result = ""
         self.done = False
-        return self.observation("Match start."), {"player_id": self.player, "chips": list(self.chips)}
+        return self.observation("Match start."), {"player_id": self.player, "chips": list(self.chips),
+                                                  "legal_moves": self.legal()}
 
     def first_to_act(self):
         return (self.hand + self.opener) % 2
@@ -143,6 +144,7 @@ class KuhnPokerMatch:
             left = INVALID_LIMIT - self.invalid[mover]
             obs = self.observation(f"{message} ({left} more invalid moves forfeit the match.)")
             return obs, 0.0, False, False, {"player_id": mover, "format_error": error, "action_is_valid": False,
+                                            "legal_moves": self.legal(),
                                             "chips": list(self.chips)}
         self.invalid[mover] = 0
         self.history.append(move)
@@ -168,7 +170,7 @@ class KuhnPokerMatch:
                     "chips": list(self.chips)}
             return obs, rewards[mover], True, False, info
         return self.observation(f"Player {mover} played {move}."), 0.0, False, False, {
-            "player_id": self.player, "chips": list(self.chips)}
+            "player_id": self.player, "chips": list(self.chips), "legal_moves": self.legal()}
 
     def strength(self):
         card = self.deals[self.hand][self.player]

@@ -103,7 +103,10 @@ class TicTacToe:
             self.board[rng.choice(free)] = MARKS[self.player]
             self.player = 1 - self.player
         note = "Game start." if not self.opening_moves else f"Game start after {self.opening_moves} random moves."
-        return self.observation(note), {"player_id": self.player}
+        return self.observation(note), {"player_id": self.player, "legal_moves": self.legal_moves()}
+
+    def legal_moves(self):
+        return [str(i + 1) for i in range(9) if self.board[i] == "."]
 
     def render(self):
         rows = []
@@ -139,7 +142,8 @@ class TicTacToe:
             return obs, rewards[mover], True, False, info
         left = INVALID_LIMIT - self.invalid[mover]
         obs = self.observation(f"{message} ({left} more invalid moves forfeit the game.)")
-        return obs, 0.0, False, False, {"player_id": mover, "format_error": format_error, "action_is_valid": False}
+        return obs, 0.0, False, False, {"player_id": mover, "format_error": format_error, "action_is_valid": False,
+                                        "legal_moves": self.legal_moves()}
 
     def step(self, action):
         mover = self.player
@@ -162,7 +166,7 @@ class TicTacToe:
             return obs, rewards[mover], True, False, info
         self.player = 1 - mover
         obs = self.observation(f"Player {mover} marked cell {cell + 1}.")
-        return obs, 0.0, False, False, {"player_id": self.player}
+        return obs, 0.0, False, False, {"player_id": self.player, "legal_moves": self.legal_moves()}
 
     def privileged_hint(self):
         mark, other = MARKS[self.player], MARKS[1 - self.player]
