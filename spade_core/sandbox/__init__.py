@@ -12,7 +12,14 @@ designer code), :func:`load_env_module` (raw ``ENV_SPEC`` or the policy/load err
 from spade_core.sandbox.allowlist import BASE_ALLOWLIST, merged_allowlist
 from spade_core.sandbox.codeexec import run_python_code
 from spade_core.sandbox.limits import SandboxLimits
-from spade_core.sandbox.pool import LoadResult, WorkerPool, default_pool, set_default_pool, shutdown_all
+from spade_core.sandbox.pool import (
+    LoadResult,
+    WorkerPool,
+    default_pool,
+    set_default_pool,
+    shutdown_all,
+    time_budget,
+)
 from spade_core.sandbox.proxy import (
     SandboxedInnerEnv,
     call_many,
@@ -24,5 +31,5 @@ from spade_core.sandbox.proxy import (
 __all__ = [
     "BASE_ALLOWLIST", "LoadResult", "SandboxLimits", "SandboxedInnerEnv", "WorkerPool", "call_many", "default_pool",
     "load_env_module", "merged_allowlist", "run_python_code", "sandboxed_handle_factory", "set_default_pool",
-    "shutdown_all", "step_many",
+    "shutdown_all", "step_many", "time_budget",
 ]

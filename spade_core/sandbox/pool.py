@@ -59,6 +59,8 @@ _CAUSES: dict[str, type[SandboxError]] = {
     "policy": SandboxPolicyError, "exception": EnvCodeError, "memory": SandboxMemoryError,
     "timeout": SandboxTimeout, "crashed": SandboxCrashed,
 }
+_LARGE_FRAME = 1 << 20
+"""Frames above this size are read into a buffer of their final size."""
 _METHOD_NAMES = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action",
                  "new": "__init__", "load": "load"}
 
@@ -143,20 +145,32 @@ class _Worker:
             raise _ChannelError("eof", str(exc)) from None
 
     def recv(self, deadline: float, max_bytes: int, max_elements: int) -> Any:
-        """One frame, bounded before it is parsed: at most ``max_bytes`` and about ``max_elements`` JSON values."""
+        """One frame, bounded before it is parsed: at most ``max_bytes`` and about ``max_elements`` JSON values.
+
+        A large frame is read into one buffer of its final size (no growing buffer, no 16 MiB ``recv`` copies),
+        so a frame that is refused has cost the host its size once.
+        """
         buf = self.buf
-        sock = self.sock
         while True:
             if len(buf) >= 4:
                 (size,) = wire.HEADER.unpack_from(buf)
                 if size > max_bytes:
                     raise _ChannelError("oversize", f"{size} bytes (limit {max_bytes})")
+                if len(buf) < 4 + size and size > _LARGE_FRAME:
+                    buf = self.buf = self._read_rest(buf, 4 + size, deadline)
                 if len(buf) >= 4 + size:
-                    payload = bytes(buf[4:4 + size])
-                    del buf[:4 + size]
-                    count = wire.element_estimate(payload)
+                    end = 4 + size
+                    count = buf.count(b",", 4, end) + buf.count(b"[", 4, end) + buf.count(b"{", 4, end) + 1
                     if count > max_elements:
+                        buf.clear()
                         raise _ChannelError("oversize", f"about {count} JSON values (limit {max_elements})")
+                    if len(buf) == end:
+                        del buf[:4]
+                        payload = buf
+                        self.buf = bytearray()
+                    else:
+                        payload = buf[4:end]
+                        del buf[:end]
                     try:
                         return wire.loads(payload)
                     except wire.WireError as exc:
@@ -164,19 +178,47 @@ class _Worker:
                 want = 4 + size - len(buf)
             else:
                 want = 4
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _ChannelError("timeout")
-            try:
-                sock.settimeout(remaining)
-                chunk = sock.recv(max(want, 1 << 16))
-            except TimeoutError:
-                raise _ChannelError("timeout") from None
-            except OSError as exc:
-                raise _ChannelError("eof", str(exc)) from None
-            if not chunk:
-                raise _ChannelError("eof")
-            buf += chunk
+            buf += self._recv_chunk(max(want, 1 << 16), deadline)
+
+    def _recv_chunk(self, size: int, deadline: float) -> bytes:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _ChannelError("timeout")
+        try:
+            self.sock.settimeout(remaining)
+            chunk = self.sock.recv(size)
+        except TimeoutError:
+            raise _ChannelError("timeout") from None
+        except OSError as exc:
+            raise _ChannelError("eof", str(exc)) from None
+        if not chunk:
+            raise _ChannelError("eof")
+        return chunk
+
+    def _read_rest(self, head: bytearray, total: int, deadline: float) -> bytearray:
+        """Read a frame of ``total`` bytes (``head`` already received) into one preallocated buffer."""
+        frame = bytearray(total)
+        filled = len(head)
+        frame[:filled] = head
+        view = memoryview(frame)
+        try:
+            while filled < total:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _ChannelError("timeout")
+                try:
+                    self.sock.settimeout(remaining)
+                    got = self.sock.recv_into(view[filled:])
+                except TimeoutError:
+                    raise _ChannelError("timeout") from None
+                except OSError as exc:
+                    raise _ChannelError("eof", str(exc)) from None
+                if not got:
+                    raise _ChannelError("eof")
+                filled += got
+        finally:
+            view.release()
+        return frame
 
 
 @dataclass
@@ -252,7 +294,6 @@ class WorkerPool:
         self.launcher_info: dict[str, Any] = {}
         self.replays = 0
         self.worker_failures = 0
-        self._budget = threading.local()
         self._closed = False
         _live_pools.add(self)
 
@@ -496,12 +537,13 @@ class WorkerPool:
                  max_bytes: int | None = None) -> Any:
         """One request/reply; channel failures kill the worker and raise the typed error."""
         self._await_ready(worker)
-        worker.last_used = time.monotonic()
-        deadline, budget_end = self._deadline(time.monotonic() + timeout + self.grace_s)
+        worker.last_used = started = time.monotonic()
+        deadline, budget_end = self._deadline(started + timeout + self.grace_s)
         try:
-            worker.send(message, deadline)
-            reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
-                                     self.limits.max_reply_elements)
+            with _charged(started):
+                worker.send(message, deadline)
+                reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
+                                         self.limits.max_reply_elements)
         except _ChannelError as exc:
             if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
                 raise self._budget_spent(worker, what, inst) from None
@@ -525,48 +567,23 @@ class WorkerPool:
         raise _ChannelError("protocol", f"more than {MAX_SUB_REQUESTS} requests to the host in one call")
 
     # -- time budgets --------------------------------------------------------------------------------------
-    @contextmanager
-    def time_budget(self, seconds: float, what: str = "this candidate", knob: str = "") -> Iterator[None]:
-        """Bound the total wall-clock time of every call made from this thread inside the block.
-
-        Host-measured: a call still running when the budget ends is killed with its worker, and every later
-        call in the block fails at once with :class:`SandboxTimeout` (the validation pipeline gives each
-        candidate one budget, so code whose every call stays just under the call timeout cannot hold it for
-        minutes).
-        """
-        if not seconds > 0:
-            raise ValueError(f"time_budget needs a positive number of seconds, got {seconds!r}")
-        local = self._budget
-        previous = getattr(local, "frame", None)
-        end = time.monotonic() + seconds
-        if previous is not None:
-            end = min(end, previous[0])
-        local.frame = (end, seconds, what, knob)
-        try:
-            yield
-        finally:
-            local.frame = previous
-
     def _deadline(self, deadline: float) -> tuple[float, float | None]:
-        """``deadline`` cut to this thread's time budget; raises when the budget is already spent."""
-        frame = getattr(self._budget, "frame", None)
-        if frame is None:
+        """``deadline`` cut to what is left of this thread's :func:`time_budget`; raises when it is spent."""
+        frame: _Budget | None = getattr(_BUDGET, "frame", None)
+        if frame is None or frame.depth:
             return deadline, None
-        end = frame[0]
-        if time.monotonic() >= end:
-            raise self._budget_error(None)
+        now = time.monotonic()
+        left = frame.limit_s - frame.spent_s
+        if left <= 0:
+            raise frame.error(None)
+        end = now + left
         return min(deadline, end), end
 
-    def _budget_error(self, inst: _Inst | None) -> SandboxTimeout:
-        _, seconds, what, knob = self._budget.frame
-        where = f" ({knob})" if knob else ""
-        return SandboxTimeout(f"{what} used its whole time budget of {seconds:g} s{where}; the environment's "
-                              "calls are too slow in total", env_id=inst.env_id if inst else None)
-
     def _budget_spent(self, worker: _Worker, what: str, inst: _Inst | None) -> SandboxTimeout:
-        worker.kill("time budget spent")
         self._lose_worker(worker, "time budget spent")
-        error = self._budget_error(inst)
+        frame: _Budget = _BUDGET.frame
+        frame.spent_s = frame.limit_s
+        error = frame.error(inst.env_id if inst else None)
         if inst is not None:
             inst.worker = None
             inst.broken = error
@@ -802,8 +819,10 @@ class WorkerPool:
                 try:
                     # the whole batch gets the budget of one reply: n replies of max_reply_bytes would let one
                     # message cost the host n times the memory
-                    reply = self._recv_reply(worker, deadline, self.limits.max_reply_bytes + 1024 + 64 * len(indices),
-                                             self.limits.max_reply_elements + 16 * len(indices))
+                    with _charged(time.monotonic()):
+                        reply = self._recv_reply(worker, deadline,
+                                                 self.limits.max_reply_bytes + 1024 + 64 * len(indices),
+                                                 self.limits.max_reply_elements + 16 * len(indices))
                     items = reply["ok"]
                     if not isinstance(items, list) or len(items) != len(indices):
                         raise _ChannelError("protocol", "batch reply has the wrong length")
@@ -956,6 +975,65 @@ def _physical_memory_mb() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
     except (ValueError, OSError):
         return 8192
+
+
+# -- time budgets (per thread, across pools) -----------------------------------------------------------------
+class _Budget:
+    __slots__ = ("depth", "knob", "limit_s", "spent_s", "what")
+
+    def __init__(self, limit_s: float, what: str, knob: str) -> None:
+        self.limit_s = limit_s
+        self.spent_s = 0.0
+        self.what = what
+        self.knob = knob
+        self.depth = 0
+
+    def error(self, env_id: str | None) -> SandboxTimeout:
+        where = f" ({self.knob})" if self.knob else ""
+        return SandboxTimeout(
+            f"{self.what} used its whole budget of {self.limit_s:g} s of environment time{where}; its calls are "
+            "too slow in total (make reset/step take milliseconds)", env_id=env_id)
+
+
+_BUDGET = threading.local()
+
+
+@contextmanager
+def time_budget(seconds: float, what: str = "this candidate", knob: str = "") -> Iterator[None]:
+    """Bound the total host-measured time of every sandbox call made from this thread inside the block.
+
+    A call still running when the budget runs out is killed with its worker; every later call in the block fails
+    at once with :class:`SandboxTimeout`. The validation pipeline gives each candidate one budget
+    (``ValidationConfig.candidate_budget_s``), so code whose every call stays just under the call timeout cannot
+    hold it for minutes. Nested blocks share the outer budget.
+    """
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise ValueError(f"time_budget needs a positive number of seconds, got {seconds!r}")
+    if getattr(_BUDGET, "frame", None) is not None:
+        yield
+        return
+    _BUDGET.frame = _Budget(float(seconds), what, knob)
+    try:
+        yield
+    finally:
+        _BUDGET.frame = None
+
+
+@contextmanager
+def _charged(started: float) -> Iterator[None]:
+    """Charge the time from ``started`` to the end of the block to this thread's budget (outermost call only:
+    requests served for a worker during its call are part of that call's time)."""
+    frame: _Budget | None = getattr(_BUDGET, "frame", None)
+    if frame is None:
+        yield
+        return
+    frame.depth += 1
+    try:
+        yield
+    finally:
+        frame.depth -= 1
+        if frame.depth == 0:
+            frame.spent_s += time.monotonic() - started
 
 
 # -- process-wide cleanup ------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ Each probe returns ``"blocked: <why>"`` or ``"ALLOWED: <what happened>"``.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import resource
 import socket
@@ -96,6 +97,52 @@ def _ptrace_peek(pid: int) -> str:
         return f"read the host's environment ({len(fh.read())} bytes)"
 
 
+def _raise_cpu_hard() -> str:
+    soft, _ = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+    return "raised the hard CPU limit"
+
+
+def _inherited_state() -> str:
+    """Another worker's data left in this process's memory by the launcher it was forked from."""
+    seen = []
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "Launcher" and hasattr(obj, "children"):
+            held = len(obj.children) + len(obj.statuses) + len(getattr(obj, "reasons", {}))
+            if held:
+                seen.append(held)
+    if not seen:
+        raise LookupError("no other worker's pids, scratch paths, logs or statuses in memory")
+    return f"found {sum(seen)} records of other workers"
+
+
+def simulate_escape(action: str, host_pid: int | None = None) -> dict[str, Any]:
+    """What escaped code could do to the host through the files it controls (tests and the benchmark use it).
+
+    ``plant_log_symlinks``: links named like logs in the scratch dir to a root-only file, the host's environment
+    and ``/dev/zero``, a marker on stderr, then exit with an error (the host reads the log when it reaps us).
+    ``fill_scratch``: write 8 MiB files into the scratch dir until stopped (each file stays under RLIMIT_FSIZE).
+    """
+    scratch = os.getcwd()
+    if action == "plant_log_symlinks":
+        targets = ["/etc/shadow", "/dev/zero"] + ([f"/proc/{host_pid}/environ"] if host_pid else [])
+        for index, target in enumerate(targets):
+            for name in ("stderr.log", f"log{index}", f".log-{index}"):
+                try:
+                    os.symlink(target, os.path.join(scratch, name))
+                except OSError:
+                    pass
+        os.write(2, b"SPADE-MARKER planted links\n")
+        os._exit(3)
+    if action == "fill_scratch":
+        block = b"x" * (8 * 1024 * 1024)
+        for index in range(1000):
+            with open(os.path.join(scratch, f"fill{index}.bin"), "wb") as fh:
+                fh.write(block)
+        return {"written_mb": 8000}
+    raise ValueError(f"unknown escape simulation {action!r}")
+
+
 def run_probes(host_pid: int | None, outside_path: str | None, tcp_port: int | None = None) -> dict[str, Any]:
     """Run every probe; the result maps probe names to outcomes plus a few facts about the process."""
     results: dict[str, Any] = {
@@ -110,6 +157,8 @@ def run_probes(host_pid: int | None, outside_path: str | None, tcp_port: int | N
         "read_etc_shadow": _attempt(lambda: _read("/etc/shadow")),
         "setuid_root": _attempt(_setuid),
         "raise_memory_limit": _attempt(_raise_as),
+        "raise_cpu_hard_limit": _attempt(_raise_cpu_hard),
+        "inherited_worker_state": _attempt(_inherited_state),
         "allocate_8gib": _attempt(_allocate),
     }
     if outside_path:

@@ -117,7 +117,7 @@ def dumps(message: Any) -> bytes:
 def loads(payload: bytes | bytearray | memoryview) -> Any:
     """Parse one frame payload, decoding tagged values. Raises :class:`WireError` on anything malformed."""
     try:
-        text = bytes(payload).decode("utf-8", "surrogatepass")
+        text = (payload if not isinstance(payload, memoryview) else bytes(payload)).decode("utf-8", "surrogatepass")
         return _loads_tagged(text)
     except WireError:
         raise

@@ -350,6 +350,8 @@ class Worker:
     def op_probe(self, request: dict[str, Any]) -> Any:
         from spade_core.sandbox import probes
 
+        if request.get("simulate"):
+            return probes.simulate_escape(str(request["simulate"]), request.get("host_pid"))
         return probes.run_probes(request.get("host_pid"), request.get("outside_path"), request.get("tcp_port"))
 
 

@@ -60,7 +60,7 @@ def test_writes_only_in_scratch(probe_results) -> None:
 def test_cannot_touch_host_or_escalate(probe_results) -> None:
     probes = probe_results["probes"]
     for name in ("signal_host", "signal_launcher", "read_host_environ", "setuid_root", "read_etc_shadow",
-                 "raise_memory_limit", "allocate_8gib"):
+                 "raise_memory_limit", "allocate_8gib", "raise_cpu_hard_limit", "inherited_worker_state"):
         assert probes[name].startswith("blocked"), f"{name}: {probes[name]}"
 
 

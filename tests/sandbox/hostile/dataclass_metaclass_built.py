@@ -1,0 +1,21 @@
+# expect: policy
+# dataclass() on a class built without a class statement (type() with a namespace)
+from dataclasses import dataclass
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        return "obs", {}
+
+    def step(self, action):
+        cls = type(self)
+        dataclass(type(cls))
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

@@ -1,0 +1,21 @@
+# expect: policy
+# type(type(re.I)) is EnumType
+import re
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        return "obs", {}
+
+    def step(self, action):
+        meta = type(type(re.I))
+        meta('Evil', (), {})
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

@@ -1,0 +1,22 @@
+# expect: policy
+# typing.Iterable resolves to collections.abc.Iterable (ABCMeta) as a base
+from typing import Iterable
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        return "obs", {}
+
+    def step(self, action):
+        class Evil(Iterable):
+            pass
+        Evil()
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

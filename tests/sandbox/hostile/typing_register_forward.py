@@ -1,0 +1,20 @@
+# expect: policy
+# typing aliases forward attribute reads to collections.abc classes (their ABC registries)
+import typing
+
+ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
+
+
+class Hostile:
+    def reset(self, rng, options):
+        return "obs", {}
+
+    def step(self, action):
+        typing.Mapping.register(Hostile)
+        return "obs", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "hint"
+
+    def reference_action(self):
+        return "a"

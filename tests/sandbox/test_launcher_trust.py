@@ -1,0 +1,128 @@
+"""The launcher never acts as root on what a worker controls, and the host bounds what it accepts from a worker.
+
+Escaped code is simulated by trusted code inside a worker (``probes.simulate_escape``): it plants symlinks where a
+log used to be, fills its scratch dir, or the test plays a hostile worker on the channel itself.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spade_core.errors import SandboxCrashed, SandboxError, SandboxMemoryError
+from spade_core.sandbox import SandboxLimits, WorkerPool, wire
+from spade_core.sandbox.pool import _ChannelError, _charge, _Worker
+
+
+@pytest.fixture()
+def small_pool():
+    os.environ["SPADE_TEST_HOST_SECRET"] = "hunter2-host-secret"
+    pool = WorkerPool(SandboxLimits(call_timeout_s=20, memory_mb=512, max_scratch_mb=24), prestart=0, max_workers=3)
+    try:
+        yield pool
+    finally:
+        pool.shutdown()
+        os.environ.pop("SPADE_TEST_HOST_SECRET", None)
+
+
+def _simulate(pool: WorkerPool, action: str) -> tuple[SandboxError | None, float]:
+    worker = pool.single_use_worker()
+    started = time.monotonic()
+    try:
+        pool.request(worker, {"op": "probe", "simulate": action, "host_pid": os.getpid()}, 20.0, "probe")
+    except SandboxError as exc:
+        return exc, time.monotonic() - started
+    finally:
+        pool.release(worker)
+    return None, time.monotonic() - started
+
+
+def test_planted_log_symlinks_never_reach_the_host(small_pool) -> None:
+    rss_before = _rss_kb(small_pool.launcher_pid or 0)
+    error, _ = _simulate(small_pool, "plant_log_symlinks")
+    assert isinstance(error, SandboxCrashed)
+    text = str(error)
+    assert "SPADE-MARKER" in text  # the worker's own log tail is reported
+    assert "hunter2-host-secret" not in text and "root:" not in text and "SPADE_TEST_HOST_SECRET" not in text
+    # the launcher did not read /dev/zero: its memory stayed where it was
+    assert _rss_kb(small_pool.launcher_pid or 0) < rss_before + 64 * 1024
+    assert small_pool.stats()["workers"] >= 0  # the pool still answers
+
+
+def test_scratch_quota_kills_a_worker_that_fills_its_disk(small_pool) -> None:
+    error, seconds = _simulate(small_pool, "fill_scratch")
+    assert isinstance(error, SandboxMemoryError), error
+    assert "scratch quota exceeded" in str(error) and "max_scratch_mb" in str(error)
+    assert seconds < 15
+
+
+def _fake_worker_pair() -> tuple[_Worker, socket.socket, subprocess.Popen[bytes]]:
+    host_end, worker_end = socket.socketpair()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    return _Worker(host_end, sleeper.pid, 1), worker_end, sleeper
+
+
+def test_crafted_reply_is_refused_before_it_is_parsed() -> None:
+    limits = SandboxLimits()
+    payload = b"[" + b"[]," * ((limits.max_reply_bytes - 16) // 3) + b"[]]"
+    worker, evil_end, sleeper = _fake_worker_pair()
+    try:
+        evil_end.setblocking(True)
+        thread = threading.Thread(target=evil_end.sendall, args=(wire.frame(payload),), daemon=True)
+        thread.start()
+        tracemalloc.start()
+        with pytest.raises(_ChannelError) as info:
+            worker.recv(time.monotonic() + 20, limits.max_reply_bytes + 1024, limits.max_reply_elements)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        thread.join(5)
+        assert info.value.kind == "oversize" and "JSON values" in info.value.detail
+        # the frame itself is held once or twice, never parsed into millions of objects (~25x)
+        assert peak < 3 * len(payload), peak
+    finally:
+        worker.close()
+        evil_end.close()
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_reply_within_the_value_budget_still_parses() -> None:
+    worker, evil_end, sleeper = _fake_worker_pair()
+    try:
+        evil_end.sendall(wire.frame(wire.dumps({"ok": list(range(1000))})))
+        assert worker.recv(time.monotonic() + 5, 1 << 20, 2000) == {"ok": list(range(1000))}
+    finally:
+        worker.close()
+        evil_end.close()
+        sleeper.kill()
+        sleeper.wait()
+
+
+@given(st.floats(0.0, 100.0), st.lists(st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.none()),
+                                        min_size=1, max_size=64))
+def test_batch_time_is_the_host_measured_total_whatever_the_worker_reports(elapsed, reported) -> None:
+    items = [["ok", None, r] for r in reported]
+    charged = _charge(elapsed, items)
+    assert len(charged) == len(items)
+    assert all(c >= 0 for c in charged)
+    assert sum(charged) == pytest.approx(elapsed, rel=1e-9, abs=1e-9)
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
