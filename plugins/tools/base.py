@@ -1,9 +1,14 @@
 """What every SPADE tool shares: typed definitions, argument checking, dispatch and snapshots.
 
 A stateful tool is a class the environment owns (one instance per episode). Its tools are methods named by
-:class:`ToolDef` entries; :meth:`ToolSet.call` validates the arguments against the JSON schema, runs the method
-and returns a JSON result — ``{"error": "..."}`` when the call fails, never an exception. Calls are atomic: a
-failing call leaves the state unchanged. :meth:`ToolSet.snapshot` returns the JSON state that final-state
+:class:`ToolDef` entries; :meth:`ToolSet.call` checks that the arguments are small plain data
+(:func:`spade_tools.guard.plain_data_problem`), validates them against the JSON schema, runs the method under
+:func:`spade_tools.guard.guarded_call` (bounded integers, its own decimal context, a per-call deadline) and returns
+a JSON result. What it turns into ``{"error": "..."}`` instead of raising (:data:`CALL_FAILURES`): a
+:class:`ToolError`, arguments over the data limits or against the schema, the deadline, and the numeric failures a
+model's values can provoke in arithmetic (``ArithmeticError`` — overflow, division by zero, decimal errors —,
+``ValueError`` such as the integer-string conversion limit, ``RecursionError`` and ``MemoryError``). Calls are
+atomic: a failing call leaves the state unchanged. :meth:`ToolSet.snapshot` returns the JSON state that final-state
 comparison uses.
 """
 
@@ -14,7 +19,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from spade_tools.guard import (
+    DEFAULT_TIMEOUT_S,
+    CallTimeout,
+    guarded_arguments,
+    guarded_call,
+    isolated_numeric_context,
+    plain_data_problem,
+)
 from spade_tools.schema import normalize, validate
+
+CALL_FAILURES: tuple[type[BaseException], ...] = (ArithmeticError, ValueError, RecursionError, MemoryError)
+"""Exceptions from a tool's own code that :meth:`ToolSet.call` reports as a failed call (see the module docstring)."""
 
 
 class ToolError(Exception):
@@ -51,6 +67,8 @@ class ToolSet:
 
     KIND: ClassVar[str] = ""
     TOOL_DEFS: ClassVar[tuple[ToolDef, ...]] = ()
+    CALL_TIMEOUT_S: ClassVar[float | None] = DEFAULT_TIMEOUT_S
+    """The per-call deadline; None for a tool whose calls are bounded elsewhere (the sandbox's own time limit)."""
 
     @classmethod
     def schemas(cls) -> list[dict[str, Any]]:
@@ -75,15 +93,28 @@ class ToolSet:
             return {"error": unknown_name_message("tool", name, self.tool_names())}
         if arguments is None:
             arguments = {}
-        problem = validate(arguments, definition.parameters)
+        problem = plain_data_problem(arguments) or validate(arguments, definition.parameters)
         if problem:
             return {"error": f"tool '{name}': {problem}"}
         method = getattr(self, definition.method or definition.name)
+        kwargs = guarded_arguments(normalize(arguments, definition.parameters))
         try:
-            result = method(**normalize(arguments, definition.parameters))
+            self.prepare()
+            if self.CALL_TIMEOUT_S is None:
+                with isolated_numeric_context():
+                    result = method(**kwargs)
+            else:
+                result = guarded_call(lambda: method(**kwargs), timeout_s=self.CALL_TIMEOUT_S)
         except ToolError as err:
             return {"error": f"{name}: {err}"}
+        except CallTimeout:
+            return {"error": f"{name}: the call took longer than {self.CALL_TIMEOUT_S:g} s and was stopped"}
+        except CALL_FAILURES as err:
+            return {"error": f"{name}: the call failed on these arguments ({type(err).__name__}: {err})"}
         return result
+
+    def prepare(self) -> None:
+        """One-off work a call needs that is not the call's own (building an index): runs before the deadline."""
 
     def snapshot(self) -> dict[str, Any]:
         """The JSON state compared at the end of an episode (subclasses define it)."""

@@ -8,6 +8,7 @@ Accounts never go negative; a withdrawal or transfer that would overdraw is refu
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -31,6 +32,8 @@ def to_cents(amount: Any) -> int:
     """Convert a positive amount with at most two decimals to integer cents, or raise ToolError."""
     if isinstance(amount, bool) or not isinstance(amount, (int, float)):
         raise ToolError(f"amount must be a number, got {amount!r}")
+    if not math.isfinite(amount) or abs(amount) > MAX_AMOUNT_CENTS / 100:
+        raise ToolError(f"amount {amount!r} is too large (at most {from_cents(MAX_AMOUNT_CENTS)})")
     cents = round(amount * 100)
     if abs(amount * 100 - cents) > 1e-6:
         raise ToolError(f"amount must have at most two decimals, got {amount!r}")

@@ -17,6 +17,7 @@ class PythonExecutor(ToolSet):
     """Runs Python snippets (and optional assert tests) contained; keeps a short history for snapshots."""
 
     KIND = "python"
+    CALL_TIMEOUT_S = None  # the sandbox enforces timeout_s on the worker; the host only waits for its reply
     TOOL_DEFS = (
         ToolDef(
             "run_python",

@@ -43,7 +43,10 @@ def _is_type(value: Any, name: str) -> bool:
     if name == "integer":
         if isinstance(value, bool):
             return False
-        return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
+        # an integral float counts only where it is exact (|x| <= 2**53); 1e308 is not an integer argument
+        return isinstance(value, int) or (
+            isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) <= 2**53
+        )
     if name == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if name == "string":

@@ -18,8 +18,10 @@ from spade_core.contract.manifest import EnvManifest
 from spade_core.contract.spaces import FreeText
 from spade_core.errors import ContractError, EpisodeStateError, SandboxError
 
-RESERVED_RESET_OPTIONS = ("hint",)
-"""``reset(options={"hint": True})`` puts the privileged hint into ``info["hint"]``; not passed to the inner env."""
+HINT_OPTION = "hint"
+"""``reset(options={HINT_OPTION: True})`` puts the privileged hint into ``info[HINT_OPTION]``; not passed to the inner
+env."""
+RESERVED_RESET_OPTIONS = (HINT_OPTION,)
 LEGAL_MOVES_KEY = "legal_moves"
 """Optional ``info`` key of games: the moves the player to act may play now (a list of strings). Validation's random
 legal players draw from it (seat-bias check); a game without it is played from the moves its observation offers."""
@@ -71,7 +73,7 @@ class SpadeEnv(gym.Env[str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         options = dict(options or {})
-        want_hint = bool(options.pop("hint", False))
+        want_hint = bool(options.pop(HINT_OPTION, False))
         self.episode_seed = int(self.np_random.integers(0, _SEED_BOUND))
         handle = self._ensure_handle()
         raw = handle.reset(self.episode_seed, options)
@@ -80,7 +82,7 @@ class SpadeEnv(gym.Env[str, str]):
         self._last_obs = obs
         self.last_error = None
         if want_hint:
-            info["hint"] = self.privileged_hint()
+            info[HINT_OPTION] = self.privileged_hint()
         return obs, info
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -94,7 +96,8 @@ class SpadeEnv(gym.Env[str, str]):
         problem = self._action_problem(action)
         if problem is not None:
             info = {"format_error": problem, "action_is_valid": False}
-            return self._finish(self._last_obs, self._neutral_reward(), False, False, info)
+            # a single-turn episode ends on its one step, even when the action is refused before the environment
+            return self._finish(self._last_obs, self._neutral_reward(), self.manifest.single_turn, False, info)
         try:
             raw = self._ensure_handle().step(action)
             obs, reward, terminated, truncated, info = self._check_step(raw)

@@ -6,7 +6,6 @@ eval_command``); it also works as a standalone click command.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from spade_core.cli.display import clean, json_text, markup, text
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
 from spade_core.errors import SpadeError
 from spade_core.models.openai_backend import OpenAIOptions
@@ -72,7 +72,7 @@ def eval_command(model: str, suites: tuple[str, ...], limit: int | None, out: st
             _run(model, suites, limit, out, max_new_tokens, temperature, seed, batch_size, max_concurrent,
                  not no_transcripts, as_json, openai_options(request_timeout, max_retries, max_concurrency, stream))
     except SpadeError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(clean(exc)) from exc
 
 
 def _list() -> None:
@@ -87,8 +87,8 @@ def _list() -> None:
     table.add_column("description")
     for name, spec in sorted(suite_specs().items()):
         missing = spec.missing()
-        table.add_row(name, spec.argument or "-", "yes" if not missing else f"no: {spec.install_hint}",
-                      spec.description)
+        table.add_row(text(name), text(spec.argument or "-"),
+                      text("yes" if not missing else f"no: {spec.install_hint}"), text(spec.description))
     _console().print(table)
 
 
@@ -98,11 +98,11 @@ def _compare(run_a: str, run_b: str, *, as_json: bool) -> None:
     a, b = read_run(run_a), read_run(run_b)
     rows = compare_runs(a, b)
     if as_json:
-        click.echo(json.dumps([{"suite": r.suite, **r.comparison.as_dict()} for r in rows], indent=2))
+        click.echo(json_text([{"suite": r.suite, **r.comparison.as_dict()} for r in rows], indent=2))
         return
     console = _console()
     console.print(comparison_table(rows))
-    console.print(f"A = {a.path} ({a.model})\nB = {b.path} ({b.model})\n* p < 0.05. Runs on the same tasks are "
+    console.print(f"A = {markup(a.path)} ({markup(a.model)})\nB = {markup(b.path)} ({markup(b.model)})\n* p < 0.05. Runs on the same tasks are "
                   "paired (exact McNemar p-value, paired-bootstrap interval); otherwise a two-proportion z-test.",
                   highlight=False)
 
@@ -118,7 +118,7 @@ def _run(model: str, suites: tuple[str, ...], limit: int | None, out: str | None
     specs = suite_specs()
     loaded = [load_suite(text, limit=limit, specs=specs) for text in suites]  # fail fast, before loading the model
     out_dir = Path(out or Path("eval-runs") / time.strftime("%Y%m%d-%H%M%S"))
-    err_console.print(f"loading model {model!r} ...", highlight=False)
+    err_console.print(f"loading model {markup(repr(model))} ...", highlight=False)
     backend = load_backend(model, LoadOptions(max_batch_size=batch_size or 16, openai=server))
     summaries = []
     for suite in loaded:
@@ -129,11 +129,11 @@ def _run(model: str, suites: tuple[str, ...], limit: int | None, out: str | None
         write_suite_run(run, out_dir, extra={"limit": limit, "temperature": temperature, "seed": seed})
         summaries.append(run.summary)
     if as_json:
-        click.echo(json.dumps([s.to_dict() for s in summaries], indent=2))
+        click.echo(json_text([s.to_dict() for s in summaries], indent=2))
     else:
         console = _console()
         console.print(summary_table(summaries, title=f"spade eval --model {model}"))
         console.print("success: tasks solved, with a Wilson 95% interval; turns: mean model turns per task; format "
                       "err: model turns that were not a valid action; errors: tasks ended by an infrastructure "
                       "error (e.g. prompt longer than the context).", highlight=False)
-        console.print(f"per-task results and summary.json in {out_dir}", highlight=False)
+        console.print(f"per-task results and summary.json in {markup(out_dir)}", highlight=False)

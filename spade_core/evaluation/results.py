@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spade_core.cli.display import json_safe, text
 from spade_core.evaluation.errors import RunDirError
 from spade_core.evaluation.runner import SuiteRun, SuiteSummary, TaskResult
 from spade_core.evaluation.stats import Comparison, paired_comparison, two_proportion_z_test
@@ -50,7 +51,7 @@ def write_suite_run(run: SuiteRun, out_dir: str | Path, *, extra: Mapping[str, A
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = result_file_name(run.suite)
-    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in run.results)
+    lines = "".join(json.dumps(json_safe(r.to_dict()), ensure_ascii=False) + "\n" for r in run.results)
     _atomic_write(out / name, lines)
     summary_path = out / SUMMARY_FILE
     data: dict[str, Any] = {"format": FORMAT_VERSION, "model": run.model, "suites": {}, "files": {}, "stats": {}}
@@ -151,12 +152,12 @@ def summary_table(summaries: Iterable[SuiteSummary], title: str = "Evaluation") 
     """A rich table: one row per suite with success rate and its 95% interval, mean turns, format-error rate."""
     from rich.table import Table
 
-    table = Table(title=title)
+    table = Table(title=text(title))
     table.add_column("suite", overflow="fold")
     for column in ("n", "success", "95% CI", "turns", "format err", "errors"):
         table.add_column(column, justify="right", no_wrap=True)
     for s in summaries:
-        table.add_row(s.suite, str(s.n), f"{s.success_rate:.1%}", f"[{s.ci_low:.1%}, {s.ci_high:.1%}]",
+        table.add_row(text(s.suite), str(s.n), f"{s.success_rate:.1%}", text(f"[{s.ci_low:.1%}, {s.ci_high:.1%}]"),
                       f"{s.mean_turns:.2f}", f"{s.format_error_rate:.1%}", str(s.errors))
     return table
 
@@ -165,7 +166,7 @@ def comparison_table(rows: Iterable[SuiteComparison], title: str = "B vs A") -> 
     """A rich table of per-suite deltas (B - A) with interval, p-value and the test used."""
     from rich.table import Table
 
-    table = Table(title=title)
+    table = Table(title=text(title))
     table.add_column("suite", overflow="fold")
     for column in ("n", "A", "B", "B - A", "95% CI", "p", "test"):
         table.add_column(column, justify="right" if column != "test" else "left", no_wrap=True)
@@ -174,6 +175,6 @@ def comparison_table(rows: Iterable[SuiteComparison], title: str = "B vs A") -> 
         n = str(c.paired) if c.paired else f"{c.n_a}/{c.n_b}"
         mark = " *" if c.p_value < 0.05 else ""
         test = "McNemar" if c.paired else "z-test"
-        table.add_row(row.suite, n, f"{c.rate_a:.1%}", f"{c.rate_b:.1%}", f"{c.delta:+.1%}{mark}",
-                      f"[{c.ci_low:+.1%}, {c.ci_high:+.1%}]", f"{c.p_value:.3g}", test)
+        table.add_row(text(row.suite), n, f"{c.rate_a:.1%}", f"{c.rate_b:.1%}", f"{c.delta:+.1%}{mark}",
+                      text(f"[{c.ci_low:+.1%}, {c.ci_high:+.1%}]"), f"{c.p_value:.3g}", test)
     return table

@@ -47,6 +47,7 @@ from spade_core.contract.manifest import EnvManifest
 from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailableError
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
+from spade_tools.guard import CallTimeout, check_plain_data, guarded_arguments, guarded_call, plain_data_problem
 
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
 VERSION_PREFIX = "BFCL_v4"
@@ -62,6 +63,8 @@ ADDITIONAL_FUNCTION_PROMPT = "I have updated some more functions you can choose 
 DISALLOWED_NAMES = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
 """Names BFCL's executor refuses to call (``execute_multi_turn_func_call``)."""
 END_OF_TURN_ACTION = "Done."
+CALL_TIMEOUT_S = 2.0
+"""The most one executed call may take (pure-Python work is stopped there; C-level work is kept small by the guards)."""
 
 INSTRUCTIONS = (
     "You help a user by calling tools. The user's requests arrive one turn at a time. To call tools, reply with "
@@ -240,8 +243,11 @@ def _call_from_node(node: ast.AST) -> Call:
     try:
         args = tuple(ast.literal_eval(a) for a in node.args)
         kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-    except (ValueError, SyntaxError, TypeError) as exc:
-        raise ValueError(f"{node.func.id}: arguments must be literal values ({exc})") from None
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError) as exc:
+        raise ValueError(f"{node.func.id}: arguments must be literal values ({_exception_text(exc)})") from None
+    problem = plain_data_problem(kwargs) or plain_data_problem(list(args))
+    if problem:
+        raise ValueError(f"{node.func.id}: {problem}")
     return Call(node.func.id, args, kwargs)
 
 
@@ -267,6 +273,8 @@ def parse_python_call_list(text: str) -> list[Call] | None:
         node = ast.parse(body, mode="eval").body
     except SyntaxError as exc:
         raise ValueError(f"the call list does not parse as Python: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise ValueError("the call list is nested too deeply to parse") from None
     if not isinstance(node, (ast.List, ast.Tuple)):
         return None
     return [_call_from_node(element) for element in node.elts]
@@ -297,23 +305,29 @@ class ApiState:
                     self.methods[name] = method
 
     def execute(self, call: Call) -> str:
+        """Run one call and return BFCL's result string (never raises).
+
+        The model's arguments run under :func:`spade_tools.guard.guarded_call`: integers as ``BoundedInt`` (no
+        power, shift or product over 4096 bits), a decimal context of its own (precision at most 1000, restored
+        afterwards, as is mpmath's) and :data:`CALL_TIMEOUT_S` seconds; arguments that are not small plain data
+        are refused before anything runs.
+        """
         try:
             if call.name in DISALLOWED_NAMES:
                 raise PermissionError(f"Function call {call.name} is not allowed.")
             method = self.methods.get(call.name)
             if method is None:
                 raise NameError(f"name '{call.name}' is not defined")
-            result = method(*call.args, **dict(call.kwargs))
-        except Exception as exc:  # noqa: BLE001 - BFCL turns every failure into a result string
-            return f"Error during execution: {exc}"
-        if type(result) is str:
-            return result
-        if type(result) is dict:
-            try:
-                return json.dumps(result)
-            except (TypeError, ValueError):
-                return str(result)
-        return str(result)
+            check_plain_data(dict(call.kwargs))
+            check_plain_data(list(call.args))
+            args, kwargs = guarded_arguments(list(call.args)), guarded_arguments(dict(call.kwargs))
+            result = guarded_call(lambda: _result_text(method(*args, **kwargs)), timeout_s=CALL_TIMEOUT_S)
+        except CallTimeout:
+            return f"Error during execution: the call took longer than {CALL_TIMEOUT_S:g} s and was stopped"
+        except Exception as exc:  # BFCL turns every failure into a result string
+            return f"Error during execution: {_exception_text(exc)}"
+        return result
+
 
     def keyword_call(self, call: Call) -> Call:
         """The same call with positional arguments bound to their parameter names (for JSON tool calls)."""
@@ -322,6 +336,28 @@ class ApiState:
             return call
         bound = inspect.signature(method).bind(*call.args, **dict(call.kwargs))
         return Call(call.name, (), dict(bound.arguments))
+
+
+def _result_text(result: Any) -> str:
+    """BFCL's result string: ``str`` as is, ``dict`` as JSON (``str()`` if that fails), anything else ``str()``."""
+    if type(result) is str:
+        return result
+    if type(result) is dict:
+        try:
+            return json.dumps(result)
+        except (TypeError, ValueError, RecursionError):
+            pass
+    try:
+        return str(result)
+    except (ValueError, RecursionError) as exc:  # an integer over Python's int-to-str digit limit, a cycle
+        return f"Error during execution: the result cannot be shown ({exc})"
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # an exception whose message itself fails to render
+        return type(exc).__name__
 
 
 def state_differences(model: ApiState, reference: ApiState) -> dict[str, list[str]]:

@@ -17,6 +17,7 @@ Anything that tries to be a tool call and fails gives a ``format_error`` that sa
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,11 +25,12 @@ from typing import Any
 
 from spade_core.plugins.contributions import ParsedAction
 from spade_tools.base import unknown_name_message
+from spade_tools.guard import plain_data_problem
 from spade_tools.schema import json_type, normalize, validate
 
 MAX_ACTION_CHARS = 32_768
 MAX_CALLS = 8
-MAX_DEPTH = 32
+MAX_INT_DIGITS = 19
 FINISH = "finish"
 FINISH_SCHEMA: dict[str, Any] = {
     "type": "function",
@@ -75,6 +77,10 @@ class _ActionError(Exception):
     pass
 
 
+class _NumberError(Exception):
+    """A JSON number a tool call may not carry (raised by the decoder's number hooks)."""
+
+
 def tool_parameters(tools: Iterable[Any]) -> dict[str, Mapping[str, Any]]:
     """``{name: parameters schema}`` from OpenAI schemas, ``{"name", "parameters"}`` dicts or ToolSpecs."""
     out: dict[str, Mapping[str, Any]] = {}
@@ -101,32 +107,33 @@ def surrogate_problem(text: str, what: str = "action") -> str | None:
     return None
 
 
-def _arguments_problem(arguments: Mapping[str, Any]) -> str | None:
-    """Nesting deeper than :data:`MAX_DEPTH`, or a lone surrogate in any key or string (walked without recursion)."""
-    stack: list[tuple[Any, str, int]] = [(arguments, "", 0)]
-    while stack:
-        value, path, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return f"arguments are nested more than {MAX_DEPTH} levels deep"
-        if isinstance(value, str):
-            problem = surrogate_problem(value, f"argument '{path}'")
-            if problem:
-                return problem
-        elif isinstance(value, Mapping):
-            for key, item in reversed(list(value.items())):
-                problem = surrogate_problem(str(key), "an argument name")
-                if problem:
-                    return problem
-                stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
-        elif isinstance(value, list):
-            for i in range(len(value) - 1, -1, -1):
-                stack.append((value[i], f"{path}[{i}]", depth + 1))
-    return None
+def _parse_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _NumberError(f"an integer with {len(digits.lstrip('-'))} digits; numbers in tool calls have at most "
+                           f"{MAX_INT_DIGITS} digits")
+    return int(digits)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberError(f"the number {text[:40]} is too large to represent; send a finite number")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NumberError(f"{name} is not a JSON value; send a finite number")
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant)
+"""Strict JSON: no NaN/Infinity, no number that overflows a float, no integer over :data:`MAX_INT_DIGITS` digits."""
 
 
 def _loads(text: str, where: str) -> Any:
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
+    except _NumberError as err:
+        raise _ActionError(f"invalid JSON {where}: {err}") from None
     except RecursionError:
         raise _ActionError(f"{where} is nested too deeply") from None
     except json.JSONDecodeError as err:
@@ -154,15 +161,14 @@ def _segments(text: str) -> list[tuple[str, str]] | None:
     if stripped[:1] in ("{", "["):
         return [(stripped, "in the action")]
     found = []
-    decoder = json.JSONDecoder()
     position = 0
     while True:
         match = _INLINE_CALL.search(text, position)
         if match is None:
             break
         try:
-            _, end = decoder.raw_decode(text, match.start())
-        except (json.JSONDecodeError, RecursionError):
+            _, end = _DECODER.raw_decode(text, match.start())
+        except (json.JSONDecodeError, RecursionError, _NumberError):
             raise _ActionError(
                 f"the tool call starting at character {match.start()} is not valid JSON; "
                 f"a tool call looks like {CALL_EXAMPLE}"
@@ -209,7 +215,7 @@ def _one_call(raw: Any, tools: Mapping[str, Mapping[str, Any]]) -> ToolCall:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise _ActionError(f"tool '{name}': arguments must be an object, got {json_type(arguments)}")
-    problem = _arguments_problem(arguments)
+    problem = plain_data_problem(arguments)
     if problem:
         raise _ActionError(f"tool '{name}': {problem}")
     schema = FINISH_SCHEMA["function"]["parameters"] if name == FINISH else tools[name]
