@@ -15,7 +15,7 @@ from pathlib import Path
 
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
-from spade_core.selfplay.report import read_metrics
+from spade_core.selfplay.metrics import read_metrics
 from spade_core.typed_config import load_config
 
 
@@ -36,10 +36,10 @@ def main() -> None:
     print(f"{'iteration':>9} {'total s':>9} {'generate':>9} {'train':>8} {'validate':>9} {'other':>8} "
           f"{'overhead':>9}  target")
     for m in metrics:
-        t = m["time"]
-        overhead = (t["validate"] + t["other"]) / t["total"] if t["total"] else 0.0
-        print(f"{m['iteration']:>9} {t['total']:>9.1f} {t['generate']:>9.1f} {t['train']:>8.1f} {t['validate']:>9.1f} "
-              f"{t['other']:>8.1f} {overhead:>9.1%}  <= 10% (baseline: generation + optimiser time of the same run)")
+        t = m.time
+        overhead = (t.validate + t.other) / t.total if t.total else 0.0
+        print(f"{m.iteration:>9} {t.total:>9.1f} {t.generate:>9.1f} {t.train:>8.1f} {t.validate:>9.1f} "
+              f"{t.other:>8.1f} {overhead:>9.1%}  <= 10% (baseline: generation + optimiser time of the same run)")
 
 
 if __name__ == "__main__":

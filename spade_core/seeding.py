@@ -11,8 +11,9 @@ from __future__ import annotations
 import random
 
 SEED_BITS = 62
-ENV_SEED_BITS = 31
-"""Environment reset seeds stay below 2**31 so any environment (and NumPy's legacy seeding) accepts them."""
+RUN_SEED_BITS = 31
+"""A self-play run's per-iteration seeds stay below 2**31: environments, NumPy's legacy seeding and code that does
+arithmetic on a seed all accept them."""
 
 
 def derive(seed: int, *labels: str | int) -> int:
@@ -39,22 +40,22 @@ def runner_call_seed(seed: int, call_index: int) -> int:
 # -- a self-play run: one seed (``SelfPlayConfig.seed``) for everything -----------------------------------------------
 def designer_seed(run_seed: int, iteration: int) -> int:
     """The designer's seed in ``iteration``: grounding documents, topics and sampling of its candidates."""
-    return derive(run_seed, "designer", iteration)
+    return derive(run_seed, "designer", iteration) % 2**RUN_SEED_BITS
 
 
 def replay_seed(run_seed: int, iteration: int) -> int:
     """Which pool environments are replayed to the agent in ``iteration``."""
-    return derive(run_seed, "replay", iteration)
+    return derive(run_seed, "replay", iteration) % 2**RUN_SEED_BITS
 
 
 def episode_seeds(run_seed: int, iteration: int, count: int) -> list[int]:
     """The environment reset seeds of ``iteration``: each is played once hinted and once not (paired regret)."""
-    return [derive(run_seed, "episodes", iteration, k) % 2**ENV_SEED_BITS for k in range(count)]
+    return [derive(run_seed, "episodes", iteration, k) % 2**RUN_SEED_BITS for k in range(count)]
 
 
 def rollout_seed(run_seed: int, iteration: int) -> int:
     """The agent's sampling seed in ``iteration``."""
-    return derive(run_seed, "rollouts", iteration)
+    return derive(run_seed, "rollouts", iteration) % 2**RUN_SEED_BITS
 
 
 def engine_seed(run_seed: int, rank: int) -> int:

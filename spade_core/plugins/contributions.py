@@ -11,9 +11,12 @@ import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spade_core.errors import PluginError
+
+if TYPE_CHECKING:
+    from spade_core.training.settings import SharedTrainSettings
 
 
 def load_object(ref: str) -> Any:
@@ -102,8 +105,18 @@ class BackendSpec:
         return load_object(self.factory)
 
 
+@dataclass(frozen=True)
 class TrainerBackendSpec(BackendSpec):
-    """A trainer backend factory."""
+    """A trainer backend factory, and optionally ``shared_settings``: ``"module:function"`` of a function that maps
+    :class:`spade_core.training.settings.SharedTrainSettings` (the self-play ``train`` knobs) onto the backend's own
+    config keys. Without one, the backend gets the learning rate and the seed only."""
+
+    shared_settings: str | None = None
+
+    def settings_from(self, shared: SharedTrainSettings) -> dict[str, Any]:
+        if self.shared_settings is None:
+            return shared.common()
+        return dict(load_object(self.shared_settings)(shared))
 
 
 class ModelBackendSpec(BackendSpec):

@@ -56,13 +56,18 @@ class TrainerBackend(Protocol):
 
 def find_trainer_backend(name: str, registry: Any | None = None) -> Any:
     """The factory of the trainer backend plugin called ``name`` (imported on first use)."""
+    return find_trainer_backend_spec(name, registry).load()
+
+
+def find_trainer_backend_spec(name: str, registry: Any | None = None) -> Any:
+    """The :class:`~spade_core.plugins.contributions.TrainerBackendSpec` of the backend plugin called ``name``."""
     from spade_core.plugins import get_plugins
 
     registry = registry or get_plugins()
     specs = registry.collect_flat("spade_trainer_backends")
     for spec in specs:
         if spec.name == name:
-            return spec.load()
+            return spec
     known = sorted(spec.name for spec in specs)
     raise UnknownTrainerBackendError(
         f"no trainer backend named {name!r}; installed: {known or 'none'} (a plugin adds one through the "

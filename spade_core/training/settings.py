@@ -56,3 +56,26 @@ class LoraSettings:
         if isinstance(values.get("target_modules"), list):
             values["target_modules"] = tuple(values["target_modules"])
         return cls(**values)
+
+
+@dataclass(frozen=True)
+class SharedTrainSettings:
+    """The self-play ``train`` knobs every trainer backend is offered; each backend's plugin maps them onto its own
+    config names (``TrainerBackendSpec.shared_settings``), and ``train.backend_options`` overrides the result."""
+
+    learning_rate: float
+    seed: int
+    kl_coef: float = 0.0
+    micro_batch_size: int = 1
+    max_completion_tokens: int = 512
+    lora_r: int = 0  # 0: full fine-tuning
+    generator_max_batch_size: int = 32
+    run_dir: str = ""  # the run directory: a backend keeps files of its own in a subfolder of it
+
+    def lora(self) -> dict[str, int] | None:
+        """The ``lora`` setting both bundled backends take: ``None`` for full fine-tuning."""
+        return {"r": self.lora_r} if self.lora_r else None
+
+    def common(self) -> dict[str, Any]:
+        """What a backend that maps nothing else gets: the learning rate and the seed."""
+        return {"learning_rate": self.learning_rate, "seed": self.seed}

@@ -15,7 +15,7 @@ from short_selfplay import write_counting_corpus  # noqa: E402
 
 from spade_core.selfplay.config import SelfPlayConfig  # noqa: E402
 from spade_core.selfplay.loop import SelfPlay  # noqa: E402
-from spade_core.selfplay.report import read_metrics  # noqa: E402
+from spade_core.selfplay.metrics import read_metrics  # noqa: E402
 from spade_core.typed_config import load_config  # noqa: E402
 
 
@@ -29,19 +29,19 @@ def test_one_ray_iteration_end_to_end(ray_runtime, tiny_model_dir: Path, tmp_pat
     config = load_config(SelfPlayConfig, None, overrides(tmp_path, tiny_model_dir))
     report = SelfPlay(config).run()
     assert report.exists()
-    print(json.dumps(read_metrics(Path(config.run_dir))[0]["ray"], indent=1))
+    print(json.dumps(read_metrics(Path(config.run_dir))[0].ray, indent=1))
     (metrics,) = read_metrics(Path(config.run_dir))
-    assert metrics["errors"] == []
-    agent = metrics["agent"]
-    assert agent["episodes"] == len(agent["envs"]) * 2 * 2 and agent["env_failures"] == 0
-    assert metrics["train"]["agent_trajectories"] > 0
-    block = metrics["ray"]
+    assert metrics.errors == []
+    agent = metrics.agent
+    assert agent.episodes == len(agent.envs) * 2 * 2 and agent.env_failures == 0
+    assert metrics.train.agent.trajectories > 0
+    block = metrics.ray
     assert block["nodes"] == 1 and block["actors"] == 2 and block["address"] == "local"
     actors = block["env_actors"]
     assert [a["actor"] for a in actors] == [0, 1] and all(a["hostname"] and a["pid"] for a in actors)
     # every agent episode ran on an env actor: single-turn math, one reset and one step each
-    assert sum(a.get("resets", 0) for a in actors) == agent["episodes"]
-    assert sum(a.get("steps", 0) for a in actors) == agent["episodes"]
+    assert sum(a.get("resets", 0) for a in actors) == agent.episodes
+    assert sum(a.get("steps", 0) for a in actors) == agent.episodes
     assert all(a.get("envs", 0) > 0 for a in actors)
     assert set(block["validation"]) >= {"hosts"}
     # the run killed its env actors (their CPUs come back) and left the caller's Ray instance running
@@ -61,14 +61,13 @@ def test_generation_runs_on_ray_generator_actors_and_every_push_is_verified_on_e
     config = load_config(SelfPlayConfig, None, [*overrides(tmp_path, tiny_model_dir), *extra])
     SelfPlay(config).run()
     (metrics,) = read_metrics(Path(config.run_dir))
-    assert metrics["errors"] == []
-    actors = metrics["ray"]["generator_actors"]
+    assert metrics.errors == []
+    actors = metrics.ray["generator_actors"]
     assert [a["actor"] for a in actors] == [0, 1] and all(a["engine"] == "hf" and a["pid"] for a in actors)
     # designer candidates and agent turns were all sampled on the actors, shared between them
     assert all(a["sequences"] > 0 and a["tokens"] > 0 for a in actors)
-    assert sum(a["tokens"] for a in actors) == metrics["throughput"]["tokens"]
-    updates = [metrics["train"][f"{role}_metrics"] for role in ("agent", "designer")
-               if metrics["train"].get(f"{role}_metrics")]
+    assert sum(a["tokens"] for a in actors) == metrics.throughput.tokens
+    updates = [update.metrics for update in (metrics.train.agent, metrics.train.designer) if update is not None]
     assert updates and all(u["sync_ok"] == 1.0 and u["sync_engines"] == 2.0 for u in updates)
     import ray
 

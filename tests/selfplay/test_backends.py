@@ -13,7 +13,9 @@ from short_selfplay import overrides, short_run_settings
 from spade_core.models.errors import BackendUnavailableError
 from spade_core.selfplay.config import GENERATORS, SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
-from spade_core.selfplay.report import read_metrics
+from spade_core.selfplay.metrics import read_metrics
+from spade_core.selfplay.wiring import trainer_settings
+from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.typed_config import ConfigError, load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
@@ -26,7 +28,7 @@ def tiny_run(setup: dict[str, Path], name: str, *extra: str) -> SelfPlayConfig:
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
 def test_shipped_configs_load_and_their_trainer_settings_are_valid(path: Path, tmp_path: Path) -> None:
     config = load_config(SelfPlayConfig, path, [f"run_dir={tmp_path}"])
-    settings = SelfPlay(config)._trainer_settings()
+    settings = trainer_settings(config, tmp_path, find_trainer_backend_spec(config.train.backend))
     if config.train.backend == "reference":
         from spade_trainers.reference.config import ReferenceTrainerConfig
 
@@ -43,10 +45,10 @@ def test_the_trl_backend_runs_an_iteration_and_trains_the_policy(setup: dict[str
     config = tiny_run(setup, "trl", "train.backend=trl")
     SelfPlay(config).run()
     metrics = read_metrics(Path(config.run_dir))
-    assert len(metrics) == 1 and not [e for e in metrics[0]["errors"] if e.startswith("update")]
-    train = metrics[0]["train"]
-    assert train["agent_trajectories"] > 0 and train["designer_trajectories"] > 0
-    assert sum(train[f"{role}_metrics"]["optimizer_steps"] for role in ("agent", "designer")) >= 1
+    assert len(metrics) == 1 and not [e for e in metrics[0].errors if e.startswith("update")]
+    train = metrics[0].train
+    assert train.agent.trajectories > 0 and train.designer.trajectories > 0
+    assert sum(update.metrics["optimizer_steps"] for update in (train.agent, train.designer)) >= 1
     checkpoint = next((Path(config.run_dir) / "checkpoints").glob("iter-*"))
     state = json.loads((checkpoint / "trainer_state.json").read_text())
     assert state["backend"] == "trl"
@@ -100,11 +102,10 @@ def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sh
     again = launch_ranks(2, *cli, "--resume", str(run_dir), "--iterations", "2", module=True)
     assert again.returncode == 0, again.stderr[-3000:]
     metrics = read_metrics(run_dir)
-    assert [m["iteration"] for m in metrics] == [0, 1]
+    assert [m.iteration for m in metrics] == [0, 1]
     for m in metrics:
-        role_metrics = [m["train"][f"{role}_metrics"] for role in ("agent", "designer")
-                        if m["train"].get(f"{role}_metrics")]
-        assert role_metrics and {r["data_parallel_ranks"] for r in role_metrics} == {2.0} and not m["errors"]
+        role_metrics = [update.metrics for update in (m.train.agent, m.train.designer) if update is not None]
+        assert role_metrics and {r["data_parallel_ranks"] for r in role_metrics} == {2.0} and not m.errors
         if sharding == "fsdp":  # every update was pushed to the engines and verified
             assert all(r["sync_ok"] == 1.0 for r in role_metrics)
     if sharding == "fsdp":

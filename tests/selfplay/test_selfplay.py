@@ -16,7 +16,7 @@ from short_selfplay import overrides
 
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay, latest_checkpoint
-from spade_core.selfplay.report import read_metrics
+from spade_core.selfplay.metrics import read_metrics
 from spade_core.typed_config import ConfigError, load_config
 from spade_registry.store import RegistryStore
 
@@ -29,7 +29,7 @@ def test_three_iterations_have_real_effects(setup: dict[str, Path]) -> None:
     report = SelfPlay(config).run()
     run_dir = Path(config.run_dir)
     metrics = read_metrics(run_dir)
-    assert [m["iteration"] for m in metrics] == [0, 1, 2]
+    assert [m.iteration for m in metrics] == [0, 1, 2]
     assert report.exists() and "Agent success" in report.read_text()
     # parameters changed
     initial = load_file(str(setup["model"] / "model.safetensors"))
@@ -37,16 +37,16 @@ def test_three_iterations_have_real_effects(setup: dict[str, Path]) -> None:
     assert any(not torch.equal(initial[k], trained[k]) for k in initial if k in trained)
     # both roles trained, each with its own advantages
     for m in metrics:
-        assert m["train"]["agent_trajectories"] > 0
-        assert m["train"]["designer_trajectories"] == m["designer"]["attempts"]
-        assert m["agent"]["envs"] and m["agent"]["episodes"] == len(m["agent"]["envs"]) * 2 * 2
-        assert set(m["regret"]["per_env"]) == set(m["agent"]["envs"])
-        assert m["time"]["total"] >= m["time"]["generate"]
+        assert m.train.agent is not None and m.train.agent.trajectories > 0
+        assert m.train.designer is not None and m.train.designer.trajectories == m.designer.attempts
+        assert m.agent.envs and m.agent.episodes == len(m.agent.envs) * 2 * 2
+        assert set(m.regret.per_env) == set(m.agent.envs)
+        assert m.time.total >= m.time.generate
     # the memory grew: every designer attempt is a record
     store = RegistryStore(config.store)
     assert store.count() > before
     assert all(r.stats.get("episodes", 0) > 0 for r in store.query(status="accepted")
-               if r.env_id in metrics[-1]["agent"]["envs"])
+               if r.env_id in metrics[-1].agent.envs)
 
 
 def test_bad_config_names_the_key(setup: dict[str, Path]) -> None:
@@ -75,7 +75,7 @@ def test_sigkill_then_resume_loses_no_finished_iteration(setup: dict[str, Path])
     resumed = subprocess.run(_cli(["--resume", str(run_dir)]), capture_output=True, text=True, timeout=600, env=env)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     metrics = read_metrics(run_dir)
-    assert [m["iteration"] for m in metrics] == [0, 1, 2]
+    assert [m.iteration for m in metrics] == [0, 1, 2]
     assert metrics[: len(finished)] == finished  # finished iterations were kept as they were
     again = subprocess.run(_cli(sets), capture_output=True, text=True, timeout=120, env=env)
     assert again.returncode == 2 and "--resume" in again.stderr

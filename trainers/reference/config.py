@@ -9,7 +9,7 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.settings import SHARDING_MODES, LoraSettings
+from spade_core.training.settings import SHARDING_MODES, LoraSettings, SharedTrainSettings
 from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 NORMALISERS = ("constant", "tokens")
@@ -90,3 +90,12 @@ class ReferenceTrainerConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def from_shared(shared: SharedTrainSettings) -> dict[str, Any]:
+    """The self-play ``train`` knobs under this backend's names (``TrainerBackendSpec.shared_settings``)."""
+    return shared.common() | {
+        "kl_coef": shared.kl_coef, "micro_batch_size": shared.micro_batch_size,
+        "max_completion_tokens": shared.max_completion_tokens, "lora": shared.lora(),
+        "generator_max_batch_size": shared.generator_max_batch_size,
+    }

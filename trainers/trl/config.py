@@ -9,11 +9,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.settings import LoraSettings
+from spade_core.training.settings import LoraSettings, SharedTrainSettings
 from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.
@@ -199,3 +200,16 @@ class TRLTrainerConfig:
 
 
 __all__ = ["LOSS_TYPES", "TRLTrainerConfig"]
+
+
+def from_shared(shared: SharedTrainSettings) -> dict[str, Any]:
+    """The self-play ``train`` knobs under TRL's names (``TrainerBackendSpec.shared_settings``).
+
+    The loop calls ``update()`` with its own groups; TRL still checks its ``train()``-only batch shape, so
+    ``num_generations`` and ``steps_per_generation`` are set to values that pass it."""
+    return shared.common() | {
+        "lora": shared.lora(), "beta": shared.kl_coef, "per_device_train_batch_size": shared.micro_batch_size,
+        "max_completion_length": shared.max_completion_tokens,
+        "generator_max_batch_size": shared.generator_max_batch_size, "output_dir": str(Path(shared.run_dir) / "trl"),
+        "num_generations": 2, "steps_per_generation": 2,
+    }
