@@ -8,7 +8,7 @@ data (:func:`encode`); the host decodes it into builtin values (:func:`decode`) 
 
 Encoding: ``None``/``bool``/``int``/``float``/``str`` as JSON (big ints as ``{"$x": hex}``, non-finite floats
 as ``{"$f": ...}``), ``{"$t": [...]}`` tuple, ``{"$l": [...]}`` list, ``{"$s": [...]}`` set, ``{"$z": [...]}``
-frozenset, ``{"$d": [[k, v], ...]}`` dict, ``{"$b": hex}`` bytes, ``{"$c": [re, im]}`` complex,
+frozenset, ``{"$d": [[k, v], ...]}`` dict (dict views as lists), ``{"$b": hex}`` bytes, ``{"$c": [re, im]}`` complex,
 ``{"$o": name, "truth": bool}`` anything else. Subclasses of these builtins are encoded as their base type.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 MAX_DEPTH = 32
 MAX_ITEMS = 100_000
 
@@ -95,6 +96,8 @@ def _encode(value: Any, depth: int, budget: list[int]) -> Any:
     if isinstance(value, dict):
         return {"$d": [[_encode(k, depth + 1, budget), _encode(v, depth + 1, budget)]
                        for k, v in dict.items(value)]}
+    if type(value) in _VIEWS:
+        return {"$l": [_encode(v, depth + 1, budget) for v in value]}
     return {"$o": type(value).__name__[:64], "truth": _truth(value)}
 
 

@@ -171,8 +171,12 @@ def _serve_code_request(pool: WorkerPool, request: dict[str, Any], deadline: flo
     if problem is not None:
         return {"ok": False, "passed": 0, "failed": 0, "total": 0, "error": problem, "cause": "exception",
                 "stdout": "", "tests": [], "seconds": 0.0}
-    # leave the environment's call a little time to use the result before its own deadline
-    return run_python_code(code, tests=list(tests), pool=pool, timeout_s=timeout, deadline=deadline - 0.1)
+    # the whole run fits in what is left of the environment's call (its own timer and the host's deadline)
+    budget = request.get("budget")
+    end = deadline - 0.1
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0:
+        end = min(end, time.monotonic() + float(budget))
+    return run_python_code(code, tests=list(tests), pool=pool, timeout_s=timeout, deadline=end)
 
 
 register_sub_handler("code", _serve_code_request)

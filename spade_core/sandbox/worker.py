@@ -340,8 +340,10 @@ class Worker:
         """Environment code (a code-domain verifier running in this worker) asks the host to run agent code in
         its own agent worker; the answer is plain JSON data. This worker never executes agent code itself."""
         left, _ = signal.getitimer(signal.ITIMER_REAL)
-        timeout = min(float(timeout_s or self.timeout), left if left > 0 else self.timeout)
-        self.send({"sub": {"op": "code", "code": code, "tests": tests, "timeout": max(timeout, 0.01)}})
+        budget = max(left - 0.15, 0.01) if left > 0 else self.timeout
+        timeout = min(float(timeout_s or self.timeout), budget)
+        self.send({"sub": {"op": "code", "code": code, "tests": tests, "timeout": max(timeout, 0.01),
+                           "budget": budget}})
         answer = self.recv()
         if not isinstance(answer, dict) or set(answer) != {"subr"} or not isinstance(answer["subr"], dict):
             raise EnvLoadError("the host answered a code-execution request with something else")
