@@ -29,3 +29,12 @@ def parse_env_id(env_id: str) -> tuple[str, int]:
             f"{env_id!r} is not a SPADE environment id; expected 'spade/<Name>-v<N>' (e.g. 'spade/TicTacToe-v0')"
         )
     return match.group("name"), int(match.group("version"))
+
+
+def name_key(name: str) -> str:
+    """The form in which two environment names count as the same name: case, ``_`` and ``.`` ignored.
+
+    ``Mastermind``, ``mastermind``, ``Master_Mind`` and ``MASTER.MIND`` share one key, so a designer environment
+    cannot take a name an operator would read as a bundled environment's.
+    """
+    return name.casefold().replace("_", "").replace(".", "")

@@ -18,9 +18,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from spade_core.errors import ForeignStoreError, RecordNotFoundError, StoreCorruptError, StoreError
+from spade_core.contract.manifest import EnvManifest
+from spade_core.contract.plain_json import first_non_json
+from spade_core.errors import (
+    ForeignStoreError,
+    ManifestError,
+    RecordNotFoundError,
+    ReservedNameError,
+    StoreCorruptError,
+    StoreError,
+)
 from spade_registry.hashing import content_hash
-from spade_registry.ids import format_env_id, parse_env_id
+from spade_registry.ids import format_env_id, name_key, parse_env_id
 from spade_registry.paths import resolve_store_path
 from spade_registry.records import Record, Status, Trust
 
@@ -190,10 +199,14 @@ class RegistryStore:
     ) -> tuple[Record, bool]:
         """Store a record unless identical code (normalised AST) exists; return ``(record, created)``.
 
-        An ``accepted`` record gets the next ``<Name>-v<N>`` id in the same transaction.
+        An ``accepted`` record gets the next ``<Name>-v<N>`` id in the same transaction; it needs a valid
+        manifest, and a designer record a name no bundled environment has (:meth:`reserved_name_problem`).
+        Every manifest, provenance and report must be plain JSON data (``StoreError`` otherwise).
         """
         digest = content_hash(code)
         manifest_json = _dumps(manifest, "manifest")
+        if Status(status) is Status.ACCEPTED:
+            _check_acceptable_manifest(manifest)
         name, domain, max_turns, players, tags = _index_fields(manifest)
         now = time.time()
         with self._write() as conn:
@@ -213,7 +226,7 @@ class RegistryStore:
                  None if report is None else _dumps(report, "report")),
             )
             if Status(status) is Status.ACCEPTED:
-                self._assign_version(conn, rid, name)
+                self._assign_version(conn, rid, name, Trust(trust))
         return self._get_rid(rid), True
 
     def set_status(
@@ -235,7 +248,8 @@ class RegistryStore:
             if report is not None:
                 conn.execute("UPDATE payloads SET report = ? WHERE rid = ?", (_dumps(report, "report"), record.rid))
             if status is Status.ACCEPTED and record.env_id is None:
-                self._assign_version(conn, record.rid, record.name)
+                _check_acceptable_manifest(record.manifest)
+                self._assign_version(conn, record.rid, record.name, record.trust)
         return self._get_rid(record.rid)
 
     def update_stats(self, ref: str | int, updates: dict[str, Any]) -> dict[str, Any]:
@@ -249,12 +263,48 @@ class RegistryStore:
             )
         return stats
 
-    def _assign_version(self, conn: sqlite3.Connection, rid: int, name: str) -> None:
+    def _assign_version(self, conn: sqlite3.Connection, rid: int, name: str, trust: Trust) -> None:
+        if trust is Trust.DESIGNER:
+            problem = self._reserved_name_problem(conn, name)
+            if problem:
+                raise ReservedNameError(problem)
         (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
         version = 0 if latest is None else int(latest) + 1
         conn.execute(
             "UPDATE records SET version = ?, env_id = ? WHERE rid = ?", (version, format_env_id(name, version), rid)
         )
+
+    def reserved_name_problem(self, name: str) -> str | None:
+        """Why a designer environment may not be called ``name`` (a bundled environment's name), or None.
+
+        Names are compared by :func:`~spade_registry.ids.name_key` (case, ``_`` and ``.`` ignored), so an
+        unversioned ``gymnasium.make("spade/<Name>")`` of a bundled environment can never reach designer code.
+        """
+        with self._lock:
+            return self._reserved_name_problem(self._conn, name)
+
+    def _reserved_name_problem(self, conn: sqlite3.Connection, name: str) -> str | None:
+        key = name_key(name)
+        for (bundled,) in conn.execute("SELECT DISTINCT name FROM records WHERE trust = ?", (Trust.BUNDLED.value,)):
+            if name_key(bundled) == key:
+                return (f"the name {name!r} belongs to the bundled environment spade/{bundled} (names are compared "
+                        "ignoring case, '_' and '.'); give the environment its own name in ENV_SPEC['name']")
+        return None
+
+    def shadowing_ids(self) -> set[str]:
+        """Ids of accepted designer records whose names collide with a bundled one (stores written before the
+        name rule): registration leaves them out."""
+        with self._lock:
+            bundled = sorted({name_key(n) for (n,) in self._conn.execute(
+                "SELECT DISTINCT name FROM records WHERE trust = ?", (Trust.BUNDLED.value,))})
+            if not bundled:
+                return set()
+            # names are ASCII (NAME_PATTERN), so SQLite's lower() is name_key's casefold here
+            rows = self._conn.execute(
+                "SELECT env_id, name FROM records WHERE status = 'accepted' AND trust = ? AND env_id IS NOT NULL "
+                f"AND lower(replace(replace(name, '_', ''), '.', '')) IN ({', '.join('?' * len(bundled))})",
+                (Trust.DESIGNER.value, *bundled)).fetchall()
+        return {env_id for env_id, name in rows if name_key(name) in bundled}
 
     # -- metadata -----------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -443,10 +493,22 @@ def _index_fields(manifest: dict[str, Any]) -> tuple[str, str, int, int, list[st
 
 
 def _dumps(value: Any, what: str) -> str:
+    bad = first_non_json(value, what)
+    if bad is not None:
+        raise StoreError(f"record {what} must be plain JSON data (strings, finite numbers, booleans, None, lists and "
+                         f"dicts with string keys); {bad}")
     try:
         return json.dumps(value, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise StoreError(f"record {what} must be JSON data: {exc}") from exc
+
+
+def _check_acceptable_manifest(manifest: Any) -> None:
+    """An accepted record's manifest must be a valid ``ENV_SPEC`` (never the ``Unnamed`` placeholder)."""
+    try:
+        EnvManifest.from_dict(manifest, source="record manifest")
+    except ManifestError as exc:
+        raise StoreError(f"cannot accept a record whose manifest is invalid: {exc}") from exc
 
 
 def _to_record(row: tuple) -> Record:

@@ -36,6 +36,10 @@ class StoreError(SpadeError):
     """Base class for registry store problems."""
 
 
+class ReservedNameError(StoreError):
+    """A designer environment's name collides with a bundled (trusted) environment's name."""
+
+
 class StoreCorruptError(StoreError):
     """The store file exists but is not a readable SQLite database."""
 

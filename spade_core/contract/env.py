@@ -15,6 +15,7 @@ import gymnasium as gym
 
 from spade_core.contract.inner import HandleFactory, InnerEnvHandle, LocalInnerEnv
 from spade_core.contract.manifest import EnvManifest
+from spade_core.contract.plain_json import first_non_json
 from spade_core.contract.spaces import FreeText
 from spade_core.errors import ContractError, EpisodeStateError, SandboxError
 
@@ -27,7 +28,6 @@ LEGAL_MOVES_KEY = "legal_moves"
 legal players draw from it (seat-bias check); a game without it is played from the moves its observation offers."""
 
 _SEED_BOUND = 2**63 - 1
-_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 class SpadeEnv(gym.Env[str, str]):
@@ -219,7 +219,7 @@ class SpadeEnv(gym.Env[str, str]):
     def _check_info(self, info: Any, where: str) -> dict[str, Any]:
         if not isinstance(info, dict):
             raise ContractError(f"{self.env_id}: {where}() info must be a dict, got {type(info).__name__}")
-        bad = _first_non_json(info)
+        bad = first_non_json(info, "info")
         if bad is not None:
             raise ContractError(f"{self.env_id}: {where}() info must hold only JSON data (str, number, bool, None, list, dict); {bad}")
         if "success" in info and not isinstance(info["success"], bool):
@@ -273,26 +273,3 @@ def _describe(value: Any) -> str:
         return f"a tuple of {len(value)}"
     return type(value).__name__
 
-
-def _first_non_json(value: Any, path: str = "info", depth: int = 0) -> str | None:
-    if depth > 32:
-        return f"{path} is nested deeper than 32 levels"
-    if isinstance(value, _JSON_SCALARS):
-        if isinstance(value, float) and not math.isfinite(value):
-            return f"{path} is {value!r}"
-        return None
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            found = _first_non_json(item, f"{path}[{i}]", depth + 1)
-            if found:
-                return found
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{path} has a non-string key {key!r}"
-            found = _first_non_json(item, f"{path}[{key!r}]", depth + 1)
-            if found:
-                return found
-        return None
-    return f"{path} is a {type(value).__name__}"

@@ -11,6 +11,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from spade_core.contract.plain_json import first_non_json
 from spade_core.errors import ManifestError
 
 NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}$")
@@ -100,6 +101,12 @@ class EnvManifest:
         """Validate a manifest dict; raise :class:`ManifestError` naming the first bad field."""
         if not isinstance(data, dict):
             raise ManifestError("ENV_SPEC", f"must be a dict, got {type(data).__name__}", source=source)
+        for key, value in data.items():
+            bad = first_non_json({key: value}, "ENV_SPEC")
+            if bad is not None:
+                raise ManifestError(key if isinstance(key, str) else "ENV_SPEC", "must be plain JSON data (strings, "
+                                    f"finite numbers, booleans, None, lists and dicts with string keys); {bad}",
+                                    source=source)
         known = {
             "name", "domain", "description", "reward_range", "max_turns", "players", "difficulty", "tools",
             "doc_id", "grounding", "tags", "max_obs_chars", "max_action_chars", "extra",

@@ -26,7 +26,8 @@ def register_store(store: str | os.PathLike[str] | None = None, *, sync_seeds: b
     """Register every accepted record of ``store`` (default store if ``None``) not yet registered; return new ids.
 
     Call it again at any time to pick up records accepted since: it is the one call that makes newly accepted
-    environments available to ``gymnasium.make`` in a running process.
+    environments available to ``gymnasium.make`` in a running process. A designer record named like a bundled
+    environment (:meth:`~spade_registry.store.RegistryStore.shadowing_ids`) is never registered.
     """
     opened = open_store(store)
     if sync_seeds:
@@ -37,11 +38,16 @@ def register_store(store: str | os.PathLike[str] | None = None, *, sync_seeds: b
         spec.name for spec in registry.values() if spec.namespace == ENV_NAMESPACE and spec.version is None
     }
     added = []
+    shadowing = opened.shadowing_ids()
+    for env_id in sorted(shadowing - set(registry)):
+        warnings.warn(f"{env_id} is not registered: a designer environment may not take a bundled environment's "
+                      "name (an unversioned id would resolve to it); re-validate it under its own name",
+                      RuntimeWarning, stacklevel=2)
     collecting = gc.isenabled()
     gc.disable()  # 100,000 new specs would set off many full collections that find nothing to free
     try:
         for env_id, max_turns in opened.accepted_index():
-            if env_id in registry:
+            if env_id in registry or env_id in shadowing:
                 continue
             spec = _spec(env_id, max_episode_steps(max_turns), {"env_id": env_id, **store_kwarg})
             if spec.name in unversioned:

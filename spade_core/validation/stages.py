@@ -197,6 +197,10 @@ def check_exact_duplicate(c: Candidate) -> StageResult:
     stage = "exact_duplicate"
     if c.store is None:
         return skipped(stage, "no registry store given")
+    reserved = c.store.reserved_name_problem(c.manifest.name) if c.manifest is not None else None
+    if reserved:  # a designer environment never takes a bundled one's name (nor its unversioned id)
+        return fail(stage, reserved, ["ENV_SPEC['name'] repeats a bundled environment's name"],
+                    ["choose a new name that describes this environment"])
     existing = c.store.find_by_hash(c.content_hash)
     if existing is None:
         return ok(stage, "no stored environment has this code")
