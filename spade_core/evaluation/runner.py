@@ -15,7 +15,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from spade_core.evaluation.errors import EvaluationError
@@ -125,17 +124,16 @@ def run_suite(
     max_concurrent: int | None = None,
     keep_transcripts: bool = True,
     progress: bool | ProgressCallback = False,
-    out_dir: str | Path | None = None,
     model_name: str | None = None,
     batch_size: int | None = None,
 ) -> SuiteRun:
-    """Play ``backend`` on the first ``limit`` tasks of ``suite``; return (and optionally write) the results.
+    """Play ``backend`` on the first ``limit`` tasks of ``suite``; return the results (written to a run directory
+    by :func:`spade_core.evaluation.results.write_suite_run`).
 
     All running tasks share one ``backend.chat`` call per round (``max_concurrent`` caps how many run at once;
     default: all). ``sampling`` defaults to greedy decoding with the suite's ``max_new_tokens``; with a non-zero
     temperature each round's seed derives from ``seed``. ``progress=True`` shows a rich progress bar; a callable
-    gets ``(finished, total)``. With ``out_dir`` the per-task JSONL and the summary are written there
-    (see :func:`spade_core.evaluation.results.write_suite_run`). ``batch_size`` (else the suite's preference) sets
+    gets ``(finished, total)``. ``batch_size`` (else the suite's preference) sets
     a backend's ``max_batch_size`` for this run, where it has one (in-process backends).
     """
     suite = suite.limited(limit)
@@ -194,10 +192,6 @@ def run_suite(
     seconds = time.perf_counter() - started
     run = SuiteRun(suite.name, name, ordered, SuiteSummary.from_results(suite.name, name, ordered, seconds),
                    {k: round(v, 3) if isinstance(v, float) else v for k, v in stats.items()})
-    if out_dir is not None:
-        from spade_core.evaluation.results import write_suite_run
-
-        write_suite_run(run, out_dir)
     return run
 
 

@@ -10,7 +10,6 @@ A suite is named on the command line as ``NAME`` or ``NAME:ARGUMENT`` (``jsonl:d
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import gymnasium as gym
 
 from spade_core.evaluation.errors import BenchmarkUnavailableError, EvaluationError, SuiteNotFoundError
-from spade_core.plugins.contributions import load_object
+from spade_core.plugins.contributions import EvalSuiteSpec, load_object
 
 SUITE_HOOK = "spade_eval_suites"
 """The hook plugins implement: ``spade_eval_suites() -> list[EvalSuiteSpec]`` (see :func:`suite_specs`)."""
@@ -71,53 +70,25 @@ class Suite:
         return replace(self, tasks=self.tasks[:limit])
 
 
-@dataclass(frozen=True)
-class EvalSuiteSpec:
-    """A suite a plugin offers: metadata now, tasks on :meth:`load`.
-
-    ``loader`` is ``"package.module:function"``, called as ``function(argument=..., limit=..., **options)`` and
-    returning a :class:`Suite`. ``requires`` lists import names that must be installed (checked before the
-    loader is imported); ``install_hint`` is the command that installs them.
-    """
-
-    name: str
-    description: str
-    loader: str
-    requires: tuple[str, ...] = ()
-    install_hint: str = ""
-    argument: str = ""  # what NAME:ARGUMENT means, e.g. "path to a JSONL file"; empty: takes no argument
-    argument_required: bool = False
-    tags: tuple[str, ...] = ()
-
-    def missing(self) -> list[str]:
-        """Required import names that are not installed."""
-        out = []
-        for name in self.requires:
-            try:
-                found = importlib.util.find_spec(name) is not None
-            except (ImportError, ValueError):
-                found = False
-            if not found:
-                out.append(name)
-        return out
-
-    def load(self, argument: str | None = None, *, limit: int | None = None, **options: Any) -> Suite:
-        """Build the suite (its first ``limit`` tasks); raise :class:`BenchmarkUnavailableError` if deps are missing."""
-        if argument is not None and not self.argument:
-            raise EvaluationError(f"suite {self.name!r} takes no argument; use --suite {self.name}")
-        if argument is None and self.argument_required:
-            raise EvaluationError(f"suite {self.name!r} needs an argument: --suite {self.name}:<{self.argument}>")
-        missing = self.missing()
-        if missing:
-            hint = f"; install it with: {self.install_hint}" if self.install_hint else ""
-            raise BenchmarkUnavailableError(
-                f"suite {self.name!r} needs {', '.join(missing)}, which is not installed{hint}"
-            )
-        suite = load_object(self.loader)(argument=argument, limit=limit, **options)
-        if not isinstance(suite, Suite):
-            raise EvaluationError(f"the loader {self.loader} of suite {self.name!r} returned "
-                                  f"{type(suite).__name__}, not a Suite")
-        return suite.limited(limit)
+def load_spec(spec: EvalSuiteSpec, argument: str | None = None, *, limit: int | None = None,
+              **options: Any) -> Suite:
+    """Build ``spec``'s suite (its first ``limit`` tasks); raise :class:`BenchmarkUnavailableError` if deps are
+    missing."""
+    if argument is not None and not spec.argument:
+        raise EvaluationError(f"suite {spec.name!r} takes no argument; use --suite {spec.name}")
+    if argument is None and spec.argument_required:
+        raise EvaluationError(f"suite {spec.name!r} needs an argument: --suite {spec.name}:<{spec.argument}>")
+    missing = spec.missing()
+    if missing:
+        hint = f"; install it with: {spec.install_hint}" if spec.install_hint else ""
+        raise BenchmarkUnavailableError(
+            f"suite {spec.name!r} needs {', '.join(missing)}, which is not installed{hint}"
+        )
+    suite = load_object(spec.loader)(argument=argument, limit=limit, **options)
+    if not isinstance(suite, Suite):
+        raise EvaluationError(f"the loader {spec.loader} of suite {spec.name!r} returned "
+                              f"{type(suite).__name__}, not a Suite")
+    return suite.limited(limit)
 
 
 def split_suite_name(text: str) -> tuple[str, str | None]:
@@ -175,4 +146,4 @@ def load_suite(text: str, *, limit: int | None = None, specs: Mapping[str, EvalS
                **options: Any) -> Suite:
     """Load ``NAME`` or ``NAME:ARGUMENT`` (its first ``limit`` tasks)."""
     name, argument = split_suite_name(text)
-    return find_suite(name, specs).load(argument, limit=limit, **options)
+    return load_spec(find_suite(name, specs), argument, limit=limit, **options)

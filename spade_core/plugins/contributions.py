@@ -125,3 +125,35 @@ class ModelBackendSpec(BackendSpec):
 
 class CorpusSpec(BackendSpec):
     """A document corpus factory."""
+
+
+@dataclass(frozen=True)
+class EvalSuiteSpec:
+    """An evaluation suite a plugin offers: metadata now, tasks when
+    :func:`spade_core.evaluation.suite.load_spec` loads it.
+
+    ``loader`` is ``"package.module:function"``, called as ``function(argument=..., limit=..., **options)`` and
+    returning a :class:`spade_core.evaluation.suite.Suite`. ``requires`` lists import names that must be installed (checked before the
+    loader is imported); ``install_hint`` is the command that installs them.
+    """
+
+    name: str
+    description: str
+    loader: str
+    requires: tuple[str, ...] = ()
+    install_hint: str = ""
+    argument: str = ""  # what NAME:ARGUMENT means, e.g. "path to a JSONL file"; empty: takes no argument
+    argument_required: bool = False
+    tags: tuple[str, ...] = ()
+
+    def missing(self) -> list[str]:
+        """Required import names that are not installed."""
+        out = []
+        for name in self.requires:
+            try:
+                found = importlib.util.find_spec(name) is not None
+            except (ImportError, ValueError):
+                found = False
+            if not found:
+                out.append(name)
+        return out

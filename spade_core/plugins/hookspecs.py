@@ -18,10 +18,10 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 if TYPE_CHECKING:
-    from spade_core.evaluation.suite import EvalSuiteSpec
     from spade_core.plugins.contributions import (
         CorpusSpec,
         DomainSpec,
+        EvalSuiteSpec,
         ModelBackendSpec,
         SeedEnvironment,
         ToolSpec,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from spade_core.evaluation import EvaluationError, Suite, load_suite, read_run, run_suite
+from spade_core.evaluation.results import write_suite_run
 from spade_core.evaluation.stats import wilson_interval
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 
@@ -84,7 +85,8 @@ def test_scripted_policy_is_a_model_backend() -> None:
 def test_perfect_policy_scores_everything_in_one_batched_round(tmp_path: Path) -> None:
     suite = load_suite("reasoning-gym", limit=10)
     policy = ScriptedPolicy({q: [ref] for q, ref in _questions(suite)})
-    run = run_suite(policy, suite, out_dir=tmp_path)
+    run = run_suite(policy, suite)
+    write_suite_run(run, tmp_path)
     assert policy.calls == [10]  # every task's turn in one chat call
     assert run.stats["generate_calls"] == 1 and run.stats["max_batch"] == 10
     s = run.summary
@@ -173,7 +175,8 @@ def _check_real_run(run, n: int) -> None:
 @needs_bfcl
 def test_tiny_model_on_bfcl(tiny_backend, tmp_path: Path) -> None:
     suite = load_suite("bfcl-multi-turn-base", limit=2)
-    run = run_suite(tiny_backend, suite, sampling=TINY, out_dir=tmp_path)
+    run = run_suite(tiny_backend, suite, sampling=TINY)
+    write_suite_run(run, tmp_path)
     _check_real_run(run, 2)
     assert run.summary.successes == 0  # a random 2-layer model cannot solve BFCL
     for result in run.results:

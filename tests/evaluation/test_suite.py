@@ -14,7 +14,7 @@ from spade_core.evaluation import (
     load_suite,
     suite_specs,
 )
-from spade_core.evaluation.suite import find_suite, split_suite_name
+from spade_core.evaluation.suite import find_suite, load_spec, split_suite_name
 from spade_domains.benchmarks import plugin
 
 
@@ -43,7 +43,7 @@ def test_missing_package_gives_the_install_command() -> None:
                          requires=("spade_no_such_package_xyz",), install_hint="pip install xyz")
     assert spec.missing() == ["spade_no_such_package_xyz"]
     with pytest.raises(BenchmarkUnavailableError, match="pip install xyz"):
-        spec.load()
+        load_spec(spec)
 
 
 def test_argument_rules() -> None:

@@ -6,8 +6,8 @@ Suites are offered through the ``spade_eval_suites`` hook. Listing them imports 
 
 from __future__ import annotations
 
-from spade_core.evaluation.suite import EvalSuiteSpec
 from spade_core.plugins import hookimpl
+from spade_core.plugins.contributions import EvalSuiteSpec
 
 _BFCL_INSTALL = "pip install 'spade-rl[eval]' && pip install --no-deps bfcl-eval"
 _RG_INSTALL = "pip install 'spade-rl[eval]'   (or: pip install reasoning-gym)"
