@@ -10,6 +10,47 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from spade_core.models.errors import GenerationError
+
+
+@dataclass(frozen=True)
+class TokenDistribution:
+    """The distribution each token is drawn from, which its recorded logprob is taken under and a trainer scores it
+    under again (one rule for every role, backend and trainer; the tensor code is :mod:`spade_core.models.distribution`).
+
+    From the model's logits: divide by ``temperature``; keep the ``top_k`` highest (0: all; ties with the k-th are
+    kept); of those, keep the nucleus of ``top_p`` (a token stays while the mass ranked strictly above it, under the
+    tempered top-k distribution, is below ``top_p``; the most likely token always stays); renormalise. This is
+    vLLM's ``processed_logprobs``. Greedy decoding (``temperature == 0``) takes the arg-max and records its
+    untempered, untruncated logprob, so it is scored as ``TokenDistribution()`` (:attr:`scoring`).
+    """
+
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.temperature >= 0:
+            raise GenerationError(f"temperature must be >= 0 (0 means greedy), got {self.temperature}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise GenerationError(f"top_p must be in (0, 1], got {self.top_p}")
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 0:
+            raise GenerationError(f"top_k must be an integer >= 0 (0 disables it), got {self.top_k!r}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    @property
+    def scoring(self) -> TokenDistribution:
+        """What a recorded logprob is taken under: this distribution, or for greedy decoding the plain model's."""
+        return TokenDistribution() if self.greedy else self
+
+    @property
+    def truncates(self) -> bool:
+        """True when some tokens can never be sampled (top-k or top-p active, not greedy)."""
+        return not self.greedy and (self.top_k > 0 or self.top_p < 1.0)
+
 
 @dataclass(frozen=True)
 class SamplingParams:
@@ -22,6 +63,11 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
+    @property
+    def distribution(self) -> TokenDistribution:
+        """The token distribution these parameters sample from (raises :class:`GenerationError` if invalid)."""
+        return TokenDistribution(self.temperature, self.top_k, self.top_p)
+
 
 @dataclass
 class Generation:
@@ -33,6 +79,9 @@ class Generation:
     logprobs: list[float] = field(default_factory=list)
     finish_reason: str = "stop"  # "stop" | "length" | "error"
     error: str | None = None
+    # the distribution ``logprobs`` were taken under, set by backends that sample with SPADE's rule (hf, vllm);
+    # None: unknown (e.g. a remote server), so the generation cannot be trained on
+    distribution: TokenDistribution | None = None
     usage_tokens: int | None = None  # the server's completion token count (``usage``) where ids are absent
 
     @property

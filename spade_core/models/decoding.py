@@ -47,7 +47,8 @@ class GrowingKVLayer(DynamicLayer):
         new = key_states.shape[-2]
         end = self._length + new
         if self._key_buffer is None or end > self._key_buffer.shape[-2]:
-            self._grow(key_states, value_states, max(_MIN_CAPACITY, 2 * end))
+            planned = getattr(self, "capacity", 0)
+            self._grow(key_states, value_states, planned if planned >= end else max(_MIN_CAPACITY, 2 * end))
         self._key_buffer[:, :, self._length:end] = key_states
         self._value_buffer[:, :, self._length:end] = value_states
         self._length = end
@@ -94,10 +95,66 @@ class GrowingKVLayer(DynamicLayer):
 
 
 class GrowingKVCache(DynamicCache):
-    """A ``DynamicCache`` of :class:`GrowingKVLayer` (full-attention models only)."""
+    """A ``DynamicCache`` of :class:`GrowingKVLayer` (full-attention models only).
+
+    ``capacity`` (the prompt plus the new tokens, when known) sizes the buffers once; they grow only past it."""
+
+    def __init__(self, capacity: int = 0) -> None:
+        Cache.__init__(self, layer_class_to_replicate=GrowingKVLayer)
+        self.capacity = capacity
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, layer_idx: int, *args: Any,
+               **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        while len(self.layers) <= layer_idx:
+            self.layers.append(GrowingKVLayer())
+            self.layers[-1].capacity = self.capacity
+        return super().update(key_states, value_states, layer_idx, *args, **kwargs)
+
+
+class ContextLayer(DynamicLayer):
+    """A cache layer that, once frozen, holds a fixed context: ``update`` returns the context followed by the new
+    states without storing them, so one context serves any number of forwards (and checkpointed recomputation)."""
+
+    frozen = False
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any,
+               **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        if not self.frozen:
+            return super().update(key_states, value_states, *args, **kwargs)
+        return torch.cat([self.keys, key_states], dim=-2), torch.cat([self.values, value_states], dim=-2)
+
+
+class ContextCache(DynamicCache):
+    """The keys and values of a context (a prompt) computed once without gradient, read by later forwards.
+
+    Fill it with one forward (``past_key_values=cache``), then :meth:`freeze`; :meth:`prefix` and :meth:`expand`
+    return new caches over views of the same tensors (a shared prefix, a batch of rows), never copies."""
 
     def __init__(self) -> None:
-        Cache.__init__(self, layer_class_to_replicate=GrowingKVLayer)
+        Cache.__init__(self, layer_class_to_replicate=ContextLayer)
+
+    def freeze(self) -> ContextCache:
+        for layer in self.layers:
+            layer.frozen = True
+        return self
+
+    def _derived(self, view: Any) -> ContextCache:
+        out = ContextCache()
+        out.layers = []
+        for layer in self.layers:
+            copy = ContextLayer()
+            copy.lazy_initialization(layer.keys, layer.values)
+            copy.keys, copy.values = view(layer.keys), view(layer.values)
+            out.layers.append(copy)
+        return out
+
+    def prefix(self, length: int) -> ContextCache:
+        """An unfrozen cache of the first ``length`` positions (extend it with a forward, then freeze)."""
+        return self._derived(lambda t: t[:, :, :length])
+
+    def expand(self, rows: int) -> ContextCache:
+        """The same context for ``rows`` batch rows (views)."""
+        return self._derived(lambda t: t.expand(rows, *t.shape[1:]))
 
 
 def grouped_decode_attention(module: torch.nn.Module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
@@ -133,9 +190,9 @@ def supports_fast_decoding(model: Any) -> bool:
 
 
 @contextlib.contextmanager
-def fast_decoding(model: Any) -> Iterator[Cache | None]:
-    """Within the block the model uses :func:`grouped_decode_attention`; yields a fresh :class:`GrowingKVCache`,
-    or ``None`` (and changes nothing) when the model is not supported."""
+def fast_decoding(model: Any, capacity: int = 0) -> Iterator[Cache | None]:
+    """Within the block the model uses :func:`grouped_decode_attention`; yields a fresh :class:`GrowingKVCache`
+    sized for ``capacity`` positions, or ``None`` (and changes nothing) when the model is not supported."""
     if not supports_fast_decoding(model):
         yield None
         return
@@ -143,6 +200,6 @@ def fast_decoding(model: Any) -> Iterator[Cache | None]:
     original = config._attn_implementation
     config._attn_implementation = ATTENTION_NAME
     try:
-        yield GrowingKVCache()
+        yield GrowingKVCache(capacity)
     finally:
         config._attn_implementation = original

@@ -5,7 +5,8 @@ sampler's logprobs, so it runs its own decoding loop (left-padded batches, KV ca
 batch) instead of ``model.generate``:
 
 - the logprob of each sampled token is taken under the distribution it was actually drawn from (temperature, top-k
-  and top-p applied); with ``temperature == 0`` (greedy) it is the untempered model logprob;
+  and top-p applied, :mod:`spade_core.models.distribution`); with ``temperature == 0`` (greedy) it is the
+  untempered model logprob. Every ``Generation`` records that distribution, which trainers score it under;
 - sampling uses a private ``torch.Generator`` seeded from ``SamplingParams.seed`` (the same prompts and seed give the
   same completions); with ``seed=None`` the seed is drawn from torch's global RNG, so ``torch.manual_seed`` (and a
   trainer checkpoint that restores RNG states) still makes a run reproducible;
@@ -28,6 +29,7 @@ import torch
 
 from spade_core.models import decoding
 from spade_core.models.base import Generation, SamplingParams
+from spade_core.models.distribution import sample_tokens
 from spade_core.models.errors import GenerationError, WeightSyncError
 
 MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass
@@ -253,7 +255,12 @@ class HFGenerator:
                         rng: torch.Generator) -> list[Generation]:
         if not self.fast_decoding:
             return self._decode_batch(prompts, params, rng, None)
-        with decoding.fast_decoding(self.model) as cache:
+        # the cache is sized once for the longest prompt and every new token (not grown by doubling: a designer
+        # batch of ~4k-token prompts would otherwise hold up to twice the key/value memory it needs)
+        capacity = max(len(p) for p in prompts) + params.max_new_tokens
+        if self.max_positions is not None:
+            capacity = min(capacity, self.max_positions)
+        with decoding.fast_decoding(self.model, capacity) as cache:
             return self._decode_batch(prompts, params, rng, cache)
 
     def _prefill(self, prompts: list[list[int]], cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
@@ -297,6 +304,7 @@ class HFGenerator:
         cut_text: list[str | None] = [None] * n
         active = list(range(n))  # original row of each current batch row
         limit = params.max_new_tokens
+        distribution = params.distribution
         if self.max_positions is not None:
             limit = min(limit, self.max_positions - width)
         if limit <= 0:
@@ -307,7 +315,7 @@ class HFGenerator:
         can_prune = hasattr(cache, "batch_select_indices")
         for step in range(limit):
             logits = out.logits[:, -1, :].float()
-            tokens, token_logprobs = _sample(logits, params, rng)
+            tokens, token_logprobs = sample_tokens(logits, distribution, rng)
             keep: list[int] = []
             tok_list, lp_list = tokens.tolist(), token_logprobs.tolist()
             for b, row in enumerate(active):
@@ -344,7 +352,8 @@ class HFGenerator:
             if text is None:
                 body = ids[:-1] if ids and ids[-1] in self.eos_token_ids else ids
                 text = self.tokenizer.decode(body, skip_special_tokens=True)
-            results.append(Generation(prompt, ids, text, logprobs[row], finish_reason=finish[row] or "length"))
+            results.append(Generation(prompt, ids, text, logprobs[row], finish_reason=finish[row] or "length",
+                                      distribution=distribution))
         return results
 
     def _hit_stop(self, row: int, ids: list[int], stops: tuple[str, ...], cut_text: list[str | None]) -> bool:
@@ -374,34 +383,9 @@ def _shared_prefix_length(prompts: list[list[int]]) -> int:
 def _check_params(params: SamplingParams) -> None:
     if params.max_new_tokens < 0:
         raise GenerationError(f"max_new_tokens must be >= 0, got {params.max_new_tokens}")
-    if params.temperature < 0:
-        raise GenerationError(f"temperature must be >= 0 (0 means greedy), got {params.temperature}")
-    if not 0.0 < params.top_p <= 1.0:
-        raise GenerationError(f"top_p must be in (0, 1], got {params.top_p}")
-    if params.top_k < 0:
-        raise GenerationError(f"top_k must be >= 0 (0 disables it), got {params.top_k}")
+    _ = params.distribution  # temperature, top_k and top_p are checked where the distribution is defined
     if any(not s for s in params.stop):
         raise GenerationError("stop strings must be non-empty")
-
-
-def _sample(logits: torch.Tensor, params: SamplingParams, rng: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """Draw one token per row; return the tokens and their logprobs under the distribution drawn from."""
-    if params.temperature == 0:
-        tokens = logits.argmax(-1)
-        return tokens, torch.log_softmax(logits, -1).gather(-1, tokens[:, None])[:, 0]
-    scores = logits / params.temperature
-    if params.top_k and params.top_k < scores.shape[-1]:
-        kth = torch.topk(scores, params.top_k, dim=-1).values[:, -1:]
-        scores = scores.masked_fill(scores < kth, float("-inf"))
-    if params.top_p < 1.0:
-        sorted_scores, order = torch.sort(scores, descending=True, dim=-1)
-        probs = torch.softmax(sorted_scores, -1)
-        drop = (probs.cumsum(-1) - probs) >= params.top_p  # mass before this token already reaches top_p
-        drop[:, 0] = False
-        scores = scores.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
-    logp = torch.log_softmax(scores, -1)
-    tokens = torch.multinomial(logp.exp(), 1, generator=rng)[:, 0]
-    return tokens, logp.gather(-1, tokens[:, None])[:, 0]
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:

@@ -22,6 +22,7 @@ from spade_core.models.errors import BackendError, BackendUnavailableError
 from spade_core.models.loading import load_tokenizer, resolve_model_dir
 from spade_core.seeding import share_seed
 
+PROCESSED_LOGPROBS = "processed_logprobs"
 INSTALL_HINT = "pip install 'spade-rl[gpu]' (vLLM) on a Linux machine with an NVIDIA GPU and CUDA"
 
 
@@ -86,7 +87,11 @@ class VLLMBackend:
                 os.environ.setdefault(key, value)
             kwargs.setdefault("distributed_executor_backend", "external_launcher")
             kwargs.setdefault("enable_sleep_mode", True)
-            kwargs.setdefault("logprobs_mode", "processed_logprobs")  # the logprobs of the distribution sampled from
+        # the logprob of each token under the distribution it was drawn from (temperature, top-k, top-p applied and
+        # renormalised): SPADE's TokenDistribution rule, which trainers score it under again
+        if kwargs.setdefault("logprobs_mode", PROCESSED_LOGPROBS) != PROCESSED_LOGPROBS:
+            raise BackendError(f"logprobs_mode={kwargs['logprobs_mode']!r}: trainers score tokens under the sampling "
+                               f"distribution, so the engine must report {PROCESSED_LOGPROBS!r} (leave it unset)")
         try:
             self.llm = vllm.LLM(**kwargs)
         except Exception as exc:  # noqa: BLE001 - engine start-up fails in many ways; keep the cause
@@ -161,7 +166,9 @@ class VLLMBackend:
 
 
 def engine_generate(llm: Any, prompts: Sequence[Sequence[int]], params: SamplingParams) -> list[Generation]:
-    """One completion per prompt from a vLLM ``LLM``: exact ids and the sampler's logprob of each sampled token."""
+    """One completion per prompt from a vLLM ``LLM``: exact ids and the sampler's logprob of each sampled token (the
+    engine must run with ``logprobs_mode="processed_logprobs"``, as :class:`VLLMBackend` and TRL's colocated engine
+    do)."""
     import vllm
     from vllm.inputs import TokensPrompt
 
@@ -182,6 +189,7 @@ def engine_generate(llm: Any, prompts: Sequence[Sequence[int]], params: Sampling
         generations.append(Generation(
             prompt_ids=list(request["prompt_token_ids"]), completion_ids=ids, text=completion.text,
             logprobs=logprobs, finish_reason="length" if completion.finish_reason == "length" else "stop",
+            distribution=params.distribution,
         ))
     return generations
 

@@ -12,10 +12,10 @@ from spade_core.rollout.runner import (
     RolloutStats,
 )
 from spade_core.rollout.scripted import ScriptedPolicy
-from spade_core.rollout.trajectory import Trajectory, Turn, single_turn_trajectory
+from spade_core.rollout.trajectory import Trajectory, Turn, generation_trajectory, single_turn_trajectory
 
 __all__ = [
     "ChatFormatter", "ChatTemplateError", "EnvPool", "EpisodeRunner", "LocalEnvPool", "EpisodeSpec", "RolloutConfig", "RolloutConfigError",
     "RolloutError", "RolloutResult", "RolloutStats", "ScriptedPolicy", "Trajectory", "TrajectoryFormatError", "Turn",
-    "single_turn_trajectory",
+    "generation_trajectory", "single_turn_trajectory",
 ]

@@ -26,7 +26,9 @@ from typing import Any, Protocol
 
 import gymnasium as gym
 
+from spade_core.contract.env import HINT_OPTION
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
+from spade_core.models.errors import GenerationError
 from spade_core.rollout.chat import ChatFormatter
 from spade_core.rollout.errors import RolloutConfigError
 from spade_core.rollout.trajectory import FAILURE_ENV, FAILURE_GENERATION, ROLES, Trajectory, Turn
@@ -80,6 +82,10 @@ class RolloutConfig:
             raise RolloutConfigError(f"hint_placement must be 'user' or 'system', got {self.hint_placement!r}")
         if self.sampling.max_new_tokens < 1:
             raise RolloutConfigError("sampling.max_new_tokens must be >= 1: every turn needs at least one token")
+        try:
+            _ = self.sampling.distribution
+        except GenerationError as exc:
+            raise RolloutConfigError(f"sampling: {exc}") from exc
 
 
 @dataclass
@@ -247,7 +253,7 @@ class EpisodeRunner:
                 episode.fail_env("reset", exc)
                 continue
             ready.append(episode)
-        results = pool.reset_many([(e.env, e.spec.seed, {"hint": True} if e.spec.hinted else None) for e in ready])
+        results = pool.reset_many([(e.env, e.spec.seed, {HINT_OPTION: True} if e.spec.hinted else None) for e in ready])
         stats.env_seconds += time.perf_counter() - t0
         for episode, result in zip(ready, results, strict=True):
             episode.begin(result)
@@ -400,7 +406,7 @@ class _Episode:
         self.error: str | None = None
         self.first_hint: str | None = None
         self.system = ""
-        self.temperature = self.config.sampling.temperature
+        self.distribution = self.config.sampling.distribution  # what every turn is sampled from (and scored under)
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def begin(self, result: ResetResult | BaseException) -> None:
@@ -417,10 +423,10 @@ class _Episode:
         self.num_seats = int(getattr(manifest, "players", 1) or 1)
         self.system = self.runner.system_text(self.spec, self.env)
         if self.spec.hinted:
-            self.first_hint = info.get("hint") if isinstance(info.get("hint"), str) else None
+            self.first_hint = info.get(HINT_OPTION) if isinstance(info.get(HINT_OPTION), str) else None
             if self.first_hint is None and not self._can_hint():
                 self._fail(FAILURE_ENV, "a hinted rollout was requested but the environment gave no privileged hint "
-                                        "(reset(options={'hint': True}) put no 'hint' in info)")
+                                        f"(reset(options={{{HINT_OPTION!r}: True}}) put no {HINT_OPTION!r} in info)")
                 return
         self.acting = self._player(info, default=0)
         seat = self.seats.setdefault(self.acting, _Seat())
@@ -539,7 +545,8 @@ class _Episode:
                 turns=list(seat.turns), reward=seat.reward, success=seat.success, hinted=self.spec.hinted,
                 seed=self.spec.seed, seat=number, num_seats=self.num_seats, format_errors=seat.format_errors,
                 finish="error" if self.failure else self.finish, failure=self.failure, error=self.error,
-                temperature=self.temperature,
+                temperature=self.distribution.temperature, top_k=self.distribution.top_k,
+                top_p=self.distribution.top_p,
                 metadata={"env_kwargs": dict(self.spec.env_kwargs)} if self.spec.env_kwargs else {},
             ))
         return out

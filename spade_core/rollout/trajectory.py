@@ -4,6 +4,10 @@ One :class:`Trajectory` per episode and seat. Its ``token_ids`` are exactly what
 order: the first prompt, then for each turn the generated tokens (``loss_mask`` 1, sampler logprobs) followed by the
 environment's reply rendered through the chat template (``loss_mask`` 0, logprob 0.0). Trainers use
 ``prompt_ids``/``completion_ids``/``completion_mask`` (TRL's ``env_mask``) or the full arrays. JSON round-trips.
+
+A trajectory carries the sampling distribution its tokens were drawn from (``temperature``, ``top_k``, ``top_p``:
+:attr:`Trajectory.distribution`); its ``logprobs`` are taken under it, and every trainer scores the tokens under it
+again (:class:`~spade_core.models.base.TokenDistribution`), so the first update's importance ratio is 1.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
+from spade_core.models.base import Generation, TokenDistribution
+from spade_core.models.errors import GenerationError
 from spade_core.rollout.errors import TrajectoryFormatError
 
 ROLES = ("agent", "designer")
@@ -60,7 +66,9 @@ class Trajectory:
     finish: str = "terminated"  # terminated | truncated | context_limit | error
     failure: str | None = None  # None | "env_error" | "generation_error"
     error: str | None = None
-    temperature: float = 1.0
+    temperature: float = 1.0  # the sampling distribution (see TokenDistribution); 0: greedy
+    top_k: int = 0
+    top_p: float = 1.0
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -90,6 +98,11 @@ class Trajectory:
         return sum(self.loss_mask)
 
     @property
+    def distribution(self) -> TokenDistribution:
+        """The distribution the generated tokens were drawn from and are scored under."""
+        return TokenDistribution(self.temperature, self.top_k, self.top_p)
+
+    @property
     def failed(self) -> bool:
         return self.failure is not None
 
@@ -110,6 +123,10 @@ class Trajectory:
             )
         if self.role not in ROLES:
             raise TrajectoryFormatError(f"{where}: role must be one of {ROLES}, got {self.role!r}")
+        try:
+            _ = self.distribution
+        except GenerationError as exc:
+            raise TrajectoryFormatError(f"{where}: invalid sampling distribution: {exc}") from exc
         if not 0 <= self.prompt_length <= n:
             raise TrajectoryFormatError(f"{where}: prompt_length {self.prompt_length} is outside [0, {n}]")
         if any(m not in (0, 1) for m in self.loss_mask):
@@ -160,6 +177,7 @@ def single_turn_trajectory(
     completion_ids: list[int],
     logprobs: list[float],
     *,
+    distribution: TokenDistribution,
     role: str,
     group_id: str,
     episode_id: str,
@@ -168,10 +186,9 @@ def single_turn_trajectory(
     success: bool = False,
     action: str = "",
     finish_reason: str = "stop",
-    temperature: float = 1.0,
     metadata: dict[str, Any] | None = None,
 ) -> Trajectory:
-    """A one-turn trajectory from a prompt and its completion (the designer's "write an environment" turn)."""
+    """A one-turn trajectory from a prompt and its completion, sampled from ``distribution``."""
     if len(logprobs) != len(completion_ids):
         raise TrajectoryFormatError(
             f"single_turn_trajectory: {len(completion_ids)} completion ids but {len(logprobs)} logprobs"
@@ -182,5 +199,29 @@ def single_turn_trajectory(
         token_ids=list(prompt_ids) + list(completion_ids), loss_mask=[0] * p + [1] * c,
         logprobs=[0.0] * p + [float(x) for x in logprobs], prompt_length=p,
         turns=[Turn(0, p, p + c, action, reward, None, finish_reason)], reward=reward, success=success,
-        temperature=temperature, metadata=dict(metadata or {}),
+        temperature=distribution.temperature, top_k=distribution.top_k, top_p=distribution.top_p,
+        metadata=dict(metadata or {}),
+    )
+
+
+def generation_trajectory(generation: Generation, *, role: str, group_id: str, episode_id: str, env_id: str = "",
+                          reward: float = 0.0, success: bool = False,
+                          metadata: dict[str, Any] | None = None) -> Trajectory:
+    """The one-turn trajectory of a :class:`Generation` (the designer's "write an environment" turn, a repair),
+    with the ids, logprobs and sampling distribution the backend recorded.
+
+    Raises :class:`TrajectoryFormatError` when the generation cannot be trained on: no tokens, logprobs missing or
+    misaligned, or no recorded distribution (a backend that does not sample with SPADE's rule, e.g. a remote server).
+    """
+    where = f"generation {episode_id!r}"
+    if not generation.completion_ids:
+        raise TrajectoryFormatError(f"{where} has no completion tokens")
+    if generation.distribution is None:
+        raise TrajectoryFormatError(
+            f"{where}: the backend recorded no sampling distribution, so its logprobs cannot be matched by a "
+            "trainer; train only on generations from the trained policy's own sampler (hf, vllm)")
+    return single_turn_trajectory(
+        generation.prompt_ids, generation.completion_ids, generation.logprobs, distribution=generation.distribution,
+        role=role, group_id=group_id, episode_id=episode_id, env_id=env_id, reward=reward, success=success,
+        action=generation.text, finish_reason=generation.finish_reason, metadata=metadata,
     )

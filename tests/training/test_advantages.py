@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spade_core.models.base import TokenDistribution
 from spade_core.rollout import single_turn_trajectory
 from spade_core.training import (
     AdvantageConfig,
@@ -18,8 +19,8 @@ from spade_core.training import (
 
 
 def traj(role: str, group: str, reward: float, seat: int = 0, env_id: str = "env", failed: bool = False):
-    t = single_turn_trajectory([1, 2], [3], [-0.5], role=role, group_id=group, episode_id=f"{role}-{group}-{reward}",
-                               env_id=env_id, reward=reward)
+    t = single_turn_trajectory([1, 2], [3], [-0.5], distribution=TokenDistribution(), role=role, group_id=group,
+                               episode_id=f"{role}-{group}-{reward}", env_id=env_id, reward=reward)
     t.seat = seat
     if failed:
         t.failure, t.error = "env_error", "boom"

@@ -131,9 +131,11 @@ def test_paired_specs_and_failed_pairs() -> None:
     specs = paired_specs("test/SecretGuess", [3, 5])
     assert [(s.seed, s.hinted) for s in specs] == [(3, True), (3, False), (5, True), (5, False)]
     with pytest.raises(TrainingInputError, match="needs both"):
+        from spade_core.models.base import TokenDistribution
         from spade_core.rollout import single_turn_trajectory
 
-        lone = single_turn_trajectory([1], [2], [0.0], role="agent", group_id="g", episode_id="e")
+        lone = single_turn_trajectory([1], [2], [0.0], distribution=TokenDistribution(), role="agent", group_id="g",
+                                      episode_id="e")
         lone.seed, lone.hinted = 1, True
         regret_from_trajectories([lone])
 

@@ -19,6 +19,10 @@ TWO_TURN_SPEC = {
     "name": "TwoTurnDigits", "domain": "games", "description": "Reply with a number, twice.",
     "reward_range": [0.0, 1.0], "max_turns": 2,
 }
+TWO_SEAT_SPEC = {
+    "name": "TwoSeatDigits", "domain": "games", "description": "Each player names a number; the larger wins.",
+    "reward_range": [0.0, 1.0], "max_turns": 2, "players": 2,
+}
 
 
 class FirstDigit:
@@ -82,6 +86,30 @@ class TwoTurnDigits:
         return "1"
 
 
+class TwoSeatDigits:
+    """Two players, one move each (player 0, then player 1): every episode has a trajectory per seat."""
+
+    def __init__(self):
+        self.moves = []
+
+    def reset(self, rng, options):
+        self.moves = []
+        return "Name a number.", {"player_id": 0}
+
+    def step(self, action):
+        self.moves.append(int(action[:1]) if action[:1].isdigit() else -1)
+        if len(self.moves) < 2:
+            return "Name a number.", 0.0, False, False, {"player_id": 1}
+        winner = 0 if self.moves[0] >= self.moves[1] else 1
+        return "Done.", 1.0, True, False, {"player_id": 1, "winner": winner, "rewards": [1.0 - winner, float(winner)]}
+
+    def privileged_hint(self):
+        return "Nine is the largest digit."
+
+    def reference_action(self):
+        return "9"
+
+
 class BrokenHint(SecretGuess):
     """Plays fine, but computing the hint crashes: every hinted episode is an environment error."""
 
@@ -90,7 +118,7 @@ class BrokenHint(SecretGuess):
 
 
 CLASSES = {"test/BrokenHint": (SECRET_SPEC, BrokenHint), "test/FirstDigit": (FIRST_DIGIT_SPEC, FirstDigit), "test/SecretGuess": (SECRET_SPEC, SecretGuess),
-           "test/TwoTurnDigits": (TWO_TURN_SPEC, TwoTurnDigits)}
+           "test/TwoTurnDigits": (TWO_TURN_SPEC, TwoTurnDigits), "test/TwoSeatDigits": (TWO_SEAT_SPEC, TwoSeatDigits)}
 
 
 def make_training_env(spec: EpisodeSpec) -> SpadeEnv:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from spade_core.models.decoding import ContextCache
 from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.backend import backend_config, load_policy, trainable_items
@@ -48,9 +49,10 @@ from spade_core.training.sharding import (
 )
 from spade_core.training.weight_sync import chunk_weights, policy_weights, probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
-from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, token_logprobs
+from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, row_logprobs
 
 CHECKPOINT_FORMAT = 1
+MIN_CONTEXT_TOKENS = 32  # shorter contexts run with the trained part (a separate no-gradient pass is not worth it)
 MODEL_DIR = "model"
 REFERENCE_DIR = "reference"
 
@@ -94,7 +96,9 @@ class ReferenceTrainer:
             model.gradient_checkpointing_enable()
             if cfg.lora is not None:
                 model.enable_input_require_grads()
+            _allow_context_under_checkpointing(model)
         _disable_dropout(model)
+        self._contexts = _ContextStore()
         self.model = model
         self.reference = None
         if cfg.kl_coef > 0 and cfg.lora is None:
@@ -212,10 +216,12 @@ class ReferenceTrainer:
                 limit = cfg.max_grad_norm if cfg.max_grad_norm is not None else float("inf")
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.parameters, limit)
                 totals["grad_norm"] = max(totals["grad_norm"], float(full_tensor(grad_norm)))
+                self._contexts.clear()  # the contexts were computed with the weights this step changes
                 self.optimizer.step()
                 self.optimizer.zero_grad(set_to_none=True)
                 self.optimizer_steps += 1
                 steps_taken += 1
+        self._contexts.clear()
         self.model.eval()
         if self.data_parallel:
             totals = self.data_parallel.all_reduce_totals(totals, maxima=("ratio_max", "grad_norm"))
@@ -227,7 +233,11 @@ class ReferenceTrainer:
         cfg = self.config
         normaliser = (len(trajectories) * cfg.max_completion_tokens if cfg.normaliser == "constant"
                       else max(sum(t.num_generated_tokens for t in trajectories), 1))
-        return self._loss(batch, float(normaliser)).loss
+        self._contexts.clear()
+        try:
+            return self._loss(batch, float(normaliser)).loss
+        finally:
+            self._contexts.clear()
 
     def sequence_logprobs(self, trajectories: Sequence[Trajectory]) -> list[list[float]]:
         """The current policy's logprob of every token after the first (aligned with ``token_ids[1:]``)."""
@@ -320,26 +330,43 @@ class ReferenceTrainer:
             return nullcontext()
         return torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype)
 
-    def _policy_logprobs(self, model: Any, batch: PackedBatch, *, only_trained: bool = False) -> torch.Tensor:
-        """Per-token logprobs ``[B, T-1]``; with ``only_trained``, vocabulary logits are computed only where the
-        loss mask is 1 (others are 0). A designer prompt of thousands of tokens times a 49k vocabulary would
-        otherwise need gigabytes of logits per sequence for tokens that carry no loss."""
+    def _policy_logprobs(self, model: Any, batch: PackedBatch, *, only_trained: bool = False,
+                         context_key: str = "policy") -> torch.Tensor:
+        """Per-token logprobs ``[B, T-1]``, each row's under the distribution its tokens were sampled from.
+
+        With ``only_trained``, vocabulary logits are computed only where the loss mask is 1 (others are 0): a
+        designer prompt of thousands of tokens times a 49k vocabulary would otherwise need gigabytes of logits per
+        sequence for tokens that carry no loss. Unless ``context_gradient``, the context every row shares before
+        its first trained position (the prompt) also runs without gradient, once (:class:`_ContextStore`): only
+        the trained part of each sequence keeps activations for backward. ``context_key`` names the weights the
+        context was computed with (the policy, or the reference for the KL term)."""
         if only_trained and self.sharded:
             return self._trained_logprobs_sharded(model, batch)
         decoder = _decoder_of(model) if only_trained else None
+        targets = batch.input_ids[:, 1:]
         if decoder is None:
             with self._autocast():
-                logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits
-            logits = logits[:, :-1].float() / batch.temperatures[:, None, None]
-            return token_logprobs(logits, batch.input_ids[:, 1:])
+                logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits[:, :-1]
+            rows = torch.arange(targets.shape[0], device=targets.device)[:, None].expand_as(targets)
+            picked = row_logprobs(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), rows.reshape(-1),
+                                  batch.distributions)
+            return picked.view(targets.shape)
         decoder_module, head = decoder
-        with self._autocast():
-            hidden = decoder_module(input_ids=batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state
         rows, cols = torch.nonzero(batch.loss_mask_next > 0, as_tuple=True)
+        split = 0 if self.config.context_gradient or not len(cols) else int(cols.min())
         with self._autocast():
-            logits = head(hidden[rows, cols])
-        logits = logits.float() / batch.temperatures[rows][:, None]
-        picked = token_logprobs(logits[:, None, :], batch.input_ids[rows, cols + 1][:, None])[:, 0]
+            if split >= MIN_CONTEXT_TOKENS:
+                context = self._contexts.context(context_key, decoder_module, batch.input_ids[:, :split])
+                positions = torch.arange(split, batch.input_ids.shape[1], device=self.device)[None]
+                hidden = decoder_module(input_ids=batch.input_ids[:, split:], attention_mask=batch.attention_mask,
+                                        position_ids=positions.expand(batch.input_ids.shape[0], -1),
+                                        past_key_values=context, use_cache=False).last_hidden_state
+            else:
+                split = 0
+                hidden = decoder_module(input_ids=batch.input_ids,
+                                        attention_mask=batch.attention_mask).last_hidden_state
+            logits = head(hidden[rows, cols - split])
+        picked = row_logprobs(logits, targets[rows, cols], rows, batch.distributions)
         out = torch.zeros(batch.loss_mask_next.shape, dtype=picked.dtype, device=picked.device)
         return out.index_put((rows, cols), picked)
 
@@ -350,8 +377,10 @@ class ReferenceTrainer:
         keep = torch.nonzero(trained.any(dim=0), as_tuple=True)[0]
         with self._autocast():
             logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, logits_to_keep=keep).logits
-        logits = logits.float() / batch.temperatures[:, None, None]
-        picked = token_logprobs(logits, batch.input_ids[:, 1:][:, keep])
+        targets = batch.input_ids[:, 1:][:, keep]
+        rows = torch.arange(targets.shape[0], device=targets.device)[:, None].expand_as(targets)
+        picked = row_logprobs(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), rows.reshape(-1),
+                              batch.distributions).view(targets.shape)
         out = torch.zeros(trained.shape, dtype=picked.dtype, device=picked.device)
         out[:, keep] = picked
         return out * trained
@@ -363,15 +392,66 @@ class ReferenceTrainer:
         if cfg.kl_coef > 0:
             with torch.no_grad():
                 if self.reference is not None:
-                    ref = self._policy_logprobs(self.reference, batch, only_trained=True)
+                    ref = self._policy_logprobs(self.reference, batch, only_trained=True, context_key="reference")
                 else:
                     with self.model.disable_adapter():
-                        ref = self._policy_logprobs(self.model, batch, only_trained=True)
+                        ref = self._policy_logprobs(self.model, batch, only_trained=True, context_key="reference")
         return clipped_pg_loss(
             logprobs, batch.sampler_logprobs_next, batch.advantages, batch.loss_mask_next,
             clip_eps_low=cfg.clip_eps_low, clip_eps_high=cfg.clip_eps_high, normaliser=normaliser,
             ref_logprobs=ref, kl_coef=cfg.kl_coef,
         )
+
+
+class _ContextStore:
+    """Keys and values of the contexts of one optimiser step, computed without gradient and shared.
+
+    A micro-batch's context (its rows' tokens before the first trained position) is computed once: the prefix all
+    its rows share runs as one row, and a prefix it shares with the previous micro-batch's (a repair prompt starts
+    with the first attempt's prompt; designer prompts start with the same worked example) is not recomputed at
+    all. Valid only while the weights stay the same: :meth:`clear` at every optimiser step."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[list[int], ContextCache]] = {}
+
+    def clear(self) -> None:
+        self._last.clear()
+
+    @torch.no_grad()
+    def context(self, key: str, decoder: Any, ids: torch.Tensor) -> ContextCache:
+        """A frozen cache of ``ids`` (``[B, L]``, no padding) for ``decoder``'s weights named ``key``."""
+        rows = ids.tolist()
+        shared = _common_prefix(rows)
+        previous_ids, previous = self._last.get(key, ([], None))
+        reuse = _common_prefix([previous_ids, rows[0][:shared]]) if previous is not None else 0
+        if reuse >= MIN_CONTEXT_TOKENS:
+            cache = previous.prefix(reuse)
+        else:
+            cache, reuse = ContextCache(), 0
+        if shared > reuse:
+            _extend(decoder, cache, ids[:1, reuse:shared], reuse)
+        cache.freeze()
+        self._last[key] = (rows[0][:shared], cache)
+        batch = cache.expand(len(rows))
+        if ids.shape[1] > shared:
+            _extend(decoder, batch, ids[:, shared:], shared)
+        return batch.freeze()
+
+
+def _extend(decoder: Any, cache: ContextCache, ids: torch.Tensor, start: int) -> None:
+    positions = torch.arange(start, start + ids.shape[1], device=ids.device)[None].expand(ids.shape[0], -1)
+    decoder(input_ids=ids, position_ids=positions, past_key_values=cache, use_cache=False)
+
+
+def _common_prefix(rows: Sequence[Sequence[int]]) -> int:
+    """How many leading tokens every row shares."""
+    if not rows:
+        return 0
+    first, length = rows[0], min(len(r) for r in rows)
+    for n in range(length):
+        if any(r[n] != first[n] for r in rows[1:]):
+            return n
+    return length
 
 
 def build_reference_trainer(
@@ -408,6 +488,15 @@ def _resolve_device(name: str) -> torch.device:
     if device.type == "cuda" and not torch.cuda.is_available():
         raise TrainingConfigError(f"device {name!r} requested but CUDA is not available; use device='cpu' or 'auto'")
     return device
+
+
+def _allow_context_under_checkpointing(model: torch.nn.Module) -> None:
+    """Let checkpointed decoder layers read a :class:`ContextCache`. transformers drops ``past_key_values`` under
+    gradient checkpointing because recomputing a layer would append its keys to the cache a second time; a frozen
+    context cache is never written to, so recomputation reads exactly what the first pass read."""
+    for module in model.modules():
+        if hasattr(module, "_can_checkpoint_with_cache"):
+            module._can_checkpoint_with_cache = True
 
 
 def _disable_dropout(model: torch.nn.Module) -> None:

@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from spade_core.models.base import ModelBackend
+from spade_core.models.base import ModelBackend, TokenDistribution
+from spade_core.models.distribution import processed_logprobs, token_logprobs
 from spade_core.models.hf_generator import HFGenerator
 from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import Trajectory
@@ -179,10 +180,10 @@ def build_batch(sequences: Sequence[TRLSequence], *, pad_token_id: int, device: 
 
 @dataclass(frozen=True)
 class _Micro:
-    """Rows ``start:end`` of one temperature group's batch: one forward/backward."""
+    """Rows ``start:end`` of one sampling distribution's batch: one forward/backward."""
 
     batch: dict[str, torch.Tensor]
-    temperature: float
+    distribution: TokenDistribution
     start: int
     end: int
 
@@ -258,6 +259,25 @@ def _grpo_trainer_class() -> type:
                 raise TrainingInputError("the rollout function returned no logprobs; SPADE needs the sampler's")
             output["old_per_token_logps"] = torch.nan_to_num(sampler, nan=0.0) * mask
             return output
+
+        # the distribution completions are scored under when it truncates (top-k / top-p); None: TRL's fused head
+        spade_distribution: TokenDistribution | None = None
+
+        def _get_per_token_logps_and_entropies(self, model: Any, input_ids: torch.Tensor,
+                                               attention_mask: torch.Tensor, logits_to_keep: int,
+                                               batch_size: int | None = None, compute_entropy: bool = False,
+                                               compute_aux_loss: bool = False, **inputs: Any) -> Any:
+            """TRL's per-token logprobs, or under a truncated sampling distribution SPADE's rule
+            (:func:`spade_core.models.distribution.token_logprobs`): TRL's fused head knows only a temperature."""
+            distribution = self.spade_distribution
+            extra = any(value is not None for value in inputs.values())
+            if distribution is None or extra or compute_aux_loss:
+                return super()._get_per_token_logps_and_entropies(
+                    model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
+                    compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **inputs)
+            return truncated_logprobs(model, input_ids, attention_mask, logits_to_keep, distribution,
+                                      batch_size=batch_size or input_ids.size(0), compute_entropy=compute_entropy,
+                                      autocast=self.accelerator.autocast)
 
     _SPADE_GRPO_TRAINER = SpadeGRPOTrainer
     return SpadeGRPOTrainer
@@ -411,17 +431,45 @@ class TRLColocatedVLLM:
         self._trainer.vllm_generation.sync_weights()
 
 
-class _FusedHeadTemperature:
-    """Switches the temperature TRL's fused LM head divides logits by.
+def truncated_logprobs(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor, logits_to_keep: int,
+                       distribution: TokenDistribution, *, batch_size: int, compute_entropy: bool,
+                       autocast: Any) -> tuple[torch.Tensor, torch.Tensor | None, None]:
+    """Logprobs (and entropies) of the last ``logits_to_keep`` tokens of each row under ``distribution``, in
+    TRL's ``_get_per_token_logps_and_entropies`` layout; vocabulary logits only for those positions."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    decoder, head = base.get_decoder(), base.get_output_embeddings()
+    logps, entropies = [], []
+    for start in range(0, input_ids.size(0), batch_size):
+        ids, mask = input_ids[start:start + batch_size], attention_mask[start:start + batch_size]
+        with autocast():
+            hidden = decoder(input_ids=ids, attention_mask=mask).last_hidden_state
+            logits = head(hidden[:, -logits_to_keep - 1:-1])
+        targets = ids[:, -logits_to_keep:]
+        valid = mask[:, -logits_to_keep:].to(torch.float32)
+        logps.append(token_logprobs(logits, targets, distribution) * valid)
+        if compute_entropy:
+            with torch.no_grad():
+                logp = processed_logprobs(logits, distribution)
+                entropy = -(logp.exp() * logp.masked_fill(torch.isinf(logp), 0.0)).sum(-1)
+            entropies.append(entropy * valid)
+    return torch.cat(logps), (torch.cat(entropies) if compute_entropy else None), None
 
-    TRL fixes it when ``GRPOTrainer`` is built (``add_fused_lm_head(temperature=...)`` closes over it), but SPADE
-    trajectories carry their own: the designer samples at 0.8 while the agent samples at 1.0, and a logprob is only
-    comparable to the sampler's at the temperature it was drawn with. This rewrites that closure cell (TRL is
-    pinned to 1.16.x); when the cell cannot be found, only the configured temperature is accepted.
+
+class _Scoring:
+    """Which distribution TRL's loss scores completions under: each trajectory's own (its ``TokenDistribution``).
+
+    A temperature only: TRL's fused LM head, whose temperature ``GRPOTrainer`` fixes when it is built
+    (``add_fused_lm_head(temperature=...)`` closes over it); the designer samples at 0.8 while the agent samples at
+    1.0, so this rewrites that closure cell (TRL is pinned to 1.16.x; when the cell cannot be found, only the
+    configured temperature is accepted). With top-k or top-p: :func:`truncated_logprobs`, through the trainer's
+    ``spade_distribution``.
     """
 
-    def __init__(self, models: Sequence[Any], initial: float) -> None:
-        self.current = initial
+    def __init__(self, trainer: Any, models: Sequence[Any], initial: TokenDistribution) -> None:
+        self.trainer = trainer
+        self.distribution = initial
+        self.current = initial.temperature
+        trainer.spade_distribution = initial if initial.truncates else None
         self.cells: list[Any] | None = []
         for model in models:
             base = model.get_base_model() if hasattr(model, "get_base_model") else model
@@ -437,7 +485,15 @@ class _FusedHeadTemperature:
                 return
             self.cells.append(cell)
 
-    def set(self, temperature: float) -> None:
+    def set(self, distribution: TokenDistribution) -> None:
+        distribution = distribution.scoring
+        self.distribution = distribution
+        self.trainer.spade_distribution = distribution if distribution.truncates else None
+        if distribution.truncates:
+            return
+        self._set_temperature(distribution.temperature)
+
+    def _set_temperature(self, temperature: float) -> None:
         if temperature == self.current:
             return
         if self.cells is None:
@@ -449,11 +505,6 @@ class _FusedHeadTemperature:
         for cell in self.cells:
             cell.cell_contents = temperature
         self.current = temperature
-
-
-def _effective_temperature(trajectory: Trajectory) -> float:
-    """Greedy rollouts (temperature 0) record untempered logprobs: score them at 1.0."""
-    return float(trajectory.temperature) if trajectory.temperature > 0 else 1.0
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -506,7 +557,8 @@ class TRLTrainer:
         self.model = self.grpo.model
         self.device = self.grpo.accelerator.device
         heads = [self.model] + ([self.grpo.ref_model] if self.grpo.ref_model is not None else [])
-        self._head = _FusedHeadTemperature(heads, cfg.temperature)
+        self._configured = TokenDistribution(cfg.temperature, cfg.top_k, cfg.top_p)  # train() rollouts
+        self._scoring = _Scoring(self.grpo, heads, self._configured)
         self.grpo.create_optimizer()
         self.optimizer = self.grpo.optimizer
         self.parameters = [p for p in self.model.parameters() if p.requires_grad]
@@ -546,7 +598,7 @@ class TRLTrainer:
         """One update with TRL's loss over the trainable trajectories, advantages exactly as given.
 
         Each optimiser step covers ``per_device_train_batch_size * gradient_accumulation_steps`` sequences, in
-        micro-batches of at most ``per_device_train_batch_size`` that never mix sampling temperatures (the fused LM
+        micro-batches of at most ``per_device_train_batch_size`` that never mix sampling distributions (the fused LM
         head scores each at its own); the whole batch is passed ``num_iterations`` times. Micro-batch losses are
         weighted so that a step's loss is the ``loss_type`` aggregate over the whole step however it was split
         (``dr_grpo``: token sum / (sequences x ``max_completion_length``); ``grpo``: mean of sequence means;
@@ -580,7 +632,7 @@ class TRLTrainer:
                         steps_taken += 1
             finally:
                 self.model.eval()
-                self._head.set(cfg.temperature)
+                self._scoring.set(self._configured)
                 sync = self._push_weights(probe, before)  # never leave a sleeping engine without weights
         self._step += 1
         trl_metrics = {f"trl/{k}": float(np.mean(v)) for k, v in self.grpo._metrics["train"].items() if v}
@@ -609,18 +661,19 @@ class TRLTrainer:
             raise TrainingInputError(f"loss: {len(trajectories)} trajectories but {len(advantages)} advantages")
         parts = self._prepare(list(zip(trajectories, [float(a) for a in advantages])))
         if len(parts) != 1:
-            raise TrainingInputError("loss: the trajectories were sampled at different temperatures; pass one group")
-        (batch, temperature), = parts
+            raise TrainingInputError("loss: the trajectories were sampled from different distributions (temperature, "
+                                     "top-k, top-p); pass one group")
+        (batch, distribution), = parts
         was_training = self.model.training
         self.model.train()
         self.grpo.current_gradient_accumulation_steps = 1
         try:
-            self._head.set(temperature)
+            self._scoring.set(distribution)
             batch = {**batch, "num_items_in_batch": self._dapo_items(batch["tool_mask"].sum(), 1)}
             with self.grpo.compute_loss_context_manager():
                 return self.grpo.compute_loss(self.model, batch)
         finally:
-            self._head.set(self.config.temperature)
+            self._scoring.set(self._configured)
             if not was_training:
                 self.model.eval()
 
@@ -637,11 +690,11 @@ class TRLTrainer:
         if max_steps < 1:
             raise TrainingConfigError(f"train_on_episodes: max_steps must be >= 1, got {max_steps}")
         rollout_config = rollout_config or self._rollout_config()
-        sampled_at = rollout_config.sampling.temperature if rollout_config.sampling.temperature > 0 else 1.0
-        if abs(sampled_at - self.config.temperature) > 1e-9:
+        sampled = rollout_config.sampling.distribution.scoring
+        if sampled != self._configured.scoring:
             raise TrainingConfigError(
-                f"train_on_episodes: the rollout samples at temperature {rollout_config.sampling.temperature}, but "
-                f"GRPOTrainer scores at TRLTrainerConfig.temperature={self.config.temperature}; make them equal"
+                f"train_on_episodes: the rollout samples from {sampled}, but GRPOTrainer scores under the config's "
+                f"{self._configured} (TRLTrainerConfig.temperature/top_k/top_p); make them equal"
             )
         runner = EpisodeRunner(self.generator, rollout_config)
         rollout = make_rollout_func(runner, advantages=advantages, seat=seat)
@@ -720,21 +773,21 @@ class TRLTrainer:
         return {}
 
     def _prepare(self, items: Sequence[tuple[Trajectory, float]]) -> list[tuple[dict[str, torch.Tensor], float]]:
-        """One TRL batch per sampling temperature (in first-seen order), with reference logprobs when ``beta`` > 0."""
-        groups: dict[float, list[tuple[Trajectory, float]]] = {}
+        """One TRL batch per sampling distribution (in first-seen order), with reference logprobs when ``beta`` > 0."""
+        groups: dict[TokenDistribution, list[tuple[Trajectory, float]]] = {}
         for t, a in items:
-            groups.setdefault(_effective_temperature(t), []).append((t, a))
+            groups.setdefault(t.distribution.scoring, []).append((t, a))
         parts = []
         try:
-            for temperature, group in groups.items():
-                self._head.set(temperature)
+            for distribution, group in groups.items():
+                self._scoring.set(distribution)
                 sequences = [TRLSequence.from_trajectory(t, a, pad_token_id=self.pad_token_id) for t, a in group]
                 batch = build_batch(sequences, pad_token_id=self.pad_token_id, device=self.device)
                 if self.config.beta > 0:
                     batch["ref_per_token_logps"] = self._reference_logprobs(batch)
-                parts.append((batch, temperature))
+                parts.append((batch, distribution))
         finally:
-            self._head.set(self.config.temperature)
+            self._scoring.set(self._configured)
         return parts
 
     def _dapo_items(self, tokens: torch.Tensor, micro_batches: int) -> torch.Tensor:
@@ -763,7 +816,7 @@ class TRLTrainer:
         return out
 
     def _windows(self, parts: Sequence[tuple[dict[str, torch.Tensor], float]]) -> list[list[_Micro]]:
-        """Optimiser steps of ``per_device * gradient_accumulation`` sequences, as micro-batches of one temperature."""
+        """Optimiser steps of ``per_device * gradient_accumulation`` sequences, as micro-batches of one distribution."""
         cfg = self.config
         per_step = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
         order = [(g, row) for g, (batch, _) in enumerate(parts) for row in range(_batch_size(batch))]
@@ -773,9 +826,9 @@ class TRLTrainer:
             micro: list[_Micro] = []
             for g in dict.fromkeys(g for g, _ in chunk):
                 rows = [row for gg, row in chunk if gg == g]
-                batch, temperature = parts[g]
+                batch, distribution = parts[g]
                 for s in range(rows[0], rows[-1] + 1, cfg.per_device_train_batch_size):
-                    micro.append(_Micro(batch, temperature, s, min(s + cfg.per_device_train_batch_size,
+                    micro.append(_Micro(batch, distribution, s, min(s + cfg.per_device_train_batch_size,
                                                                    rows[-1] + 1)))
             windows.append(micro)
         return windows
@@ -790,7 +843,7 @@ class TRLTrainer:
         total = 0.0
         group = self.data_parallel
         for m, micro in self._share(window):
-            self._head.set(m.temperature)
+            self._scoring.set(m.distribution)
             micro["num_items_in_batch"] = items
             with grpo.compute_loss_context_manager():
                 loss = grpo.compute_loss(self.model, micro)
@@ -828,8 +881,8 @@ class TRLTrainer:
         mismatch or stale weights show up here)."""
         total, tokens, worst, ratio = 0.0, 0.0, 0.0, 0.0
         try:
-            for batch, temperature in parts:
-                self._head.set(temperature)
+            for batch, distribution in parts:
+                self._scoring.set(distribution)
                 logps = self._forward_logprobs(self.model, batch)
                 mask = (batch["completion_mask"] * batch["tool_mask"]).float()
                 delta = (logps - batch["old_per_token_logps"]) * mask
@@ -838,7 +891,7 @@ class TRLTrainer:
                 ratio += float((torch.exp(delta.clamp(-20, 20)) * mask).sum())
                 tokens += float(mask.sum())
         finally:
-            self._head.set(self.config.temperature)
+            self._scoring.set(self._configured)
         tokens = max(tokens, 1.0)
         return {"sampler_logprob_abs_diff": total / tokens, "sampler_logprob_max_diff": worst,
                 "ratio_mean": ratio / tokens}

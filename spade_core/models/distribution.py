@@ -1,0 +1,85 @@
+"""The sampling distribution as tensors: what the sampler draws from and what trainers score tokens under.
+
+One rule for every role, backend and trainer (:class:`~spade_core.models.base.TokenDistribution` describes it):
+divide the logits by the temperature, keep the ``top_k`` highest (ties with the k-th kept), then the nucleus of
+``top_p`` (a token stays while the mass ranked strictly above it is below ``top_p``; the first always stays),
+renormalise. It is vLLM's ``processed_logprobs`` (top-k before top-p, same tie and boundary rules). Greedy decoding
+records the untempered, untruncated logprob.
+
+:func:`processed_logprobs` gives the whole distribution (``-inf`` outside the kept set: sampling from it can never
+pick such a token). :func:`token_logprobs` scores given tokens for a trainer, differentiably; a token outside the
+kept set (possible only once the policy has moved away from the sampler) gets :data:`LOGPROB_FLOOR` instead of
+``-inf``, so importance ratios, KL terms and metrics stay finite and such a token carries no gradient.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from spade_core.models.base import TokenDistribution
+
+LOGPROB_FLOOR = math.log(torch.finfo(torch.float32).tiny)  # about -87.3: "never sampled", yet finite
+
+
+def kept_tokens(scores: torch.Tensor, distribution: TokenDistribution) -> torch.Tensor | None:
+    """Boolean ``[..., V]`` mask of the tokens ``distribution`` may sample from tempered ``scores`` (``None``:
+    every token). Not differentiable (a set, not a value)."""
+    top_k, top_p = distribution.top_k, distribution.top_p
+    vocab = scores.shape[-1]
+    if (not top_k or top_k >= vocab) and top_p >= 1.0:
+        return None
+    with torch.no_grad():
+        scores = scores.detach()
+        keep = torch.ones_like(scores, dtype=torch.bool)
+        if top_k and top_k < vocab:
+            kth = torch.topk(scores, top_k, dim=-1).values[..., -1:]
+            keep = scores >= kth
+        if top_p < 1.0:
+            masked = scores.masked_fill(~keep, float("-inf"))
+            sorted_scores, order = torch.sort(masked, descending=True, dim=-1)
+            probs = torch.softmax(sorted_scores, -1)
+            drop = (probs.cumsum(-1) - probs) >= top_p  # the mass ranked above this token already reaches top_p
+            drop[..., 0] = False
+            keep = keep & ~torch.zeros_like(drop).scatter(-1, order, drop)
+    return keep
+
+
+def processed_logprobs(logits: torch.Tensor, distribution: TokenDistribution) -> torch.Tensor:
+    """Log-probabilities ``[..., V]`` (fp32) of the distribution a token is drawn from; ``-inf`` outside it."""
+    scoring = distribution.scoring
+    scores = logits.float() / scoring.temperature
+    keep = kept_tokens(scores, scoring)
+    if keep is not None:
+        scores = scores.masked_fill(~keep, float("-inf"))
+    return torch.log_softmax(scores, -1)
+
+
+def token_logprobs(logits: torch.Tensor, targets: torch.Tensor, distribution: TokenDistribution) -> torch.Tensor:
+    """``log p(target)`` per position under ``distribution`` (fp32, differentiable), floored at :data:`LOGPROB_FLOOR`.
+
+    ``logits`` is ``[..., V]`` and ``targets`` ``[...]``. Without truncation this is a gather minus a logsumexp (no
+    ``[..., V]`` log-softmax is kept for backward)."""
+    scoring = distribution.scoring
+    scores = logits.float() / scoring.temperature
+    keep = kept_tokens(scores, scoring)
+    index = targets[..., None]
+    if keep is None:
+        return scores.gather(-1, index)[..., 0] - torch.logsumexp(scores, dim=-1)
+    scores = scores.masked_fill(~keep, float("-inf"))
+    picked = scores.gather(-1, index)[..., 0] - torch.logsumexp(scores, dim=-1)
+    inside = keep.gather(-1, index)[..., 0]
+    return torch.where(inside, picked, torch.full_like(picked, LOGPROB_FLOOR))
+
+
+def sample_tokens(logits: torch.Tensor, distribution: TokenDistribution,
+                  generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """One token per row of ``logits`` ``[B, V]`` and its logprob under the distribution it was drawn from
+    (greedy: the arg-max and its untempered logprob)."""
+    logp = processed_logprobs(logits, distribution)
+    if distribution.greedy:
+        tokens = logits.argmax(-1)
+    else:
+        tokens = torch.multinomial(logp.exp(), 1, generator=generator)[:, 0]
+    return tokens, logp.gather(-1, tokens[:, None])[:, 0]
