@@ -3,9 +3,13 @@
     python benchmarks/bench_sandbox.py            # full run (1,000 concurrent instances)
     python benchmarks/bench_sandbox.py --quick    # smaller counts, same figures
     python benchmarks/bench_sandbox.py --layers   # also: what each isolation layer stops on its own
+    python benchmarks/bench_sandbox.py --against REF   # step and 64-per-message figures, this tree vs git REF,
+                                                       # interleaved in the same run (a checkout in a temp dir)
 
 Targets (issue 3): per-step overhead p50 <= 100 us; <= 15 us per env-step at 64 envs per message; make p50 <= 30 ms
-with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances.
+with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances. Issue 15 (the hardened sandbox)
+keeps the step p50 and the 64-per-message figure within 1.2x of the figures before it (BEFORE_HARDENING, printed
+beside them; ``--against REF`` measures both implementations in one run, which is what counts on a loaded machine).
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from spade_core.sandbox.policy import compile_env_source  # noqa: E402
 from spade_core.sandbox.pool import probe_isolation  # noqa: E402
 
 TRIVIAL = (ROOT / "tests" / "sandbox" / "envs" / "trivial_env.py").read_text()
+BEFORE_HARDENING = {"step_p50_us": 33.23, "batch64_p50_us": 8.46}
+"""The README's figures before the sandbox was hardened (issue 15), on this 2-core machine, quiet."""
 
 
 def _plain_class() -> type:
@@ -112,7 +118,8 @@ def bench_step(pool: WorkerPool, n: int) -> None:
     sandboxed = _timed(lambda: remote.step("a"), n)
     us = 1e6
     _row("in-process under RestrictedPython p50", _pct(rp, 0.5) * us, _pct(base, 0.5) * us, "us")
-    _row("sandboxed step p50", _pct(sandboxed, 0.5) * us, _pct(base, 0.5) * us, "us", "(target <= 100 us)")
+    _row("sandboxed step p50", _pct(sandboxed, 0.5) * us, _pct(base, 0.5) * us, "us",
+         f"(target <= 100 us; before hardening {BEFORE_HARDENING['step_p50_us']} us)")
     _row("sandboxed step p99", _pct(sandboxed, 0.99) * us, _pct(base, 0.99) * us, "us")
     remote.close()
 
@@ -130,7 +137,8 @@ def bench_batch(pool: WorkerPool, rounds: int) -> None:
     base = _timed(lambda: [h.step("a") for h in local], rounds)
     batched = _timed(lambda: step_many(remote, actions), rounds)
     us = 1e6 / 64
-    _row("per env-step, 64 per message (p50)", _pct(batched, 0.5) * us, _pct(base, 0.5) * us, "us", "(target <= 15 us)")
+    _row("per env-step, 64 per message (p50)", _pct(batched, 0.5) * us, _pct(base, 0.5) * us, "us",
+         f"(target <= 15 us; before hardening {BEFORE_HARDENING['batch64_p50_us']} us)")
     for h in remote:
         h.close()
 
@@ -233,11 +241,93 @@ def bench_layers() -> None:
         print("  " + probe.ljust(24) + "".join(c[:12].ljust(13) for c in cells))
 
 
+FIGURES_CHILD = """
+import json, os, sys, time, types
+root, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.path.insert(0, root)
+for name in ("spade_core", "spade_core.contract"):  # the package __init__ is not needed to drive a pool
+    pkg = types.ModuleType(name)
+    pkg.__path__ = [os.path.join(root, *name.split("."))]
+    sys.modules[name] = pkg
+from spade_core.sandbox.allowlist import BASE_ALLOWLIST
+from spade_core.sandbox.limits import SandboxLimits
+from spade_core.sandbox.pool import WorkerPool
+from spade_core.sandbox.proxy import SandboxedInnerEnv, call_many, step_many
+source = open(sys.argv[4]).read()
+pool = WorkerPool(SandboxLimits(call_timeout_s=30, load_timeout_s=30, episode_budget_s=1e6), prestart=1,
+                  allowlist=dict(BASE_ALLOWLIST))
+try:
+    one = SandboxedInnerEnv(source, env_id="bench", pool=pool)
+    one.reset(0, {})
+    for _ in range(500):
+        one.step("a")
+    steps = []
+    for _ in range(n):
+        t = time.perf_counter()
+        one.step("a")
+        steps.append(time.perf_counter() - t)
+    many = [SandboxedInnerEnv(source, env_id=f"b{i}", pool=pool) for i in range(64)]
+    call_many([(h, "reset", (0, {})) for h in many])
+    for _ in range(20):
+        step_many(many, ["a"] * 64)
+    batches = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        step_many(many, ["a"] * 64)
+        batches.append((time.perf_counter() - t) / 64)
+finally:
+    pool.shutdown()
+steps.sort()
+batches.sort()
+print(json.dumps({"step_p50_us": steps[len(steps) // 2] * 1e6, "batch64_p50_us": batches[len(batches) // 2] * 1e6}))
+"""
+
+
+def _figures(root: Path, n: int, rounds: int) -> dict[str, float]:
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", FIGURES_CHILD, str(root), str(n), str(rounds),
+                          str(ROOT / "tests" / "sandbox" / "envs" / "trivial_env.py")],
+                         capture_output=True, text=True, check=True, timeout=600)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_against(ref: str, repeats: int, n: int, rounds: int) -> None:
+    """This tree vs ``ref`` (checked out into a temp dir), alternating runs in one session; medians compared."""
+    import shutil
+    import statistics
+    import subprocess
+
+    print(f"\nstep and 64-per-message figures, this tree vs {ref} (alternating, {repeats} runs each)")
+    other = Path(tempfile.mkdtemp(prefix="spade-bench-ref-")) / "tree"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other), ref], check=True,
+                   capture_output=True)
+    try:
+        runs: dict[str, list[dict[str, float]]] = {"now": [], "ref": []}
+        for _ in range(repeats):
+            runs["now"].append(_figures(ROOT, n, rounds))
+            runs["ref"].append(_figures(other, n, rounds))
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], capture_output=True)
+        shutil.rmtree(other.parent, ignore_errors=True)
+    for key, label in (("step_p50_us", "sandboxed step p50"), ("batch64_p50_us", "per env-step, 64 per message")):
+        now = statistics.median(r[key] for r in runs["now"])
+        before = statistics.median(r[key] for r in runs["ref"])
+        print(f"  {label:<32} now {now:8.2f} us   {ref[:12]} {before:8.2f} us   x{now / before:5.2f} "
+              f"(bound x1.20; README before hardening {BEFORE_HARDENING[key]} us)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sample counts")
     parser.add_argument("--layers", action="store_true", help="also measure what each isolation layer stops")
+    parser.add_argument("--against", metavar="REF", help="compare the step figures with a git ref, same run")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs per tree for --against")
     args = parser.parse_args()
+    if args.against:
+        bench_against(args.against, args.repeats, 2000 if args.quick else 5000, 50 if args.quick else 250)
+        return
     n = 1000 if args.quick else 5000
     count = 250 if args.quick else 1000
     pool = WorkerPool(SandboxLimits(call_timeout_s=30, load_timeout_s=30, episode_budget_s=1e6), prestart=2)

@@ -226,6 +226,7 @@ class _CheckedMutator:
 
 _CHECKED_CLASSES = frozenset({list, dict, set, bytearray, collections.deque, collections.Counter,
                               collections.OrderedDict, collections.defaultdict})
+_IMMUTABLE = frozenset({int, float, str, bool, tuple, frozenset, bytes, complex})
 _PLAIN_VALUE_TYPES = frozenset({str, int, float, bool, type(None), tuple, list, dict, set, frozenset, types.MethodType})
 
 
@@ -260,9 +261,11 @@ def guarded_hasattr(obj: Any, name: str) -> bool:
 def guarded_write(obj: Any) -> Any:
     """``_write_``: environment objects (its own classes and instances, lists, dicts, sets) are writable; containers
     shared by the allow-listed modules are not."""
-    if id(obj) in _SHARED:
-        raise violation(_shared_message(obj, "item or attribute assignment"))
-    if isinstance(obj, _WRITABLE) or is_sandbox_class(obj) or is_sandbox_class(type(obj)):
+    if isinstance(obj, _WRITABLE):
+        if id(obj) in _SHARED:
+            raise violation(_shared_message(obj, "item or attribute assignment"))
+        return obj
+    if is_sandbox_class(obj) or is_sandbox_class(type(obj)):
         return obj
     raise violation(
         f"cannot assign to attributes or items of a {type(obj).__name__}; only objects the environment code "
@@ -302,7 +305,7 @@ _INPLACE: dict[str, Callable[[Any, Any], Any]] = {
 
 def inplacevar(op: str, target: Any, value: Any) -> Any:
     """``_inplacevar_``: ``x += v`` with in-place semantics (a list is extended, not replaced)."""
-    if id(target) in _SHARED:
+    if type(target) not in _IMMUTABLE and id(target) in _SHARED:
         raise violation(_shared_message(target, op))
     return _INPLACE[op](target, value)
 

@@ -160,7 +160,8 @@ class _Worker:
                     buf = self.buf = self._read_rest(buf, 4 + size, deadline)
                 if len(buf) >= 4 + size:
                     end = 4 + size
-                    count = buf.count(b",", 4, end) + buf.count(b"[", 4, end) + buf.count(b"{", 4, end) + 1
+                    count = 0 if size < max_elements else (
+                        buf.count(b",", 4, end) + buf.count(b"[", 4, end) + buf.count(b"{", 4, end) + 1)
                     if count > max_elements:
                         buf.clear()
                         raise _ChannelError("oversize", f"about {count} JSON values (limit {max_elements})")
@@ -538,16 +539,25 @@ class WorkerPool:
         """One request/reply; channel failures kill the worker and raise the typed error."""
         self._await_ready(worker)
         worker.last_used = started = time.monotonic()
-        deadline, budget_end = self._deadline(started + timeout + self.grace_s)
+        frame: _Budget | None = getattr(_BUDGET, "frame", None)
+        if frame is None:
+            deadline, budget_end = started + timeout + self.grace_s, None
+        else:
+            deadline, budget_end = self._deadline(started + timeout + self.grace_s)
+            frame.depth += 1
         try:
-            with _charged(started):
-                worker.send(message, deadline)
-                reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
-                                         self.limits.max_reply_elements)
+            worker.send(message, deadline)
+            reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
+                                     self.limits.max_reply_elements)
         except _ChannelError as exc:
             if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
                 raise self._budget_spent(worker, what, inst) from None
             raise self._channel_failure(worker, exc, what, timeout, inst) from None
+        finally:
+            if frame is not None:
+                frame.depth -= 1
+                if frame.depth == 0:
+                    frame.spent_s += time.monotonic() - started
         if not isinstance(reply, dict) or ("ok" not in reply and not isinstance(reply.get("err"), dict)):
             raise self._channel_failure(worker, _ChannelError("protocol", "reply is not {ok|err}"), what, timeout, inst)
         return reply

@@ -146,7 +146,8 @@ class Worker:
             else:
                 if len(payload) > self.limits.max_reply_bytes:
                     status, value = "err", _oversize(len(payload), self.limits.max_reply_bytes, what)
-                elif wire.element_estimate(payload) > self.limits.max_reply_elements:
+                elif (len(payload) > self.limits.max_reply_elements
+                      and wire.element_estimate(payload) > self.limits.max_reply_elements):
                     status, value = "err", _too_many(wire.element_estimate(payload), self.limits.max_reply_elements, what)
                 else:
                     self.sock.sendall(wire.frame(payload))
@@ -204,7 +205,7 @@ class Worker:
         limit, max_elements = self.limits.max_reply_bytes, self.limits.max_reply_elements
         try:
             payload = wire.dumps({"ok": results})
-            if len(payload) <= limit and wire.element_estimate(payload) <= max_elements:
+            if len(payload) <= limit and (len(payload) <= max_elements or wire.element_estimate(payload) <= max_elements):
                 self.sock.sendall(wire.frame(payload))
                 return
         except (ValueError, TypeError, RecursionError, MemoryError):
@@ -359,15 +360,19 @@ class Worker:
 
 def _arm_cpu(seconds: int) -> None:
     """Re-arm the soft CPU limit for one message; the hard limit (the worker's lifetime budget) never moves."""
-    used = time.process_time()
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    soft = int(used) + seconds + 1
+    if not _CPU_HARD:
+        _CPU_HARD.append(resource.getrlimit(resource.RLIMIT_CPU)[1])
+    hard = _CPU_HARD[0]
+    soft = int(time.process_time()) + seconds + 1
     if hard != resource.RLIM_INFINITY:
         soft = min(soft, hard)
     try:
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     except (ValueError, OSError):
         pass
+
+
+_CPU_HARD: list[int] = []
 
 
 def _error(cause: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
