@@ -13,6 +13,8 @@ precisely what it found when it finds nothing.
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import re
 import warnings
 from dataclasses import dataclass
@@ -27,6 +29,8 @@ PYTHON_TAGS = ("", "python", "py", "python3", "py3")
 MAX_CLOSING_CANDIDATES = 16
 """Closing fences tried per block before giving up on finding one whose body parses (bounds the work on
 adversarial text: each try is one ``ast.parse``)."""
+MAX_PARSES = 64
+"""Parses per completion, all blocks together; past it, blocks end at their first closing fence."""
 
 
 class ExtractionError(SpadeError):
@@ -73,8 +77,19 @@ def _score(block: str) -> int:
 
 def _blocks(completion: str) -> list[_Block]:
     """Every fenced block, in order. A block ends at the first closing fence whose body parses (trying at most
-    :data:`MAX_CLOSING_CANDIDATES`), else at the first closing fence; with none, at the end of the text."""
+    :data:`MAX_CLOSING_CANDIDATES` per block and :data:`MAX_PARSES` in all), else at the first closing fence; with
+    none, at the end of the text."""
     lines = completion.split("\n")
+    fence_lines = [j for j, line in enumerate(lines) if _CLOSE.match(line)]
+    parses_left = MAX_PARSES
+
+    def parses(begin: int, end: int) -> bool:
+        nonlocal parses_left
+        if parses_left <= 0:
+            return False
+        parses_left -= 1
+        return _parses("\n".join(lines[begin:end]))
+
     blocks: list[_Block] = []
     i = 0
     while i < len(lines):
@@ -84,13 +99,12 @@ def _blocks(completion: str) -> list[_Block]:
             continue
         fence = opening.group("fence")
         language = opening.group("lang").lower()
-        closes = [j for j in range(i + 1, len(lines))
-                  if (m := _CLOSE.match(lines[j])) and m.group("fence")[0] == fence[0]
-                  and len(m.group("fence")) >= len(fence)]
-        end = next((j for j in closes[:MAX_CLOSING_CANDIDATES] if _parses("\n".join(lines[i + 1:j]))), None)
-        rest = "\n".join(lines[i + 1:])
-        if end is None and (not closes or _parses(rest)):  # cut before its closing fence (a token limit)
-            blocks.append(_Block(language, rest.strip("\n"), closed=False))
+        closes = list(itertools.islice(
+            (j for j in map(fence_lines.__getitem__, range(bisect.bisect_right(fence_lines, i), len(fence_lines)))
+             if lines[j].strip()[0] == fence[0] and len(lines[j].strip()) >= len(fence)), MAX_CLOSING_CANDIDATES))
+        end = next((j for j in closes[:MAX_CLOSING_CANDIDATES] if parses(i + 1, j)), None)
+        if end is None and (not closes or parses(i + 1, len(lines))):  # cut before its closing fence
+            blocks.append(_Block(language, "\n".join(lines[i + 1:]).strip("\n"), closed=False))
             break
         if end is None:
             end = closes[0]  # nothing parses either way: the fence as written (the validator says why)
