@@ -52,6 +52,7 @@ class TestPlan:
     leaves: tuple[str, ...]
     message: Node | None
     shown: str
+    line: int = 1
 
 
 class LeafFailed(Exception):
@@ -73,7 +74,7 @@ def plan_test(source: str) -> TestPlan:
     leaves: list[str] = []
     check = _plan(statement.test, leaves)
     message = _plan(statement.msg, leaves) if statement.msg is not None else None
-    return TestPlan(source, setup, check, tuple(leaves), message, ast.unparse(statement.test))
+    return TestPlan(source, setup, check, tuple(leaves), message, ast.unparse(statement.test), statement.lineno)
 
 
 def _plan(node: ast.expr, leaves: list[str]) -> Node:
@@ -107,7 +108,7 @@ def decide(plan: TestPlan, values: Sequence[tuple[bool, Any]]) -> tuple[bool, st
         return False, str(exc)
     except (TypeError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
         return False, f"{type(exc).__name__} while checking {_short(plan.shown)}: {exc}"
-    return False, "AssertionError: " + _failure_text(plan, values)
+    return False, f"line {plan.line}: AssertionError: " + _failure_text(plan, values)
 
 
 def _failure_text(plan: TestPlan, values: Sequence[tuple[bool, Any]]) -> str:

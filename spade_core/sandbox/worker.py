@@ -91,6 +91,7 @@ class Worker:
         self.timeout = limits.call_timeout_s
         self.buffer = bytearray()
         self.code_ns: dict[str, Any] = {}
+        self.test_ns: dict[str, Any] = {}
         self.phase: str | None = None
         self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "load": self.op_load, "new": self.op_new, "call": self.op_call, "del": self.op_del,
@@ -316,11 +317,14 @@ class Worker:
         collector = guards.CappedPrint(guards.guarded_getattr)
         self.code_ns["_print_"] = lambda _getattr_=None: collector
         exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
+        # Tests see the agent's names but never its rebinding of a builtin (``ValueError = Exception`` would make
+        # ``except ValueError`` in a test accept anything; ``sorted = ...`` would forge ``sorted(f(x)) == ...``).
+        self.test_ns = {k: v for k, v in self.code_ns.items() if k not in self.builtins}
         return {"stdout": collector()[-10_000:]}
 
     def op_test(self, request: dict[str, Any]) -> Any:
         code = compile_env_source(request["source"], filename=TEST_FILENAME, allowed_modules=self.allowed)
-        exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
+        exec(code, self.test_ns)  # noqa: S102 - restricted code object, guarded globals
         return None
 
     def op_eval(self, request: dict[str, Any]) -> Any:
@@ -332,7 +336,7 @@ class Worker:
         for source in request["exprs"]:
             try:
                 code = compile_env_source(source, filename=TEST_FILENAME, allowed_modules=self.allowed, mode="eval")
-                out.append([True, canon.encode(eval(code, self.code_ns))])  # noqa: S307 - restricted code object
+                out.append([True, canon.encode(eval(code, self.test_ns))])  # noqa: S307 - restricted code object
             except (Exception, guards.PolicyViolation) as exc:  # noqa: BLE001 - the agent code's error is data
                 out.append([False, _error("exception", exc)["msg"]])
         return out

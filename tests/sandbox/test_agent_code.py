@@ -64,6 +64,15 @@ def test_agent_objects_cannot_forge_a_comparison(pool, test: str) -> None:
     assert not result["ok"] and result["failed"] == 1, result
 
 
+def test_agent_code_cannot_rebind_the_builtins_a_test_uses(pool) -> None:
+    code = ("def half(n):\n    return n // 2\n"
+            "ValueError = Exception\nsorted = lambda xs: [1, 2, 3]\nlen = lambda xs: 3\n")
+    tests = ["try:\n    half('x')\nexcept ValueError:\n    pass\nelse:\n    raise AssertionError('no error')",
+             "assert sorted([3, half(4), 1]) == [1, 2, 3] and len([]) == 0", "assert sorted([9, 8]) == [1, 2, 3]"]
+    result = run_python_code(code, tests=tests, pool=pool)
+    assert [t["passed"] for t in result["tests"]] == [False, True, False], result
+
+
 def test_plain_results_are_compared_with_python_semantics(pool) -> None:
     code = "def f(x):\n    return [x, (x, x), {x: 'a'}, {x}, 2.0 * x, None]\n"
     tests = ["assert f(1) == [1, (1, 1), {1: 'a'}, {1}, 2.0, None]", "assert f(2)[4] > 3.5 and f(2)[5] is None",
