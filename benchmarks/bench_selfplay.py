@@ -1,16 +1,24 @@
-"""Self-play iteration time split: the share of wall time that is neither generation nor the optimiser step.
+"""Self-play on the embedded defaults: peak RSS, iterations finished within the time budget, and the time split.
 
-Runs real iterations (embedded defaults, or ``--tiny`` for a locally built tiny model) and prints, per iteration,
-generate / train / validate / other seconds and the overhead share (validate + other) next to its target (<= 10%).
-Agent-turn batching vs one environment at a time is measured by ``bench_rollout.py``.
+Runs ``spade selfplay`` in this process with the default config (or ``--tiny``: a locally built tiny model) and
+``--set`` overrides, then prints
 
-    python benchmarks/bench_selfplay.py [--iterations 1] [--tiny]
+- peak RSS of this process (what ``/usr/bin/time -v`` reports for the main job), beside the trainer's irreducible
+  state (fp32 weights + gradients + two AdamW moments) and the 4 GB target;
+- iterations finished within ``time_budget_minutes`` (target >= 3), beside the iterations asked for;
+- per iteration: generate / train / validate / other seconds and the overhead share (validate + other; target
+  <= 10%), the designer update's seconds and its first-update importance ratio and clip fraction (on-policy: ratio 1,
+  clip 0).
+
+    python benchmarks/bench_selfplay.py [--tiny] [--set designer.max_new_tokens=320 ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
+import time
 from pathlib import Path
 
 from spade_core.selfplay.config import SelfPlayConfig
@@ -18,28 +26,62 @@ from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.metrics import read_metrics
 from spade_core.typed_config import load_config
 
+RSS_TARGET_GB = 4.0
+ITERATIONS_TARGET = 3
+
+
+def peak_rss_gb() -> tuple[float, float]:
+    """Peak RSS of this process and of its largest finished child (Linux reports KiB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    return own, children
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=1)
     parser.add_argument("--tiny", action="store_true", help="use a tiny random model instead of SmolLM2")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        overrides = [f"run_dir={tmp}/run", f"store={tmp}/store.sqlite3", f"iterations={args.iterations}"]
+        overrides = [f"run_dir={tmp}/run", f"store={tmp}/store.sqlite3", *args.set]
         if args.tiny:
             from spade_core.models.tiny import build_tiny_model
 
             overrides += [f"model.spec={build_tiny_model(Path(tmp) / 'tiny')}", "designer.worked_example=false",
                           "memory.embedder=hashing"]
-        SelfPlay(load_config(SelfPlayConfig, None, overrides)).run()
+        config = load_config(SelfPlayConfig, None, overrides)
+        loop = SelfPlay(config)
+        started = time.perf_counter()
+        loop.run()
+        wall = time.perf_counter() - started
+        state_gb = _training_state_gb(loop)
         metrics = read_metrics(Path(tmp) / "run")
+    own, children = peak_rss_gb()
+    budget = config.time_budget_minutes
+    print(f"peak RSS: {own:.2f} GB (largest child process {children:.2f} GB); trainer state (weights + gradients + "
+          f"AdamW moments, fp32) {state_gb:.2f} GB; target <= {RSS_TARGET_GB:.0f} GB")
+    print(f"iterations finished: {len(metrics)} of {config.iterations} in {wall / 60:.1f} min (budget {budget:g} min); "
+          f"target >= {ITERATIONS_TARGET}")
     print(f"{'iteration':>9} {'total s':>9} {'generate':>9} {'train':>8} {'validate':>9} {'other':>8} "
-          f"{'overhead':>9}  target")
+          f"{'overhead':>9} {'designer update s':>18} {'ratio':>7} {'clip':>6}")
     for m in metrics:
         t = m.time
         overhead = (t.validate + t.other) / t.total if t.total else 0.0
+        designer = m.train.designer.metrics if m.train.designer else {}
+        clip = designer.get("clip_frac_low", 0.0) + designer.get("clip_frac_high", 0.0)
         print(f"{m.iteration:>9} {t.total:>9.1f} {t.generate:>9.1f} {t.train:>8.1f} {t.validate:>9.1f} "
-              f"{t.other:>8.1f} {overhead:>9.1%}  <= 10% (baseline: generation + optimiser time of the same run)")
+              f"{t.other:>8.1f} {overhead:>9.1%} {designer.get('seconds', 0.0):>18.1f} "
+              f"{designer.get('ratio_mean', float('nan')):>7.3f} {clip:>6.3f}")
+    print("overhead target <= 10% (baseline: generation + optimiser time of the same run)")
+
+
+def _training_state_gb(loop: SelfPlay) -> float:
+    """fp32 weights, gradients and AdamW's two moments of the trained parameters (4 copies x 4 bytes)."""
+    model = getattr(loop.parts.trainer, "model", None) if loop.parts is not None else None
+    if model is None:
+        return 0.0
+    count = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return 4 * 4 * count / 2**30
 
 
 if __name__ == "__main__":

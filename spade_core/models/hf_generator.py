@@ -51,6 +51,15 @@ class GeneratorStats:
         return dict(self.__dict__)
 
 
+@dataclass
+class _KeptPrefix:
+    """The keys and values of the last single-prompt call: ``ids`` are the positions ``cache`` holds."""
+
+    ids: list[int]
+    cache: Any
+    version: int
+
+
 class HFGenerator:
     """Batched sampling from a transformers causal LM with exact ids and sampler logprobs.
 
@@ -99,6 +108,7 @@ class HFGenerator:
         base = model.get_base_model() if hasattr(model, "get_base_model") else model
         self._logits_to_keep = "logits_to_keep" in inspect.signature(base.forward).parameters
         self.stats = GeneratorStats()
+        self._kept: _KeptPrefix | None = None
 
     @classmethod
     def from_pretrained(
@@ -268,17 +278,22 @@ class HFGenerator:
 
         Rows are left-padded. A prefix shared by every prompt (a system prompt, a worked example) is computed once
         and its cache repeated across the batch; the rest of each prompt is left-padded after it (the attention mask
-        hides the gap and positions skip it, so every row sees exactly its own prompt).
+        hides the gap and positions skip it, so every row sees exactly its own prompt). A prefix the previous
+        single-prompt call already computed with the same weights (a repair prompt starts with the attempt it
+        repairs) is copied from that call's cache instead of being computed again.
         """
         n = len(prompts)
         shared = _shared_prefix_length(prompts) if n > 1 and self.share_prefix else 0
         if shared < MIN_SHARED_PREFIX:
             shared = 0
-        if shared:
-            ids = torch.tensor([prompts[0][:shared]], dtype=torch.long, device=self.device)
-            ones = torch.ones_like(ids)
-            out = self._forward(ids, ones, torch.arange(shared, device=self.device)[None], cache)
+        reused = self._reuse_prefix(prompts[0], cache, shared if n > 1 else len(prompts[0]) - 1)
+        shared = max(shared, reused)
+        if shared > reused:
+            ids = torch.tensor([prompts[0][reused:shared]], dtype=torch.long, device=self.device)
+            ones = torch.ones((1, shared), dtype=torch.long, device=self.device)
+            out = self._forward(ids, ones, torch.arange(reused, shared, device=self.device)[None], cache)
             cache = out.past_key_values
+        if shared and n > 1:
             cache.batch_repeat_interleave(n)
         rests = [p[shared:] for p in prompts]
         width = max(len(r) for r in rests)
@@ -291,8 +306,38 @@ class HFGenerator:
         input_ids, attention = input_ids.to(self.device), attention.to(self.device)
         positions = (attention.cumsum(-1) - 1).clamp(min=0)[:, shared:]
         out = self._forward(input_ids, attention, positions, cache)
-        self.stats.shared_prefix_tokens += shared * (n - 1)
+        self.stats.shared_prefix_tokens += shared * (n - 1) + reused
         return out, attention, positions[:, -1:]
+
+    def forget_prefix(self) -> None:
+        """Drop the kept keys and values of the last single-prompt call (the weights are about to change)."""
+        self._kept = None
+
+    def _weights_version(self) -> int:
+        """Changes whenever any parameter is written in place (an optimiser step, a weight push, a load)."""
+        return sum(p._version for p in self.model.parameters())
+
+    def _reuse_prefix(self, prompt: list[int], cache: Any, limit: int) -> int:
+        """Copy the longest prefix of ``prompt`` (at most ``limit`` tokens) that the kept cache holds into
+        ``cache``; return its length (0: nothing reusable)."""
+        kept = self._kept
+        if kept is None or not isinstance(cache, decoding.GrowingKVCache) or limit < MIN_SHARED_PREFIX:
+            return 0
+        if kept.version != self._weights_version():
+            self._kept = None
+            return 0
+        length = min(_shared_prefix_length([kept.ids + [-1], prompt + [-2]]), limit)
+        if length < MIN_SHARED_PREFIX:
+            return 0
+        for index, layer in enumerate(kept.cache.layers):
+            cache.update(layer.keys[:, :, :length], layer.values[:, :, :length], index)
+        return length
+
+    def _keep(self, prompt: list[int], completion: list[int], cache: Any) -> None:
+        """Keep a single-prompt call's cache (prompt and fed completion tokens) for a later prompt that extends it."""
+        if isinstance(cache, decoding.GrowingKVCache) and cache.get_seq_length() > 0:
+            ids = (prompt + completion)[:cache.get_seq_length()]
+            self._kept = _KeptPrefix(ids, cache, self._weights_version())
 
     def _decode_batch(self, prompts: list[list[int]], params: SamplingParams, rng: torch.Generator,
                       cache: Any) -> list[Generation]:
@@ -345,6 +390,8 @@ class HFGenerator:
                     active = [active[b] for b in keep]
             out = self._forward(next_tokens, attention, positions, cache)
 
+        if n == 1:
+            self._keep(prompts[0], completions[0], cache)
         results = []
         for row, prompt in enumerate(prompts):
             ids = completions[row]

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from spade_core.models.base import ModelBackend, SamplingParams
+from spade_core.models.distribution import token_logprobs
 from spade_core.models.errors import GenerationError, WeightSyncError
 from spade_core.models.hf_generator import HFGenerator
 
@@ -193,3 +194,29 @@ def test_the_plain_decoding_path_gives_the_same_completions(tiny_generator: HFGe
     assert [g.completion_ids for g in fast] == [g.completion_ids for g in slow]
     for a, b in zip(fast, slow):
         assert torch.allclose(torch.tensor(a.logprobs), torch.tensor(b.logprobs), atol=1e-4)
+
+
+def test_a_prompt_extending_the_last_one_reuses_its_keys_and_values_exactly(tiny_model_dir) -> None:
+    """A repair prompt (the attempt's prompt, the attempt, the feedback) starts from the attempt's cache; with the
+    weights changed in place in between, nothing is reused."""
+    generator = HFGenerator.from_pretrained(tiny_model_dir)
+    fresh = HFGenerator(generator.model, generator.tokenizer)
+    prompt = generator.encode_chat(SHARED[0])
+    first = generator.generate([prompt], SamplingParams(max_new_tokens=12, temperature=0.8, seed=3))[0]
+    repair = prompt + first.completion_ids + generator.encode_chat([{"role": "user", "content": "Try again."}])
+    params = SamplingParams(max_new_tokens=12, temperature=0.8, top_p=0.9, seed=4)
+    before = generator.stats.shared_prefix_tokens
+    reused = generator.generate([repair], params)[0]
+    assert generator.stats.shared_prefix_tokens - before >= len(prompt)
+    plain = fresh.generate([repair], params)[0]
+    assert reused.completion_ids == plain.completion_ids
+    assert torch.allclose(torch.tensor(reused.logprobs), torch.tensor(plain.logprobs), atol=1e-5)
+    with torch.no_grad():  # and they are the logprobs of a plain full forward under the sampled distribution
+        logits = generator.model(torch.tensor([repair + reused.completion_ids])).logits[0, len(repair) - 1:-1]
+    expected = token_logprobs(logits, torch.tensor(reused.completion_ids), params.distribution)
+    assert torch.allclose(torch.tensor(reused.logprobs), expected, atol=1e-4)
+    with torch.no_grad():
+        next(generator.model.parameters()).add_(1e-3)  # an in-place change, as an optimiser step makes
+    before = generator.stats.shared_prefix_tokens
+    generator.generate([repair + reused.completion_ids], params)
+    assert generator.stats.shared_prefix_tokens == before

@@ -135,6 +135,7 @@ class ReferenceTrainer:
     def update(self, trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> dict[str, float]:
         """One update: ``mini_batches`` optimiser steps per epoch over the trainable trajectories."""
         started = time.perf_counter()
+        self._own_generator.forget_prefix()  # its kept keys and values belong to the weights this update changes
         items = trainable_items(trajectories, advantages)
         external = self._generator is not self._own_generator
         probe = probe_sequences([t for t, _ in items], self.config.sync_probe_sequences) if external else []
