@@ -51,10 +51,11 @@ _TYPING = (
 ).split()
 _TEXTWRAP = "dedent indent wrap fill shorten".split()
 _WRAPPERS = "spade_core.sandbox.wrappers"
+_RE_PATTERN_FUNCTIONS = "compile match search fullmatch findall finditer sub subn split".split()
 
 BASE_ALLOWLIST: AllowList = {
     "math": _same("math", _MATH),
-    "re": _same("re", _RE),
+    "re": {**_same("re", _RE), **{name: f"{_WRAPPERS}:re_{name}" for name in _RE_PATTERN_FUNCTIONS}},
     "json": _same("json", ("loads", "dumps", "JSONDecodeError")),
     "string": _same("string", _STRING),
     "itertools": _same("itertools", _ITERTOOLS),

@@ -7,7 +7,10 @@ may be a container shared by every instance in the worker. The allow-list maps t
 - :func:`sandbox_dataclass` accepts only classes made by a ``class`` statement of the environment code (marked
   by the sandbox's metaclass, plain ``type`` metaclass, identifier field names) in a module the sandbox created;
 - :func:`sandbox_namedtuple` marks its classes as sandbox-defined and refuses ``module=``;
-- the heapq / bisect mutators refuse a shared container (:func:`.guards.is_shared`).
+- the heapq / bisect mutators refuse a shared container (:func:`.guards.is_shared`);
+- the ``re`` functions pass only exact ``str``/``bytes`` patterns and plain ``int`` flags on: ``re`` keeps one
+  compiled-pattern cache per process keyed by ``(type, pattern, flags)``, and a ``str`` subclass with its own
+  ``__hash__``/``__eq__`` would hit another instance's entry (state shared between instances).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import collections
 import dataclasses
 import heapq
 import keyword
+import operator
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -88,3 +93,39 @@ heapreplace = _unshared(heapq.heapreplace, "heapq.heapreplace")
 insort = _unshared(bisect.insort, "bisect.insort")
 insort_left = _unshared(bisect.insort_left, "bisect.insort_left")
 insort_right = _unshared(bisect.insort_right, "bisect.insort_right")
+
+
+def _plain_pattern(pattern: Any) -> Any:
+    if type(pattern) in (str, bytes, re.Pattern):
+        return pattern
+    if isinstance(pattern, str):
+        return str.__str__(pattern)
+    if isinstance(pattern, bytes):
+        return bytes(pattern)
+    raise TypeError(f"first argument must be string or compiled pattern, not {type(pattern).__name__}")
+
+
+def _plain_re(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    def plain(pattern: Any, *args: Any, **kwargs: Any) -> Any:
+        if "flags" in kwargs:
+            kwargs["flags"] = operator.index(kwargs["flags"])
+        return fn(_plain_pattern(pattern), *args, **kwargs)
+
+    plain.__name__ = plain.__qualname__ = name
+    plain.__doc__ = fn.__doc__
+    return plain
+
+
+def re_compile(pattern: Any, flags: Any = 0) -> re.Pattern[Any]:
+    return re.compile(_plain_pattern(pattern), operator.index(flags))
+
+
+re_compile.__doc__ = re.compile.__doc__
+re_match = _plain_re(re.match, "match")
+re_search = _plain_re(re.search, "search")
+re_fullmatch = _plain_re(re.fullmatch, "fullmatch")
+re_findall = _plain_re(re.findall, "findall")
+re_finditer = _plain_re(re.finditer, "finditer")
+re_sub = _plain_re(re.sub, "sub")
+re_subn = _plain_re(re.subn, "subn")
+re_split = _plain_re(re.split, "split")

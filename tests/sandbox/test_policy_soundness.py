@@ -172,3 +172,14 @@ def test_shared_tables_stay_pristine_for_every_instance() -> None:
     ns = run("from spade_tools.calculator import Calculator\nsnapshot = dict(Calculator.TOOL_DEFS[0].parameters)\n"
              "mine = dict(Calculator.TOOL_DEFS[0].parameters)\nmine['x'] = 1\n")
     assert "x" not in ns["snapshot"] and ns["mine"]["x"] == 1
+
+
+def test_regex_cache_keys_are_plain_so_instances_cannot_collide() -> None:
+    # re keeps one cache per process keyed by (type, pattern, flags): flags whose __eq__ always holds would hit
+    # another instance's entry and hand it that instance's compiled pattern
+    first = run("import re\np = re.compile('abc', re.I)\n")["p"]
+    second = run("import re\nclass F(int):\n    def __hash__(self):\n        return hash(re.I)\n"
+                 "    def __eq__(self, other):\n        return True\n"
+                 "p = re.compile('abc', F(0))\nm = re.match('abc', 'ABC', flags=F(0))\n")
+    assert first.flags & 2
+    assert not second["p"].flags & 2 and second["m"] is None
