@@ -21,7 +21,7 @@ class ManifestError(SpadeError, ValueError):
 
 
 class ContractError(SpadeError):
-    """An environment returned a value that breaks the SPADE environment contract (DESIGN.md §2)."""
+    """An environment returned a value that breaks the SPADE environment contract (docs/design.md §2)."""
 
 
 class EpisodeStateError(SpadeError, RuntimeError):

@@ -48,7 +48,7 @@ class DifficultyKnob:
 
 @dataclass(frozen=True)
 class EnvManifest:
-    """What an environment declares about itself (DESIGN.md §2)."""
+    """What an environment declares about itself (docs/design.md §2)."""
 
     name: str
     domain: str

@@ -1,5 +1,5 @@
 """Environment memory: embeddings cached in the registry store, kNN retrieval of accepted and failed candidates,
-near-duplicate detection, and PLR-style replay prioritisation (DESIGN.md §6)."""
+near-duplicate detection, and PLR-style replay prioritisation (docs/design.md §4)."""
 
 from spade_core.memory.embedding import Embedder, HashingEmbedder, MiniLMEmbedder, default_embedder, minilm_model_dir
 from spade_core.memory.errors import EmbedderUnavailableError, EmbeddingError, MemoryArchiveError

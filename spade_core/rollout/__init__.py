@@ -1,4 +1,4 @@
-"""The episode runner and the trajectories it records (backend-agnostic; DESIGN.md §8)."""
+"""The episode runner and the trajectories it records (backend-agnostic; docs/design.md §6)."""
 
 from spade_core.rollout.chat import ChatFormatter
 from spade_core.rollout.errors import ChatTemplateError, RolloutConfigError, RolloutError, TrajectoryFormatError

@@ -1,7 +1,7 @@
 """What sandboxed code may import: stand-in modules that expose only listed names, never a real module.
 
 A real ``re`` reaches ``eval`` through ``re.enum``; ``typing``, ``dataclasses`` and ``functools`` reach
-``sys.modules``; ``json`` reaches ``open``; numpy reaches ``ctypeslib`` (DESIGN.md §12). So ``import re`` inside
+``sys.modules``; ``json`` reaches ``open``; numpy reaches ``ctypeslib`` (docs/design.md §7). So ``import re`` inside
 the sandbox returns a :class:`StandInModule` built from an allow-list entry ``{"compile": "re:compile", ...}``:
 only those attributes exist on it, it cannot be written to, and no exposed value may itself be a module.
 

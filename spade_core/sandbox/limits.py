@@ -10,7 +10,7 @@ scratch        the working directory is a fresh per-worker directory, removed wh
 rlimits        RLIMIT_AS (memory), RLIMIT_CPU (soft per call, hard = the worker's lifetime CPU budget, which no
                worker can raise), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
 uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
-               RLIMIT_NPROC alone does not stop fork (DESIGN.md §12)
+               RLIMIT_NPROC alone does not stop fork (docs/design.md §7)
 netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
 no_new_privs   PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE=0, PR_SET_PDEATHSIG=SIGKILL
 landlock       reads only under the Python installation and system library dirs, writes only in scratch;

@@ -2,7 +2,7 @@
 
 A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON. The host decodes worker output
 with :func:`json.loads` only (a pickle reply with a malicious ``__reduce__`` ran code in the host on ``recv()``,
-DESIGN.md §12), caps the frame size before reading it and its value count before parsing it
+docs/design.md §7), caps the frame size before reading it and its value count before parsing it
 (:func:`element_estimate`), and turns anything malformed into a protocol error.
 
 Values keep their Python shape across the channel so that a sandboxed environment returns exactly what the same

@@ -1,4 +1,4 @@
-"""Training layer shared by all trainer backends: advantages, regret, and the backend interface (DESIGN.md §7-8).
+"""Training layer shared by all trainer backends: advantages, regret, and the backend interface (docs/design.md §5-6).
 
 Nothing here imports torch; backends (``spade_trainers.*``) do.
 """

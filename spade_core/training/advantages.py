@@ -1,4 +1,4 @@
-"""Advantage estimators shared by every trainer backend (DESIGN.md §7-8).
+"""Advantage estimators shared by every trainer backend (docs/design.md §5-6).
 
 All of them work *per role*: rewards of the designer and the agent live on different scales (regret vs task
 reward), so a statistic is never pooled across roles.

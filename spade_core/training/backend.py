@@ -1,4 +1,4 @@
-"""The trainer-backend interface every backend implements (reference PyTorch now; vLLM/TRL later; DESIGN.md §8).
+"""The trainer-backend interface every backend implements (reference PyTorch now; vLLM/TRL later; docs/design.md §6).
 
 A backend owns the policy's trainable weights and a :class:`~spade_core.models.base.ModelBackend` generator that
 samples from them. The core drives it:

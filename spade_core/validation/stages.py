@@ -1,4 +1,4 @@
-"""The pipeline's checks, cheapest first (DESIGN.md §5). Each returns a :class:`StageResult` and never raises.
+"""The pipeline's checks, cheapest first (docs/design.md §3). Each returns a :class:`StageResult` and never raises.
 
 A stage reads and writes the shared :class:`Candidate` (parsed manifest, instance factory, episodes played so far)
 so later stages reuse earlier work instead of replaying it.

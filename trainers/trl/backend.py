@@ -1,4 +1,4 @@
-"""The TRL trainer backend: SPADE's trainer interface on top of TRL 1.16's ``GRPOTrainer`` (DESIGN.md §8).
+"""The TRL trainer backend: SPADE's trainer interface on top of TRL 1.16's ``GRPOTrainer`` (docs/design.md §6).
 
 Two ways in, one loss (TRL's ``compute_loss``: fused LM head, clipped surrogate, ``loss_type`` aggregation, KL):
 
