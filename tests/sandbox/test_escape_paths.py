@@ -1,5 +1,5 @@
 """Policy escapes hidden inside a renamed bundled seed, driven through the public paths: ``spade validate`` rejects
-them at the policy, and ``gymnasium.make`` of such code (forced into the store as accepted) contains them."""
+them at the policy; ``gymnasium.make`` and the episode runner contain such code (forced into the store as accepted)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from click.testing import CliRunner
 import spade_core
 from spade_core.cli.main import cli
 from spade_core.errors import SandboxError
+from spade_core.models.base import SamplingParams
+from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 
@@ -73,3 +75,24 @@ def test_gym_make_contains_the_escape(attack: str, tmp_path: Path) -> None:
         assert info.value.cause == "policy", info.value
     finally:
         env.close()
+
+
+def test_the_episode_runner_records_the_escape_as_an_environment_failure(tmp_path: Path, tiny_generator) -> None:
+    source = SEED.read_text().replace('"name": "Mastermind"', '"name": "RenamedRunnerAttack"', 1)
+    first_import = source.index("\nfrom ") + 1
+    source = source[:first_import] + "from fractions import Fraction\n" + source[first_import:]
+    marker = "    def step(self, action):\n"
+    source = source.replace(marker, marker + "        type(Fraction)('Evil', (), {})\n", 1)
+    store_path = tmp_path / "runner.sqlite3"
+    manifest = {"name": "ForcedRunnerAttack", "domain": "games", "description": "an attack forced into the store",
+                "reward_range": [0, 1], "max_turns": 12}
+    with RegistryStore(store_path) as store:
+        record, _ = store.add(code=source, manifest=manifest, status=Status.QUARANTINED, trust=Trust.DESIGNER)
+        accepted = store.set_status(record.rid, Status.ACCEPTED)
+    spade_core.register_store(store_path, sync_seeds=False)
+    runner = EpisodeRunner(tiny_generator, RolloutConfig(sampling=SamplingParams(max_new_tokens=8, temperature=1.0)))
+    result = runner.run([EpisodeSpec(accepted.env_id, seed=s) for s in range(2)])
+    assert result.stats.env_failures == 2
+    for trajectory in result.trajectories:
+        assert trajectory.failure == "env_error" and "policy" in (trajectory.error or "")
+        assert "metaclass" in trajectory.error or "type()" in trajectory.error or "ABCMeta" in trajectory.error
