@@ -152,9 +152,6 @@ class SpadeEnv(gym.Env[str, str]):
                                 "(only bundled seed environments run in-process)")
         return handle.instance
 
-    def sample_random_action(self) -> str:
-        return self.action_space.sample()
-
     def spawn(self, **knobs: Any) -> SpadeEnv:
         """A fresh, independent instance of the same environment (same knobs unless overridden)."""
         merged = {**self.knobs, **knobs}

@@ -413,10 +413,6 @@ def import_refusal(name: str, allowed: Mapping[str, Any]) -> str:
     return f"import of {name!r} is not allowed{'; ' + hint if hint else ''}; allowed modules: {listed}"
 
 
-def describe_standin(module: StandInModule) -> str:
-    return ", ".join(exposed_names(module))
-
-
 _EXCEPTIONS = (
     "ArithmeticError", "AssertionError", "AttributeError", "EOFError", "Exception", "IndexError", "KeyError",
     "LookupError", "NameError", "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError",

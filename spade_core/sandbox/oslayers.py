@@ -171,14 +171,6 @@ def _libseccomp() -> ctypes.CDLL:
     return _seccomp_lib
 
 
-def seccomp_available() -> bool:
-    try:
-        _libseccomp()
-    except LayerUnavailable:
-        return False
-    return True
-
-
 Rule = tuple[str, int, tuple[tuple[int, int, int, int], ...]]
 """``(syscall name, action, ((arg index, op, datum_a, datum_b), ...))``; comparisons are AND-ed."""
 

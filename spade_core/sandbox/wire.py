@@ -24,7 +24,6 @@ MAX_DEPTH = 48
 """Containers nested deeper than this are sent as a placeholder (the host's checks reject them anyway)."""
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=True, separators=(",", ":")).encode
-_loads_plain = json.JSONDecoder().decode
 
 
 class WireError(ValueError):
@@ -123,11 +122,6 @@ def loads(payload: bytes | bytearray | memoryview) -> Any:
         raise
     except (ValueError, RecursionError, TypeError) as exc:
         raise WireError(f"malformed frame: {type(exc).__name__}: {str(exc)[:200]}") from None
-
-
-def loads_plain(payload: bytes | bytearray | memoryview) -> Any:
-    """Parse a frame payload without tag decoding (the worker side, for host requests)."""
-    return _loads_plain(bytes(payload).decode("utf-8", "surrogatepass"))
 
 
 def element_estimate(payload: bytes | bytearray) -> int:
