@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from spade_core.contract.inner import HandleFactory
+from spade_core.sandbox.pool import time_budget
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
 from spade_core.validation.report import OUTCOME_STATUS, ValidationReport
@@ -52,12 +53,13 @@ def validate_source(
     candidate.content_hash = content_hash(candidate.source)
     report = ValidationReport(file=file, content_hash=candidate.content_hash, seeds=list(config.seeds))
     try:
-        for name, check in PIPELINE:
-            result = run_stage(name, check, candidate)
-            report.stages.append(result)
-            if result.failed:
-                report.status = candidate.outcome_status or OUTCOME_STATUS.get(name, "failed")
-                break
+        with time_budget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s"):
+            for name, check in PIPELINE:
+                result = run_stage(name, check, candidate)
+                report.stages.append(result)
+                if result.failed:
+                    report.status = candidate.outcome_status or OUTCOME_STATUS.get(name, "failed")
+                    break
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()
