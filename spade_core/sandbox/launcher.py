@@ -11,6 +11,11 @@ a ``SOCK_SEQPACKET`` control socket:
 - ``kill {pid}``, ``shutdown``; end-of-file on the control socket (the host died) means shutdown.
 
 On shutdown every worker is killed and reaped and the scratch directories are removed: no orphans.
+
+The launcher runs as root and never acts on anything a worker can touch: a worker's stderr is an unnamed file the
+launcher opened before the fork (read back through the launcher's own descriptor, at most its last 4,000 bytes),
+scratch dirs are measured (every 0.1 s, quota ``max_scratch_mb``) and removed by descriptor without following links,
+and a forked worker drops the launcher's records of every other worker before any untrusted code runs.
 """
 
 from __future__ import annotations
