@@ -88,13 +88,13 @@ class CannedServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            def do_GET(self) -> None:  # http.server dispatches on this name
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
                 else:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            def do_POST(self) -> None:  # http.server dispatches on this name
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 server.log.add(self.path, body)
                 if len(server.log.requests) <= server.fail_first:

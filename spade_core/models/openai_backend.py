@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spade_core.models.base import Generation, SamplingParams
@@ -209,7 +209,7 @@ class OpenAIBackend:
             kwargs["logprobs"] = True
         response = self.client.chat.completions.create(messages=messages, **kwargs)
         if self.options.stream:
-            return _from_chat_stream(response)
+            return _from_stream(response, chat=True)
         choice = response.choices[0]
         logprobs: list[float] = []
         content = getattr(getattr(choice, "logprobs", None), "content", None)
@@ -231,7 +231,7 @@ class OpenAIBackend:
             kwargs["logprobs"] = 1
         response = self.client.completions.create(prompt=prompt, **kwargs)
         if self.options.stream:
-            generation = _from_completion_stream(response)
+            generation = _from_stream(response, chat=False)
             generation.prompt_ids = ids
             return generation
         choice = response.choices[0]
@@ -288,46 +288,36 @@ def _usage(response: Any) -> int | None:
     return int(tokens) if isinstance(tokens, int) and tokens >= 0 else None
 
 
-def _from_chat_stream(stream: Any) -> Generation:
+def _from_stream(stream: Any, chat: bool) -> Generation:
+    """One generation from a stream of chunks; a stream that breaks off is a failed generation (not resent: the
+    server may have run it to the end)."""
     text: list[str] = []
     ids: list[int] = []
     logprobs: list[float] = []
     finish: str | None = None
     usage = None
-    for chunk in stream:
-        usage = _usage(chunk) if getattr(chunk, "usage", None) is not None else usage
-        for choice in chunk.choices or ():
-            delta = getattr(choice, "delta", None)
-            text.append(getattr(delta, "content", None) or "")
-            ids.extend(_ids(_extra(choice, "token_ids")))
-            content = getattr(getattr(choice, "logprobs", None), "content", None)
-            logprobs.extend(float(item.logprob) for item in content or ())
-            finish = choice.finish_reason or finish
+    chunks = 0
+    try:
+        for chunk in stream:
+            chunks += 1
+            usage = _usage(chunk) if getattr(chunk, "usage", None) is not None else usage
+            for choice in chunk.choices or ():
+                ids.extend(_ids(_extra(choice, "token_ids")))
+                finish = choice.finish_reason or finish
+                if chat:
+                    text.append(getattr(getattr(choice, "delta", None), "content", None) or "")
+                    content = getattr(getattr(choice, "logprobs", None), "content", None)
+                    logprobs.extend(float(item.logprob) for item in content or ())
+                else:
+                    text.append(choice.text or "")
+                    token_logprobs = getattr(getattr(choice, "logprobs", None), "token_logprobs", None)
+                    logprobs.extend(float(x) for x in token_logprobs or () if x is not None)
+    except Exception as exc:  # the transport's errors vary by library; any break ends this generation only
+        return Generation(prompt_ids=[], completion_ids=[], text="".join(text), finish_reason="error",
+                          error=f"the stream broke off after {chunks} chunks ({type(exc).__name__}: {exc}); not "
+                                "sent again, since the server may have finished it")
     return Generation(prompt_ids=[], completion_ids=ids, text="".join(text), logprobs=logprobs,
                       finish_reason=_finish(finish), usage_tokens=usage)
-
-
-def _from_completion_stream(stream: Any) -> Generation:
-    text: list[str] = []
-    ids: list[int] = []
-    logprobs: list[float] = []
-    finish: str | None = None
-    usage = None
-    for chunk in stream:
-        usage = _usage(chunk) if getattr(chunk, "usage", None) is not None else usage
-        for choice in chunk.choices or ():
-            text.append(choice.text or "")
-            ids.extend(_ids(_extra(choice, "token_ids")))
-            token_logprobs = getattr(getattr(choice, "logprobs", None), "token_logprobs", None)
-            logprobs.extend(float(x) for x in token_logprobs or () if x is not None)
-            finish = choice.finish_reason or finish
-    return Generation(prompt_ids=[], completion_ids=ids, text="".join(text), logprobs=logprobs,
-                      finish_reason=_finish(finish), usage_tokens=usage)
-
-
-def option_fields() -> tuple[str, ...]:
-    """The names of :class:`OpenAIOptions`' fields (for config and command-line plumbing)."""
-    return tuple(f.name for f in fields(OpenAIOptions))
 
 
 def _extra(obj: Any, key: str) -> Any:
