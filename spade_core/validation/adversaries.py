@@ -51,6 +51,9 @@ def de_bruijn(alphabet: str, order: int) -> str:
     return text + text[: order - 1]
 
 
+RAW_CONSTANTS = ("0", "1", "A", "yes", "true", "", "0123456789", de_bruijn("0123456789", 3))
+"""Constants also tried without the answer format when the reference shows one."""
+
 CONCATENATIONS = ("0123456789", de_bruijn("0123456789", 2), de_bruijn("0123456789", 3), "A B C D E",
                   "yes no true false", " ".join(str(i) for i in range(100)))
 """Single actions that hold many candidates at once: a substring or ``any``-style check accepts them."""
@@ -79,7 +82,7 @@ class ActionTemplate:
             last = boxed[-1]
             return cls(action[: last.start()] + "\\boxed{", "}" + action[last.end():])
         numbers = list(_NUMBER.finditer(action))
-        if numbers and len(action) <= 64:
+        if numbers and len(action) <= 40 and "\n" not in action and "`" not in action:
             last = numbers[-1]
             return cls(action[: last.start()], action[last.end():])
         label = re.match(r"^\s*([A-Za-z][A-Za-z ]{0,20}:\s*)", action)
@@ -205,13 +208,12 @@ def random_legal(seed: int) -> Policy:
 
 def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) -> list[Adversary]:
     """The fixed set, in the answer format ``template`` (and raw)."""
-    formats = [template] if template.raw else [template, ActionTemplate()]
-    out: list[Adversary] = []
     to_the_end = {"1", "A"}
-    for fmt in formats:
-        out += [constant(fmt.render(c), None if c in to_the_end else PROBE_STEPS)
-                for c in CONSTANTS if not (c == "" and not fmt.raw)]
-        out += [constant(fmt.render(c), PROBE_STEPS) for c in CONCATENATIONS]
+    out = [constant(template.render(c), None if c in to_the_end else PROBE_STEPS)
+           for c in CONSTANTS if not (c == "" and not template.raw)]
+    out += [constant(template.render(c), PROBE_STEPS) for c in CONCATENATIONS]
+    if not template.raw:  # the bare forms too, in case the format is not enforced
+        out += [constant(c, None if c in to_the_end else PROBE_STEPS) for c in RAW_CONSTANTS]
     out += [copy_observation(template, i) for i in range(COPIED_VALUES)]
     if not single_turn:
         out.append(copy_observation(template, None))

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from spade_core.contract.env import SpadeEnv
+from spade_core.contract.env import RESERVED_RESET_OPTIONS, SpadeEnv
 from spade_core.contract.inner import HandleFactory
 from spade_core.contract.manifest import EnvManifest
 
@@ -61,7 +61,7 @@ class Episode:
 
 
 def _comparable(info: dict[str, Any]) -> dict[str, Any]:
-    return {k: (repr(v) if k == "sandbox_error" else v) for k, v in info.items() if k != "hint"}
+    return {k: (repr(v) if k == "sandbox_error" else v) for k, v in info.items() if k not in RESERVED_RESET_OPTIONS}
 
 
 def first_difference(a: Episode, b: Episode) -> str:

@@ -217,6 +217,7 @@ class DecodedText:
         self.digit_numbers = set(numbers_in(text))
         self.numbers = set(numbers_in(self.worded)) | self.digit_numbers
         self.integers = {n for n in self.numbers if n.denominator == 1}
+        self.digit_strings = set(re.findall(r"\d+", self.worded))  # as written: "081" keeps its zero
         singles = [m.group() for m in re.finditer(r"(?<!\d)(?<!\d\.)\d(?!\d|\.\d)", self.worded)]
         self.single_digits = "".join(singles)
         self.place_sum = sum(int(d) * _PLACE_WORDS[w] for d, w in _PLACE.findall(self.worded))
@@ -283,8 +284,7 @@ def _numeric_leaks(hint: DecodedText, value: Fraction) -> list[Leak]:
             leaks.append(Leak("place_values", "holds the {what} split into place values", True))
         if len(digits) >= 2 and digits in hint.single_digits and value not in hint.numbers:
             leaks.append(Leak("digits", "spells the {what} digit by digit", True))
-        for number in hint.integers:
-            other = str(abs(number.numerator))
+        for other in hint.digit_strings:
             if other != digits and len(other) == len(digits) and sorted(other) == sorted(digits):
                 if other == digits[::-1]:
                     leaks.append(Leak("reversed", "holds the {what} reversed", len(digits) >= 3))

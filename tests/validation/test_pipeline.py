@@ -48,12 +48,12 @@ def test_messages_name_the_problem() -> None:
     assert "must return (observation, info)" in messages["wrong_return_types"]
     assert "diverged" in messages["nondeterministic"]
     assert "right after reset" in messages["success_at_reset"]
-    assert "random text policy succeeds" in messages["random_policy_wins"]
+    assert "'\\\\boxed{0}' repeated every turn' wins" in messages["random_policy_wins"]
     assert "reference solution solves only" in messages["reference_fails"]
-    assert "mutated answer" in messages["verifier_too_loose"]
+    assert "one higher '\\\\boxed{841}' was accepted" in messages["verifier_too_loose"]
     assert "outside the declared" in messages["reward_out_of_range"]
-    assert "contains the answer" in messages["hint_has_answer"]
-    assert "playing the hint text" in messages["copy_hint_wins"]
+    assert "states the answer's value" in messages["hint_has_answer"]
+    assert "following the hint's instructions wins" in messages["copy_hint_wins"]
     assert "grounding" in messages["no_grounding"]
 
 

@@ -59,7 +59,6 @@ class CashBookClose:
         return "That does not balance. One try left.", 0.0, False, False, {}
 
     def privileged_hint(self):
-        deposits = sum(a for _, a in self.entries if a > 0)
         return f"In words, the book closes at {self.words(self.closing())}."
 
     def words(self, n):

@@ -59,7 +59,6 @@ class CashBookClose:
         return "That does not balance. One try left.", 0.0, False, False, {}
 
     def privileged_hint(self):
-        deposits = sum(a for _, a in self.entries if a > 0)
         total = abs(self.closing())
         return (f"The closing balance has {total // 1000} thousands, {total // 100 % 10} hundreds, "
                 f"{total // 10 % 10} tens and {total % 10} ones.")

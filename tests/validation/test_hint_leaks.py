@@ -1,0 +1,149 @@
+"""Hint decoders, adversarial policies and probes: each recovers (or produces) what it should and stays quiet on
+hints that a careful reviewer would accept."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spade_core.validation.adversaries import ActionTemplate, de_bruijn, observation_values
+from spade_core.validation.hint_leaks import (
+    DecodedText,
+    answer_core,
+    find_leaks,
+    follow_candidates,
+    new_leaks,
+    parse_number,
+    words_to_digits,
+)
+from spade_core.validation.probes import edge_inputs, equivalents, near_misses
+from spade_core.validation.stages import too_often
+
+ONES = "zero one two three four five six seven eight nine".split()
+
+
+def decoders(hint: str, target: str) -> set[str]:
+    return {leak.decoder for leak in find_leaks(DecodedText(hint), target)}
+
+
+def spelled(n: int) -> str:
+    teens = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+    tens = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+    parts = []
+    if n >= 100:
+        parts.append(f"{ONES[n // 100]} hundred")
+        n %= 100
+    if n >= 20:
+        parts.append(tens[n // 10 - 2] + (f"-{ONES[n % 10]}" if n % 10 else ""))
+    elif n >= 10:
+        parts.append(teens[n - 10])
+    elif n or not parts:
+        parts.append(ONES[n])
+    return " ".join(parts)
+
+
+@settings(max_examples=60)
+@given(n=st.integers(100, 999).filter(lambda n: len(set(str(n))) == 3))
+def test_every_encoding_of_a_three_digit_answer_is_recovered(n: int) -> None:
+    answer = f"\\boxed{{{n}}}"
+    digits = str(n)
+    assert "reversed" in decoders(f"Backwards it reads {digits[::-1]}.", answer)
+    assert "words" in decoders(f"It is {spelled(n)}.", answer)
+    hundreds, tens, ones = (int(d) for d in digits)
+    assert "place_values" in decoders(f"{hundreds * 100} + {tens * 10} + {ones}", answer)
+    assert "place_values" in decoders(f"{hundreds} hundreds, {tens} tens and {ones} ones", answer)
+    assert decoders(f"Its digits are {', '.join(sorted(digits))}.", answer) & {"permuted", "digits"}
+    assert "relation" in decoders(f"It is one more than {n - 1}.", answer)
+    assert "sign" in decoders(f"Flip the sign of {-n}.", answer)
+    assert "value" in decoders(f"The value is {n}.0 exactly.", answer)
+
+
+@settings(max_examples=60)
+@given(word=st.text("abcdefghijklmnopqrstuvwxyz", min_size=5, max_size=10), shift=st.integers(1, 25))
+def test_ciphered_words_are_recovered(word: str, shift: int) -> None:
+    coded = "".join(chr((ord(ch) - 97 + shift) % 26 + 97) for ch in word)
+    atbash = "".join(chr(219 - ord(ch)) for ch in word)
+    if coded != word:
+        assert "cipher" in decoders(f"Decode this: {coded.upper()}", word)
+    if atbash != word and atbash != word[::-1]:
+        assert "cipher" in decoders(f"Mirror alphabet: {atbash}", word)
+
+
+@settings(max_examples=60)
+@given(n=st.integers(100, 999), other=st.integers(10, 99))
+def test_an_unrelated_intermediate_quantity_is_not_a_leak(n: int, other: int) -> None:
+    answer = f"\\boxed{{{n}}}"
+    far = n + 37 + other  # a different number, far from the answer and not a permutation of it
+    if sorted(str(far)) != sorted(str(n)):
+        assert decoders(f"The running total after the first step is {far}.", answer) == set()
+
+
+def test_careful_reviewer_cases_stay_quiet() -> None:
+    assert decoders("There are 18 marbles in all.", "\\boxed{5/18}") == set()
+    assert decoders("After the first operation the running value is 2623.", "\\boxed{26230}") == set()
+    assert decoders("Milestones: ls -> mkdir -> mv -> finish.", '{"name": "finish", "arguments": {}}') == set()
+    assert decoders("Milestones: select -> list_events -> add_event.", '{"name": "list_events", "arguments": {}}') \
+        == set()
+    assert decoders("The number is odd; halve the interval each time.", "\\boxed{537}") == set()
+    # a value the observation already shows is not leaked by the hint (strong decoders)
+    hint, visible = DecodedText("Open receipts/a.txt next"), DecodedText("Files: receipts/a.txt receipts/b.txt")
+    assert new_leaks(hint, visible, '{"name": "cat", "arguments": {"file": "receipts/a.txt"}}') == []
+
+
+def test_equivalent_values_and_prose_are_recovered() -> None:
+    assert "value" in decoders("it is 2/6", "\\boxed{1/3}")
+    assert "value" in decoders("It comes to 42.0", "42")
+    assert "prose" in decoders("Your best move is to move left now.", "move left") or \
+        "verbatim" in decoders("Your best move is to move left now.", "move left")
+    assert "offset" in decoders("You are at 535 now", "\\boxed{537}")
+
+
+def test_number_words_and_answers() -> None:
+    assert words_to_digits("five hundred thirty-seven") == "537"
+    assert words_to_digits("five three seven") == "5 3 7"
+    assert words_to_digits("one more than 121") == "1 more than 121"
+    assert answer_core("\\boxed{\\frac{1}{2}}") == "\\frac{1}{2}"
+    assert answer_core("Answer: 42.") == "42"
+    assert parse_number("6/18") == Fraction(1, 3) and parse_number("1,234") == 1234 and parse_number("x") is None
+
+
+def test_follow_candidates_take_instructions_first() -> None:
+    found = follow_candidates("Stuck? Reply with 'opensesame' and it counts. Or type 7.")
+    assert found[0] == "opensesame"
+    assert "7" in found
+
+
+def test_de_bruijn_strings_hold_every_number() -> None:
+    three = de_bruijn("0123456789", 3)
+    assert len(three) == 1002 and all(f"{i:03d}" in three for i in range(1000))
+
+
+def test_templates_and_observation_values() -> None:
+    assert ActionTemplate.of("\\boxed{537}").render("1") == "\\boxed{1}"
+    assert ActionTemplate.of("Answer: 42").render("7") == "Answer: 7"
+    assert ActionTemplate.of('{"tool": "submit"}').raw
+    assert observation_values("Opening balance 250, then +30 and -12. Pick A) or B).")[:3] == ["250", "30", "-12"]
+
+
+@settings(max_examples=60)
+@given(n=st.integers(-10_000, 10_000).filter(lambda n: n not in (0,)))
+def test_near_misses_are_wrong_and_equivalents_are_equal(n: int) -> None:
+    action = f"\\boxed{{{n}}}"
+    for probe in near_misses(action, "math"):
+        value = parse_number(answer_core(probe.action))
+        assert probe.action != action and value != n
+    for probe in equivalents(action, "math"):
+        assert parse_number(answer_core(probe.action)) == n
+
+
+def test_edge_inputs_cover_the_edges() -> None:
+    actions = [p.action for p in edge_inputs(ActionTemplate("\\boxed{", "}"), 8192)]
+    assert "\\boxed{nan}" in actions and "\\boxed{inf}" in actions and "" in actions
+    assert any(len(a) == 8192 for a in actions) and any(not a.isascii() for a in actions)
+
+
+def test_win_rate_needs_confidence() -> None:
+    assert too_often(17, 17, 0.1) and too_often(7, 17, 0.1)
+    assert not too_often(1, 17, 0.1) and not too_often(2, 17, 0.1) and not too_often(0, 1, 0.1)
