@@ -43,6 +43,10 @@ class ValidationConfig:
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000
     call_timeout_s: float = 2.0
+    candidate_budget_s: float = 60.0
+    """Total environment time (host-measured, all sandbox calls of all stages) one candidate may use; past it
+    every further call fails with a timeout, so code whose every call stays just under the call timeout cannot
+    hold validation for minutes."""
     stage_timeout_s: dict[str, float] = field(default_factory=lambda: {
         "instantiate": 10.0, "contract": 10.0, "determinism": 15.0, "start_state": 10.0, "baselines": 30.0,
         "reference": 60.0, "verifier": 20.0, "reward_range": 20.0, "hint": 20.0, "grounding": 5.0, "novelty": 10.0,
