@@ -16,6 +16,8 @@ import types
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from spade_core.sandbox.violations import violation
+
 AllowList = dict[str, dict[str, str]]
 
 
@@ -155,8 +157,6 @@ class StandInModule:
             object.__setattr__(self, key, value)
 
     def __getattr__(self, name: str) -> Any:
-        from spade_core.sandbox.guards import violation
-
         module = object.__getattribute__(self, "__spade_standin__")
         raise violation(
             f"module {module!r} in the sandbox has no attribute {name!r}; available: {', '.join(exposed_names(self))}"

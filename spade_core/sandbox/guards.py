@@ -6,8 +6,7 @@ target into ``_write_(obj)``, every subscript into ``_getitem_``, and so on; thi
 The single-underscore rule: a ``_name`` attribute is readable only where it lives on an instance of, or in the
 dict of, a class the sandboxed module itself defined (the ``self._get_obs()`` pattern); dunders never; ``_``
 attributes of anything else (the episode rng, allow-listed classes) never. A refused operation raises
-:class:`PolicyViolation`, a ``BaseException`` so ``except Exception`` does not swallow it, and it is also recorded
-in :data:`VIOLATIONS`, so even code that catches it with a bare ``except:`` has the call reported as a policy error.
+:class:`~spade_core.sandbox.violations.PolicyViolation` and is recorded (:mod:`.violations`).
 """
 
 from __future__ import annotations
@@ -25,15 +24,13 @@ from RestrictedPython.PrintCollector import PrintCollector
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from spade_core.sandbox.allowlist import IMPORT_HINTS, StandInModule, exposed_names
+from spade_core.sandbox.violations import VIOLATIONS, violation
 
 SANDBOX_MARK = "__spade_sandbox__"
 """Set in the class dict of every class the sandboxed module defines (by ``__metaclass__``)."""
 
 MAX_PRINT_CHARS = 1_000_000
 """Printing more than this in one call is refused (huge-output attacks); the text itself is discarded."""
-
-VIOLATIONS: list[str] = []
-"""Policy refusals seen during the current call (cleared by the worker before each call)."""
 
 _print_budget = [MAX_PRINT_CHARS]
 
@@ -71,17 +68,6 @@ _SHARED: set[int] = set()
 """ids of mutable containers reachable from the stand-ins (shared by every instance in a worker): read-only."""
 _SHARED_KEEP: list[Any] = []
 _INSTALLED: set[int] = set()
-
-
-class PolicyViolation(BaseException):
-    """A runtime guard refused an operation (forbidden attribute, import, write, or output size)."""
-
-
-def violation(message: str) -> PolicyViolation:
-    """Record a refusal for the current call and return the exception to raise."""
-    if len(VIOLATIONS) < 16:
-        VIOLATIONS.append(message)
-    return PolicyViolation(message)
 
 
 def reset_call_state() -> None:

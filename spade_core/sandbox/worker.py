@@ -37,7 +37,7 @@ from typing import Any
 from spade_core.contract.inner import REQUIRED_METHODS, find_env_class
 from spade_core.contract.rng import EpisodeRandom
 from spade_core.errors import EnvLoadError
-from spade_core.sandbox import canon, guards, wire
+from spade_core.sandbox import canon, guards, violations, wire
 from spade_core.sandbox.allowlist import StandInModule, exposed_names
 from spade_core.sandbox.limits import SandboxLimits
 from spade_core.sandbox.policy import PolicyRejection, compile_env_source
@@ -170,7 +170,7 @@ class Worker:
         except CallTimeout:
             return "err", {"cause": "timeout", "type": "Timeout",
                            "msg": f"the call ran past its {timeout:g} s limit"}, time.perf_counter() - start
-        except guards.PolicyViolation as exc:
+        except violations.PolicyViolation as exc:
             return "err", _error("policy", exc), time.perf_counter() - start
         except MemoryError as exc:
             prefix = f"the environment ran out of memory (the worker's limit is {self.limits.memory_mb} MB): "
@@ -184,12 +184,12 @@ class Worker:
             return "err", {"cause": "exception", "type": "SyntaxError", "line": exc.lineno,
                            "msg": f"line {exc.lineno}: SyntaxError: {exc.msg}"}, time.perf_counter() - start
         except BaseException as exc:  # noqa: BLE001 - everything the env code raises is reported, never fatal
-            if guards.VIOLATIONS:
-                return "err", _error("policy", guards.PolicyViolation(guards.VIOLATIONS[0])), time.perf_counter() - start
+            if violations.VIOLATIONS:
+                return "err", _error("policy", violations.PolicyViolation(violations.VIOLATIONS[0])), time.perf_counter() - start
             return "err", _error("exception", exc), time.perf_counter() - start
-        if guards.VIOLATIONS:  # the code caught a refusal and carried on: still a policy violation
+        if violations.VIOLATIONS:  # the code caught a refusal and carried on: still a policy violation
             return "err", {"cause": "policy", "type": "PolicyViolation",
-                           "msg": guards.VIOLATIONS[0] + " (caught by the environment code)"}, time.perf_counter() - start
+                           "msg": violations.VIOLATIONS[0] + " (caught by the environment code)"}, time.perf_counter() - start
         return "ok", value, time.perf_counter() - start
 
     def run_batch(self, calls: list[Any]) -> list[Any]:
@@ -337,7 +337,7 @@ class Worker:
             try:
                 code = compile_env_source(source, filename=TEST_FILENAME, allowed_modules=self.allowed, mode="eval")
                 out.append([True, canon.encode(eval(code, self.test_ns))])  # noqa: S307 - restricted code object
-            except (Exception, guards.PolicyViolation) as exc:  # noqa: BLE001 - the agent code's error is data
+            except (Exception, violations.PolicyViolation) as exc:  # noqa: BLE001 - the agent code's error is data
                 out.append([False, _error("exception", exc)["msg"]])
         return out
 

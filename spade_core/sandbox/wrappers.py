@@ -26,7 +26,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from spade_core.sandbox.guards import SANDBOX_MARK, is_shared, sandbox_metaclass, violation
+from spade_core.sandbox.guards import SANDBOX_MARK, is_shared, sandbox_metaclass
+from spade_core.sandbox.violations import violation
 
 DATACLASS_OPTIONS = frozenset({"init", "repr", "eq", "order", "unsafe_hash", "frozen", "match_args", "kw_only"})
 

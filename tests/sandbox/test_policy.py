@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade_core.contract.rng import EpisodeRandom
-from spade_core.sandbox import guards
+from spade_core.sandbox import guards, violations
 from spade_core.sandbox.allowlist import BASE_ALLOWLIST, build_standins, exposed_names
 from spade_core.sandbox.policy import PolicyRejection, compile_env_source, is_private_name, policy_problems
 
@@ -149,7 +149,7 @@ def test_rejection_lists_every_problem() -> None:
     ],
 )
 def test_runtime_guards_refuse(source: str) -> None:
-    with pytest.raises(guards.PolicyViolation):
+    with pytest.raises(violations.PolicyViolation):
         run(source)
 
 
@@ -157,10 +157,10 @@ def test_rng_private_state_is_unreachable() -> None:
     ns = run("def peek(rng):\n    return rng._r\ndef draw(rng):\n    return rng.randint(1, 6)\n")
     rng = EpisodeRandom(3)
     assert 1 <= ns["draw"](rng) <= 6
-    with pytest.raises(guards.PolicyViolation):
+    with pytest.raises(violations.PolicyViolation):
         ns["peek"](rng)
 
 
 def test_caught_violation_is_still_recorded() -> None:
     run("try:\n    getattr(1, '__class__')\nexcept:\n    pass\n")
-    assert guards.VIOLATIONS and "__class__" in guards.VIOLATIONS[0]
+    assert violations.VIOLATIONS and "__class__" in violations.VIOLATIONS[0]

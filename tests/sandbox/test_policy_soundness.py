@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from spade_core.sandbox import guards
+from spade_core.sandbox import guards, violations
 from spade_core.sandbox.allowlist import build_standins, exposed_names, merged_allowlist
 from spade_core.sandbox.policy import compile_env_source
 
@@ -77,7 +77,7 @@ def walk() -> tuple[int, list[str]]:
         for name in names:
             try:
                 children.append((guards.guarded_getattr(obj, name), f"{path}.{name}"))
-            except (Exception, guards.PolicyViolation):  # noqa: BLE001 - refused or raising: not reachable
+            except (Exception, violations.PolicyViolation):  # noqa: BLE001 - refused or raising: not reachable
                 pass
         if isinstance(obj, (list, tuple, set, frozenset, collections.deque)):
             children += [(item, f"{path}[...]") for item in list(obj)[:50]]
@@ -87,7 +87,7 @@ def walk() -> tuple[int, list[str]]:
             for args in SAMPLES:
                 try:
                     children.append((obj(*args), f"{path}{args!r}"))
-                except (Exception, guards.PolicyViolation):  # noqa: BLE001 - wrong arguments: nothing returned
+                except (Exception, violations.PolicyViolation):  # noqa: BLE001 - wrong arguments: nothing returned
                     pass
         guards.reset_call_state()
         queue += [(child, child_path, depth + 1) for child, child_path in children]
@@ -114,7 +114,7 @@ def test_type_of_allowed_classes_is_a_description() -> None:
     described = guards.safe_type(fraction)
     assert isinstance(described, guards.TypeName) and repr(described) == "<class 'ABCMeta'>"
     assert guards.safe_type(fraction) == described and guards.safe_type(3) is int
-    with pytest.raises(guards.PolicyViolation):
+    with pytest.raises(violations.PolicyViolation):
         described("Evil", (), {})
 
 
@@ -164,7 +164,7 @@ def test_ordinary_dataclasses_namedtuples_and_heaps_still_work() -> None:
     "f = lambda: 0\ntype(f)(None, {})",
 ])
 def test_escape_attempts_are_policy_refusals(source: str) -> None:
-    with pytest.raises(guards.PolicyViolation):
+    with pytest.raises(violations.PolicyViolation):
         run(source)
 
 
