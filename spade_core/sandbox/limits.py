@@ -57,7 +57,7 @@ class SandboxLimits:
     max_scratch_mb: int = 64
     max_open_files: int = 32
     max_reply_bytes: int = 16 * 1024 * 1024
-    max_reply_elements: int = 1_000_000
+    max_reply_elements: int = 250_000
     spawn_timeout_s: float = 20.0
     drop_uid: bool = True
     uid_base: int = 200_000

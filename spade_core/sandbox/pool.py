@@ -59,6 +59,9 @@ _CAUSES: dict[str, type[SandboxError]] = {
     "policy": SandboxPolicyError, "exception": EnvCodeError, "memory": SandboxMemoryError,
     "timeout": SandboxTimeout, "crashed": SandboxCrashed,
 }
+BATCH_TOTAL_REPLIES = 4
+"""One ``call_many`` accepts at most this many replies' worth (``max_reply_bytes``, ``max_reply_elements``) over all
+its workers; a worker whose frame would go past it is replaced and its calls are redone one by one."""
 _LARGE_FRAME = 1 << 20
 """Frames above this size are read into a buffer of their final size."""
 _METHOD_NAMES = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action",
@@ -106,6 +109,8 @@ class _Worker:
         self.last_used = time.monotonic()
         self.buf = bytearray()
         self.single_use = False
+        self.last_frame_bytes = 0
+        self.last_frame_values = 0
 
     def kill(self, reason: str) -> None:
         if self.dead:  # never signal a pid we no longer own (it may have been reused)
@@ -160,8 +165,9 @@ class _Worker:
                     buf = self.buf = self._read_rest(buf, 4 + size, deadline)
                 if len(buf) >= 4 + size:
                     end = 4 + size
-                    count = 0 if size < max_elements else (
+                    count = size + 1 if size < max_elements else (
                         buf.count(b",", 4, end) + buf.count(b"[", 4, end) + buf.count(b"{", 4, end) + 1)
+                    self.last_frame_bytes, self.last_frame_values = end, count
                     if count > max_elements:
                         buf.clear()
                         raise _ChannelError("oversize", f"about {count} JSON values (limit {max_elements})")
@@ -825,14 +831,18 @@ class WorkerPool:
                     sent.append((worker, indices, deadline, started, budget_end))
                 except (_ChannelError, SandboxError):
                     self._retry_individually(calls, indices, results, worker)
+            # each batch message gets the budget of one reply (n replies of max_reply_bytes would let one message
+            # cost the host n times the memory), and all of them together BATCH_TOTAL_REPLIES of it
+            bytes_left = BATCH_TOTAL_REPLIES * (self.limits.max_reply_bytes + 1024)
+            values_left = BATCH_TOTAL_REPLIES * self.limits.max_reply_elements
             for worker, indices, deadline, started, budget_end in sent:
                 try:
-                    # the whole batch gets the budget of one reply: n replies of max_reply_bytes would let one
-                    # message cost the host n times the memory
                     with _charged(time.monotonic()):
-                        reply = self._recv_reply(worker, deadline,
-                                                 self.limits.max_reply_bytes + 1024 + 64 * len(indices),
-                                                 self.limits.max_reply_elements + 16 * len(indices))
+                        reply = self._recv_reply(
+                            worker, deadline, min(self.limits.max_reply_bytes + 1024 + 64 * len(indices), bytes_left),
+                            min(self.limits.max_reply_elements + 16 * len(indices), values_left))
+                    bytes_left -= worker.last_frame_bytes
+                    values_left -= worker.last_frame_values
                     items = reply["ok"]
                     if not isinstance(items, list) or len(items) != len(indices):
                         raise _ChannelError("protocol", "batch reply has the wrong length")

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade_core.errors import SandboxCrashed, SandboxError, SandboxMemoryError
-from spade_core.sandbox import SandboxLimits, WorkerPool, wire
+from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool, step_many, wire
 from spade_core.sandbox.pool import _ChannelError, _charge, _Worker
 
 
@@ -126,3 +126,37 @@ def _rss_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+BIG_OBS = '''
+ENV_SPEC = {"name": "Big", "domain": "games", "description": "large observations", "reward_range": [0, 1],
+            "max_turns": 5}
+
+
+class Big:
+    def reset(self, rng, options):
+        return "r", {}
+
+    def step(self, action):
+        return "x" * 900000, 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return "none"
+
+    def reference_action(self):
+        return "a"
+'''
+
+
+def test_one_call_many_accepts_a_bounded_total_over_all_workers() -> None:
+    limits = SandboxLimits(call_timeout_s=10, memory_mb=512, max_reply_bytes=1024 * 1024)
+    with WorkerPool(limits, prestart=0, max_workers=8, instances_per_worker=1) as pool:
+        handles = [SandboxedInnerEnv(BIG_OBS, env_id=f"big{i}", pool=pool) for i in range(6)]
+        for handle in handles:
+            handle.reset(0, {})
+        assert len({h.worker_pid for h in handles}) == 6
+        results = step_many(handles, ["a"] * 6)
+        # 6 x 0.9 MB is more than 4 replies' worth: the frames past it were refused unparsed, those calls were redone
+        # one by one (each within its own cap), and every instance still got its observation
+        assert all(isinstance(r, tuple) and r[0] == "x" * 900000 for r in results)
+        assert pool.stats()["worker_failures"] >= 1 and pool.replays >= 1
