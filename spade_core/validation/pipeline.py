@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from spade_core.contract.inner import HandleFactory
+from spade_core.contract.plain_json import first_non_json
 from spade_core.sandbox.pool import time_budget
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
@@ -94,10 +94,9 @@ def _manifest_of(source: str) -> dict[str, Any]:
     try:
         specs = env_spec_assignments(ast.parse(source))
         value = ast.literal_eval(specs[0].value) if specs else {}
-        json.dumps(value, allow_nan=False)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return {}
-    return value if isinstance(value, dict) else {}
+    return value if isinstance(value, dict) and first_non_json(value) is None else {}
 
 
 def validate_many(
