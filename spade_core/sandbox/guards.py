@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import collections
 import operator
+import re
 import sys
 import types
 from collections.abc import Callable, Mapping
@@ -354,6 +355,10 @@ class TypeName:
 
 
 _TYPE_NAMES: dict[type, TypeName] = {}
+_HARMLESS_VALUE_CLASSES = (type(None), type(Ellipsis), type(NotImplemented), type({}.keys()), type({}.values()),
+                           type({}.items()), re.Pattern, re.Match)
+"""Classes of ordinary values that ``type(x)`` may return although no builtin names them (``isinstance(v,
+type(None))``): none builds anything but its own singleton, and the regex and view classes cannot be called."""
 
 
 def safe_type(obj: Any, *rest: Any) -> Any:
@@ -453,6 +458,7 @@ def install_standins(standins: Mapping[str, StandInModule], table: Mapping[str, 
             roots.append(value)
             if isinstance(value, type) and not issubclass(value, type):
                 _REACHABLE_CLASSES.add(value)
+    _REACHABLE_CLASSES.update(_HARMLESS_VALUE_CLASSES)
     _REACHABLE_CLASSES.difference_update({type, types.FunctionType, types.CodeType})
     seen: set[int] = set()
     stack = list(roots)

@@ -183,3 +183,9 @@ def test_regex_cache_keys_are_plain_so_instances_cannot_collide() -> None:
                  "p = re.compile('abc', F(0))\nm = re.match('abc', 'ABC', flags=F(0))\n")
     assert first.flags & 2
     assert not second["p"].flags & 2 and second["m"] is None
+
+
+def test_type_of_ordinary_values_still_works_in_isinstance() -> None:
+    ns = run("import re\nok = [isinstance(None, type(None)), type(re.compile('a')) is type(re.compile('b')),\n"
+             "      isinstance({}.keys(), type({1: 2}.keys())), type(3) is int, type([]) == list]\n")
+    assert ns["ok"] == [True, True, True, True, True]
