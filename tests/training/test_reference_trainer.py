@@ -260,3 +260,25 @@ def test_bf16_autocast_keeps_fp32_master_weights_and_matching_sampler(tiny_model
     assert all(p.dtype == torch.float32 for p in trainer.model.parameters())
     assert any(not torch.equal(before[k], v) for k, v in snapshot(trainer).items())
     assert metrics["sampler_logprob_abs_diff"] < 0.05 and abs(metrics["ratio_mean"] - 1.0) < 0.05
+
+
+def test_the_prompt_runs_without_gradient_and_scores_like_the_full_forward(tiny_model_dir) -> None:
+    """The context before the first generated token is a frozen key/value cache: the loss is the full forward's, the
+    gradient leaves out only the prompt's keys and values (``context_gradient`` keeps them), and gradient
+    checkpointing reads the frozen cache exactly."""
+    trajectories, advantages = with_signal(rollouts(trainer_for(tiny_model_dir), 2))
+    assert min(t.prompt_length for t in trajectories) > 32  # long enough for the context pass
+
+    def loss_and_grads(**overrides):
+        trainer = trainer_for(tiny_model_dir, **overrides)
+        trainer.model.train()
+        loss = trainer.loss(trajectories, advantages)
+        loss.backward()
+        return float(loss), {n: p.grad.clone() for n, p in trainer.model.named_parameters() if p.grad is not None}
+
+    split, split_grads = loss_and_grads()
+    exact, exact_grads = loss_and_grads(context_gradient=True)
+    checkpointed, checkpointed_grads = loss_and_grads(gradient_checkpointing=True)
+    assert split == pytest.approx(exact, abs=1e-6) == pytest.approx(checkpointed, abs=1e-6)
+    assert any(not torch.allclose(split_grads[n], exact_grads[n], atol=1e-7) for n in split_grads)
+    assert all(torch.allclose(split_grads[n], checkpointed_grads[n], atol=1e-6) for n in split_grads)
