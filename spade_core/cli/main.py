@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from spade_core import __version__
+from spade_core.cli.display import aligned_rows, clean, echo, json_text, markup, text
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
 from spade_core.errors import SpadeError
 
@@ -27,7 +27,7 @@ class SpadeGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SpadeError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            err_console.print(f"[bold red]error:[/] {markup(exc)}", markup=True, highlight=False)
             ctx.exit(1)
 
 
@@ -52,7 +52,7 @@ def _store(ctx: click.Context):
     store = open_store(ctx.obj["store"])
     result = sync_seed_environments(store)
     for problem in result.errors:
-        err_console.print(f"[yellow]warning:[/] {problem}", highlight=False)
+        err_console.print(f"[yellow]warning:[/] {markup(problem)}", highlight=False)
     return store
 
 
@@ -80,18 +80,24 @@ def list_command(ctx: click.Context, domain: str | None, status: str, tag: str |
     records = _store(ctx).query(domain=domain, status=wanted, tag=tag)
     if as_json:
         for r in records:
-            click.echo(json.dumps({
+            click.echo(json_text({
                 "id": r.env_id, "rid": r.rid, "name": r.name, "version": r.version, "domain": r.domain,
                 "status": r.status_label, "trust": r.trust.value, "max_turns": r.max_turns, "players": r.players,
                 "tags": list(r.tags), "stats": r.stats, "content_hash": r.content_hash,
             }))
         return
+    columns = ("id", "domain", "status", "turns", "players", "success", "source")
+    rows = [(r.env_id or f"#{r.rid}", r.domain, r.status_label, str(r.max_turns), str(r.players),
+             _success_text(r.stats), r.trust.value) for r in records]
+    if not console.is_terminal:  # a pipe or a file: whole values, never cut or wrapped to a guessed width
+        for line in aligned_rows([columns, *rows]):
+            echo(line)
+        return
     table = Table(title=f"SPADE environments ({len(records)})")
-    for column in ("id", "domain", "status", "turns", "players", "success", "source"):
-        table.add_column(column)
-    for r in records:
-        table.add_row(r.env_id or f"#{r.rid}", r.domain, r.status_label, str(r.max_turns), str(r.players),
-                      _success_text(r.stats), r.trust.value)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(text(cell) for cell in row))
     console.print(table)
 
 
@@ -102,15 +108,15 @@ def list_command(ctx: click.Context, domain: str | None, status: str, tag: str |
 def show(ctx: click.Context, env_id: str, report: bool) -> None:
     """Show an environment's manifest and code (ENV_ID: spade/<Name>-v<N>, #<rid> or a content hash)."""
     record = _store(ctx).get(env_id)
-    console.print(f"[bold]{record.env_id or f'#{record.rid}'}[/]  status={record.status_label}  "
-                  f"trust={record.trust.value}  hash={record.content_hash[:20]}…", highlight=False)
+    console.print(f"[bold]{markup(record.env_id or f'#{record.rid}')}[/]  status={markup(record.status_label)}  "
+                  f"trust={markup(record.trust.value)}  hash={markup(record.content_hash[:20])}…", highlight=False)
     if report:
         if record.report is None:
             raise SpadeError(f"{env_id} has no stored validation report (bundled seeds are accepted without one)")
-        console.print_json(json.dumps(record.report))
+        console.print_json(json_text(record.report), ensure_ascii=True)
         return
-    console.print(Syntax(json.dumps(record.manifest, indent=2), "json", word_wrap=True))
-    console.print(Syntax(record.code, "python", line_numbers=True, word_wrap=True))
+    console.print(Syntax(json_text(record.manifest, indent=2), "json", word_wrap=True))
+    console.print(Syntax(clean(record.code), "python", line_numbers=True, word_wrap=True))
 
 
 def _read_action(prompt: str, interactive: bool) -> str | None:
@@ -161,13 +167,13 @@ def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bo
     total_turns = 0
     while True:
         player = info.get("player_id", 0)
-        console.rule(f"turn {info.get('turn', 0)}" + (f" · player {player}" if players > 1 else ""))
-        click.echo(obs)
+        console.rule(markup(f"turn {info.get('turn', 0)}" + (f" · player {player}" if players > 1 else "")))
+        echo(obs)
         if hint:
-            console.print(f"[cyan]hint:[/] {spade_env.privileged_hint()}", highlight=False)
+            console.print(f"[cyan]hint:[/] {markup(spade_env.privileged_hint())}", highlight=False)
         if auto:
             action = spade_env.reference_action()
-            click.echo(f"> {action}")
+            echo(f"> {action}")
         else:
             action = _read_action(f"player {player}> " if players > 1 else "> ", interactive)
             if action is None:
@@ -177,16 +183,16 @@ def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bo
         total_turns += 1
         returns[player if players > 1 else 0] += float(reward)
         if info.get("format_error"):
-            console.print(f"[yellow]format error:[/] {info['format_error']}", highlight=False)
+            console.print(f"[yellow]format error:[/] {markup(info['format_error'])}", highlight=False)
         if terminated or truncated:
             console.rule("episode over")
-            click.echo(obs)
+            echo(obs)
             final = info.get("rewards", returns)
             summary = {"turns": total_turns, "success": info.get("success"), "terminated": terminated,
                        "truncated": truncated, "rewards": final}
             if info.get("sandbox_error") is not None:
-                summary["error"] = str(info["sandbox_error"])
-            click.echo(json.dumps(summary))
+                summary["error"] = clean(info["sandbox_error"])
+            click.echo(json_text(summary))
             break
     env.close()
 
@@ -233,22 +239,23 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
     for report in reports:
         if as_json:
             data = report.to_dict()
-            click.echo(json.dumps({k: data[k] for k in ("file", "verdict", "status", "stage", "message", "env_id",
+            click.echo(json_text({k: data[k] for k in ("file", "verdict", "status", "stage", "message", "env_id",
                                                          "seconds")}))
             continue
-        table = Table(title=f"{report.file}", title_justify="left")
+        table = Table(title=text(report.file), title_justify="left")
         for column in ("stage", "verdict", "observed", "s"):
             table.add_column(column, overflow="fold")
         for stage in report.stages:
             style = _VERDICT_STYLE.get(stage.verdict, "")
-            table.add_row(stage.stage, f"[{style}]{stage.verdict}[/]", stage.observed, f"{stage.seconds:.3f}")
+            table.add_row(text(stage.stage), text(stage.verdict, style), text(stage.observed), f"{stage.seconds:.3f}")
         console.print(table)
         if report.accepted:
-            where = f" as {report.env_id}" if report.env_id else ""
+            where = f" as {markup(report.env_id)}" if report.env_id else ""
             console.print(f"[bold green]ACCEPTED[/]{where}", highlight=False)
         else:
-            console.print(f"[bold red]REJECTED ({report.status})[/] at stage {report.failed_stage}", highlight=False)
-            console.print(report.message, highlight=False, markup=False)
+            console.print(f"[bold red]REJECTED ({markup(report.status)})[/] at stage {markup(report.failed_stage)}",
+                          highlight=False)
+            console.print(text(report.message), highlight=False)
     if not all(r.accepted for r in reports):
         ctx.exit(1)
 
@@ -308,7 +315,7 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     register_store(ctx.obj["store"], sync_seeds=False)
     summary = result.summary()
     if as_json:
-        click.echo(json.dumps(summary))
+        click.echo(json_text(summary))
         return
     table = Table(title=f"spade design --domain {domain} --n {count}")
     table.add_column("figure")
@@ -325,10 +332,10 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     for stage, n in sorted(summary["rejected_by_stage"].items()):
         rows.append((f"rejected at {stage}", n))
     for name, value in rows:
-        table.add_row(name, str(value))
+        table.add_row(text(name), text(value))
     console.print(table)
     for env_id in summary["accepted_ids"]:
-        console.print(f"[green]accepted[/] {env_id}", highlight=False)
+        console.print(f"[green]accepted[/] {markup(env_id)}", highlight=False)
 
 
 @cli.command()
@@ -419,10 +426,10 @@ def plugins() -> None:
         table.add_column(column)
     for p in registry.loaded:
         parts = [f"{hook}: {', '.join(names)}" for hook, names in sorted(contributions.get(p.name, {}).items()) if names]
-        table.add_row(p.name, p.distribution, p.version, "\n".join(parts) or "-")
+        table.add_row(text(p.name), text(p.distribution), text(p.version), text("\n".join(parts) or "-"))
     console.print(table)
     for failure in registry.failures:
-        err_console.print(f"[red]failed:[/] {failure}", highlight=False)
+        err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
 
 
 def _attach_eval() -> None:
