@@ -8,13 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from spade_core.contract.inner import HandleFactory
-from spade_core.contract.plain_json import first_non_json
 from spade_core.sandbox.pool import time_budget
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
 from spade_core.validation.report import OUTCOME_STATUS, ValidationReport
 from spade_core.validation.stages import PIPELINE, Candidate, env_spec_assignments, run_stage
 from spade_registry.hashing import content_hash
+from spade_registry.plain_json import first_non_json
 from spade_registry.records import Status, Trust
 
 

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from spade_core.contract.inner import REQUIRED_METHODS, HandleFactory
-from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import (
     ContractError,
     EnvCodeError,
@@ -51,6 +50,7 @@ from spade_core.validation.episodes import (
 from spade_core.validation.hint_leaks import DecodedText, new_leaks
 from spade_core.validation.probes import edge_inputs, equivalents, near_misses
 from spade_core.validation.report import StageResult
+from spade_registry.manifest import EnvManifest
 
 
 @dataclass
