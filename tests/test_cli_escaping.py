@@ -3,7 +3,7 @@
 Hostile text carries Rich markup (a fake ``PASSED``), ANSI CSI and OSC 52 (clipboard) sequences, C1 controls, a
 carriage return and backspaces (overwrite tricks), bidi overrides, a line separator and lone surrogates. Through
 ``spade validate`` (a lone surrogate in one candidate's error must not lose the reports after it), ``spade show``,
-``spade list``, ``spade play`` and ``spade eval --compare``; ``spade_core.cli.display`` is the one choke point.
+``spade list``, ``spade play`` and ``spade eval --compare``; ``spade_core.display`` is the one choke point.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from spade_core.cli.display import aligned_rows, clean, json_text, markup, text
 from spade_core.cli.main import cli
+from spade_core.display import aligned_rows, clean, json_text, markup, text
 from spade_core.evaluation import SuiteSummary, TaskResult, write_suite_run
 from spade_core.evaluation.runner import SuiteRun
 from spade_core.gym_bridge import open_store

@@ -12,8 +12,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from spade_core import __version__
-from spade_core.cli.display import aligned_rows, clean, echo, json_text, markup, text
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
+from spade_core.display import aligned_rows, clean, echo, json_text, markup, text
 from spade_core.errors import SpadeError
 
 console = Console()
@@ -433,7 +433,7 @@ def plugins() -> None:
 
 
 def _attach_eval() -> None:
-    from spade_core.evaluation.cli import eval_command
+    from spade_core.cli.eval_command import eval_command
 
     cli.add_command(eval_command)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spade_core.cli.display import json_text, text
+from spade_core.display import json_text, text
 from spade_core.evaluation.errors import RunDirError
 from spade_core.evaluation.runner import SuiteRun, SuiteSummary, TaskResult
 from spade_core.evaluation.stats import Comparison, paired_comparison, two_proportion_z_test
