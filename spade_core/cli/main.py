@@ -351,8 +351,13 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
                    "A bare --ray starts a local Ray instance; --ray auto or --ray ray://HEAD:10001 joins a cluster "
                    "(same as --set ray.enabled=true [--set ray.address=ADDRESS]). Needs the extra: "
                    'pip install "spade-rl[ray]".')
+@click.option("--ablations", "plan_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Run an ablation plan (e.g. configs/ablations.yaml) one run after another under --run-dir "
+                   "(default runs/ablations); --set applies to every run. Prints the held-out comparison commands.")
+@click.option("--only", default=None, metavar="NAMES", help="With --ablations: only these runs (comma-separated).")
 def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str | None, iterations: int | None,
-             resume_dir: str | None, fresh: bool, ray_address: str | None) -> None:
+             resume_dir: str | None, fresh: bool, ray_address: str | None, plan_file: str | None,
+             only: str | None) -> None:
     """Run self-play: the policy designs environments, plays them with and without hints, and learns from regret.
 
     With no arguments: a short real run on the embedded defaults (SmolLM2-135M-Instruct, the Wikipedia corpus,
@@ -369,6 +374,11 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
     from spade_core.typed_config import load_config
 
     extra = list(overrides)
+    if plan_file:
+        if iterations:
+            extra.append(f"iterations={iterations}")
+        _run_ablations(plan_file, only, extra, run_dir or "runs/ablations", fresh=fresh)
+        return
     if run_dir:
         extra.append(f"run_dir={run_dir}")
     if iterations:
@@ -401,8 +411,36 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
             run = SelfPlay(config, progress=progress)
         report = run.run()
         bar.update(task, phase="done")
+    from spade_core.selfplay.metrics import read_metrics
+
+    history = read_metrics(report.parent)
+    for line in history[-1].summary if history else []:  # what happened to each role, and why
+        console.print(markup(line), highlight=False)
     console.print(f"report: {report}", highlight=False)
     console.print(f"metrics: {report.parent / 'metrics.jsonl'}", highlight=False)
+
+
+def _run_ablations(plan_file: str, only: str | None, overrides: list[str], root: str, *, fresh: bool) -> None:
+    """Every run of the plan in turn (a run with a checkpoint continues from it), then the comparison recipe."""
+    from spade_core.selfplay.ablations import load_plan
+    from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
+
+    plan = load_plan(plan_file)
+    finished: dict[str, Path] = {}
+    for name in plan.select([n.strip() for n in only.split(",") if n.strip()] if only else None):
+        config = plan.config(name, root=root, overrides=overrides)
+        target = Path(config.run_dir)
+        if fresh:
+            remove_run(target)
+        err_console.print(f"ablation run {markup(name)} -> {markup(str(target))}", highlight=False)
+        run = SelfPlay.resume(target, overrides=overrides) if latest_checkpoint(target) is not None else SelfPlay(config)
+        run.run()
+        checkpoint = latest_checkpoint(target)
+        if checkpoint is not None:
+            finished[name] = checkpoint / "model"
+    console.print("held-out comparison (run these once the suites are installed):", highlight=False)
+    for line in plan.eval_commands(root, finished):
+        console.print(f"  {markup(line)}", highlight=False)
 
 
 def _fmt_opt(value: float | None) -> str:
