@@ -14,10 +14,12 @@ from typing import Any
 from spade_core.designer.budget import cut_note, resolve_budget
 from spade_core.designer.parsing import ExtractionError, extract_module
 from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
+from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.validation import ValidationConfig, validate_many
+from spade_core.validation.calibration import AgentProbe, CalibrationProbe
 from spade_core.validation.pipeline import allowed_modules, record_outcome
-from spade_core.validation.report import StageResult, ValidationReport
+from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_registry.hashing import content_hash
 from spade_registry.records import Status, Trust
 
@@ -39,8 +41,8 @@ class DesignConfig:
     failures: int = 3
     worked_example: bool = True
     validation_workers: int = 2
+    calibrate: bool = True  # the model plays each candidate as the agent (the calibration stage's probe)
     max_document_chars: int = 1200
-    grounding: bool = True  # False: no corpus document in the prompt nor in the grounding stage
     # stop a completion at the first "\n```\n" (no tokens spent on prose after the block). Off by default: a module
     # whose string literals hold a fenced block (a code task's reply format) would be cut inside the string.
     stop_at_code_end: bool = False
@@ -102,7 +104,7 @@ class DesignResult:
         tokens = sum(c.tokens for c in self.candidates)
         return {
             "candidates": len(self.candidates), "accepted": len(accepted), "rejected_by_stage": stages,
-            "duplicates": sum(1 for c in self.candidates if c.final.report.status == "duplicate"),
+            "duplicates": sum(1 for c in self.candidates if c.final.report.status == Status.DUPLICATE),
             "attempts": sum(len(c.attempts) for c in self.candidates),
             "cut_at_token_limit": sum(1 for c in self.candidates for a in c.attempts if a.cut),
             "repairs_per_accepted": (sum(len(c.attempts) - 1 for c in accepted) / len(accepted)) if accepted else None,
@@ -113,8 +115,8 @@ class DesignResult:
 
 
 def _extraction_report(completion: str, error: ExtractionError) -> ValidationReport:
-    report = ValidationReport(file="<completion>", content_hash=content_hash(completion), status="failed")
-    report.stages.append(StageResult(EXTRACTION_STAGE, "failed", str(error), ["the answer is not one code block"],
+    report = ValidationReport(file="<completion>", content_hash=content_hash(completion), status=Status.FAILED)
+    report.stages.append(StageResult(EXTRACTION_STAGE, Verdict.FAILED, str(error), ["the answer is not one code block"],
                                      ["reply with exactly one ```python block holding the whole module"]))
     return report
 
@@ -124,8 +126,11 @@ class Designer:
 
     def __init__(self, backend: ModelBackend, corpus: Any, store: Any, *, memory: Any = None,
                  config: DesignConfig | None = None, validation: ValidationConfig | None = None,
-                 validate: Callable[..., list[ValidationReport]] = validate_many) -> None:
-        """``validate`` runs the pipeline over a round's candidates (``validate_many``'s contract; e.g. Ray tasks)."""
+                 validate: Callable[..., list[ValidationReport]] = validate_many,
+                 probe: CalibrationProbe | None = None) -> None:
+        """``validate`` runs the pipeline over a round's candidates (``validate_many``'s contract; e.g. Ray tasks).
+        ``probe`` plays candidates in the calibration stage (default: this backend as the agent, if
+        ``config.calibrate``)."""
         self.backend = backend
         self.corpus = corpus
         self.store = store
@@ -139,6 +144,11 @@ class Designer:
         self._modules = sorted(allowed_modules())
         self.generate_seconds = 0.0
         self.validate_seconds = 0.0
+        self._behaviour: BehaviourIndex | None = None
+        # the calibration stage's probe: this model playing the candidate as the agent (hinted and not); a served
+        # model without a local tokenizer cannot play token-in/token-out episodes, so it calibrates nothing
+        playable = getattr(backend, "tokenizer", None) is not None
+        self.probe = probe if probe is not None else AgentProbe(backend) if self.config.calibrate and playable else None
 
     # -- prompt material ---------------------------------------------------------------------------------------
     @staticmethod
@@ -154,42 +164,33 @@ class Designer:
         return spec.designer_guidance, [SeedEnvironment(module).source() for module in spec.worked_examples]
 
     def _memory_examples(self, text: str) -> tuple[list[MemoryExample], list[MemoryExample]]:
-        cfg = self.config
         if self.memory is None:
             return [], []
-        good = self.memory.records(self.memory.accepted_neighbours(text, cfg.neighbours, domain=cfg.domain)
-                                   ) if cfg.neighbours > 0 else []
-        bad = self.memory.records(self.memory.failed_neighbours(text, cfg.failures, domain=cfg.domain)
-                                  ) if cfg.failures > 0 else []
+        good = self.memory.records(self.memory.accepted_neighbours(text, self.config.neighbours,
+                                                                   domain=self.config.domain))
+        bad = self.memory.records(self.memory.failed_neighbours(text, self.config.failures, domain=self.config.domain))
         neighbours = [MemoryExample(r.name, str(r.manifest.get("description", ""))[:200]) for r in good]
         failures = [MemoryExample(r.name, _failure_note(r)) for r in bad]
         return neighbours, failures
 
     def messages_for(self, document: Any) -> list[dict[str, str]]:
         neighbours, failures = self._memory_examples(f"{document.title}. {document.text[:500]}")
-        grounded = self.config.grounding
         request = DesignRequest(
-            domain=self.config.domain, guidance=self._guidance, document_title=document.title if grounded else "",
-            document_text=document.text if grounded else "", allowed_modules=self._modules,
+            domain=self.config.domain, guidance=self._guidance, document_title=document.title,
+            document_text=document.text, allowed_modules=self._modules,
             worked_example=self._example if self.config.worked_example else "", neighbours=neighbours,
             failures=failures, max_document_chars=self.config.max_document_chars,
         )
         return build_messages(request)
 
-    def _novelty(self) -> Callable[[Any], tuple[float, str] | None] | None:
-        if self.memory is None:
-            return None
-        memory = self.memory
-
-        def nearest(candidate: Any) -> tuple[float, str] | None:
-            vector = memory.embed_candidate(candidate.manifest.to_dict(), candidate.source)
-            hits = memory.neighbours(vector, 1, domain=candidate.manifest.domain, exact=True)
-            if not hits:
-                return None
-            record = memory.store.get(hits[0].rid)
-            return hits[0].similarity, record.env_id or f"#{record.rid}"
-
-        return nearest
+    def _novelty(self) -> BehaviourIndex:
+        """Stored environments' behaviour (bundled seeds included), for the novelty stage; brought up to date here,
+        before the round's candidates are validated, so fingerprinting stored records (seconds on a fresh store)
+        is not charged to the first candidate's novelty stage and its time budget."""
+        if self._behaviour is None:
+            self._behaviour = BehaviourIndex(self.store)
+        self._behaviour.refresh()
+        return self._behaviour
 
     # -- the loop ----------------------------------------------------------------------------------------------
     def design(self, n: int, *, seed: int | None = None, progress: Callable[[str, int], None] | None = None,
@@ -221,7 +222,7 @@ class Designer:
             for (candidate, document, messages), attempt in zip(pending, attempts, strict=True):
                 candidate.attempts.append(attempt)
                 report = attempt.report
-                if report.accepted or report.status == "duplicate":
+                if report.accepted or report.status == Status.DUPLICATE:
                     continue
                 if round_index < self.config.max_repairs:
                     retry.append((candidate, document, repair_messages(
@@ -252,7 +253,7 @@ class Designer:
         validated = self.validate(
             [(f"candidate-{pending[i][0].index}-attempt-{round_index}", s) for i, s in to_validate],
             workers=self.config.validation_workers, store=self.store, config=self.validation,
-            novelty_check=self._novelty(), documents=[pending[i][1].text if self.config.grounding else None for i, _ in to_validate],
+            memory=self._novelty(), probe=self.probe, documents=[pending[i][1].text for i, _ in to_validate],
         ) if to_validate else []
         self.validate_seconds += time.perf_counter() - t0
         val_seconds = (time.perf_counter() - t0) / max(1, len(to_validate))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spade_core.display import json_text, text
+from spade_core.cli.display import json_safe, text
 from spade_core.evaluation.errors import RunDirError
 from spade_core.evaluation.runner import SuiteRun, SuiteSummary, TaskResult
 from spade_core.evaluation.stats import Comparison, paired_comparison, two_proportion_z_test
@@ -51,8 +51,7 @@ def write_suite_run(run: SuiteRun, out_dir: str | Path, *, extra: Mapping[str, A
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = result_file_name(run.suite)
-    # ASCII JSON: a raw U+2028 or U+0085 in model text would split the line for str.splitlines() readers
-    lines = "".join(json_text(r.to_dict()) + "\n" for r in run.results)
+    lines = "".join(json.dumps(json_safe(r.to_dict()), ensure_ascii=False) + "\n" for r in run.results)
     _atomic_write(out / name, lines)
     summary_path = out / SUMMARY_FILE
     data: dict[str, Any] = {"format": FORMAT_VERSION, "model": run.model, "suites": {}, "files": {}, "stats": {}}

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core.contract.env import HINT_OPTION
 from spade_core.rollout.runner import EpisodeSpec, ResetResult, StepResult, env_key
 from spade_core.scale.errors import EnvActorLostError, RemoteEnvError, ScaleError
 from spade_core.scale.ray_runtime import kill_actor, require_ray
@@ -102,9 +103,9 @@ class EnvHost:
                     env = self._make(env_id, kwargs)
                     hosted = self.envs[key] = _Hosted(
                         env, has_hint=callable(getattr(env.unwrapped, "privileged_hint", None)))
-                hosted.hinted = bool((options or {}).get("hint"))
+                hosted.hinted = bool((options or {}).get(HINT_OPTION))
                 obs, info = hosted.env.reset(seed=seed, options=options)
-                hint = None if isinstance(info.get("hint"), str) else self._hint(hosted)
+                hint = None if isinstance(info.get(HINT_OPTION), str) else self._hint(hosted)
                 manifest = getattr(hosted.env.unwrapped, "manifest", None) if made else None
                 out.append((_OK, obs, _plain_info(info), hint, hosted.has_hint, manifest))
             except Exception as exc:  # noqa: BLE001 - one environment's failure is that episode's failure
@@ -174,7 +175,7 @@ class RayEnv:
 
     def _current_hint(self) -> str:
         if self._hint is None:
-            raise RemoteEnvError("no hint was computed for this episode (reset with options={'hint': True})",
+            raise RemoteEnvError(f"no hint was computed for this episode (reset with options={{{HINT_OPTION!r}: True}})",
                                  error_type="RuntimeError", where=self.pool.group.where(self.slot))
         if self._hint[0] == _ERR:
             raise RemoteEnvError(self._hint[2], error_type=self._hint[1], where=self.pool.group.where(self.slot))

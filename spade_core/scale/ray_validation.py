@@ -1,11 +1,16 @@
 """Validate candidates as Ray tasks: same signature and reports as :func:`~spade_core.validation.validate_many`.
 
-The stages that need this process's state run here, in pipeline order: ``structure`` and ``exact_duplicate`` (the
-registry store) before a task is sent, ``novelty`` (the environment memory) after it answers. Everything that runs
-candidate code — ``policy`` through ``grounding``, and ``calibration`` — runs in one Ray task per candidate, in the
-sandbox pool of the Ray worker that runs it. The report is assembled in :data:`~spade_core.validation.stages.PIPELINE`
-order and stops at the first failure, exactly as the local pipeline does (a ``calibration`` result computed
-remotely is dropped when ``novelty`` fails first). Only timings differ.
+It runs the very list of stages the local pipeline runs (:data:`~spade_core.validation.stage_list.STAGES`), through
+the same :func:`~spade_core.validation.stage_list.run_stage` and status rule; only where each stage runs differs,
+as the stage declares. Per candidate, the driver first runs the leading stages that run no candidate code (the
+parse, the store's exact-duplicate check, the static policy): a failure there costs no task. One Ray task then
+re-builds the candidate's state by re-running the off-driver stages already passed (not reported) and runs every
+later off-driver stage in order, up to its first failure, in the sandbox pool of the worker that runs it. The
+driver assembles the report in list order: an off-driver stage's result comes from the task, a driver stage
+(``novelty`` reads the memory, ``calibration`` plays the driver's probe) runs on the driver when its turn comes,
+reading what earlier stages exported from the task (the behavioural fingerprint). The report stops at the first
+failure, as locally (a result the task computed past a driver stage that then failed is dropped). Only timings
+differ.
 
 A task that is lost (its worker or node died, or no answer within the timeout) is validated on the driver instead,
 so infrastructure trouble never turns into a rejected candidate; :attr:`RayValidator.stats` counts these fallbacks.
@@ -23,44 +28,48 @@ from typing import Any
 
 from spade_core.scale.ray_runtime import require_ray
 from spade_core.validation.config import ValidationConfig
-from spade_core.validation.pipeline import allowed_modules, sandbox_handles, validate_source
-from spade_core.validation.report import OUTCOME_STATUS, StageResult, ValidationReport
-from spade_core.validation.stages import PIPELINE, Candidate, run_stage
-from spade_registry.hashing import content_hash
+from spade_core.validation.pipeline import allowed_modules, new_candidate, sandbox_handles, validate_source
+from spade_core.validation.report import StageResult, ValidationReport
+from spade_core.validation.stage_list import STAGES, Stage, add_result, finish, new_report, run_stage, run_stages
+from spade_core.validation.stages import Candidate
 
 ray = require_ray()
 from ray.exceptions import RayError  # noqa: E402 - after the check that says how to install Ray
 
-DRIVER_STAGES = frozenset({"structure", "exact_duplicate", "novelty"})
-"""Stages that read the driver's store or memory; every other stage runs in the Ray task."""
-
 _SLACK_S = 30.0
 
 
-def remote_stages(source: str, file: str, config: ValidationConfig, document: str | None, probe: Any,
-                  handles: Callable[[str, str], Any], modules: dict[str, list[str]],
-                  stages: Sequence[str]) -> dict[str, Any]:
-    """The Ray task body: re-parse the candidate (``structure``, not reported), then run ``stages`` in order up to
-    the first failure. Returns the results, the outcome status a stage set, and where it ran."""
-    candidate = Candidate(source=source, file=file, config=config, handle_factory_for=handles,
-                          allowed_modules=modules, document=document, probe=probe)
-    candidate.content_hash = content_hash(source)
-    checks = dict(PIPELINE)
+def dispatch_point(stages: Sequence[Stage] = STAGES) -> int:
+    """Index of the first stage that runs candidate code: the driver runs the stages before it itself."""
+    return next((i for i, stage in enumerate(stages) if stage.runs_code), len(stages))
+
+
+def remote_stages(source: str, file: str, config: ValidationConfig, document: str | None,
+                  handles: Callable[[str, str], Any], modules: dict[str, list[str]], start: int) -> dict[str, Any]:
+    """The Ray task body: re-run the off-driver stages before ``start`` (passed on the driver; not reported) to
+    rebuild the candidate's state, then every off-driver stage from ``start`` on, up to the first failure. Returns
+    the results, what they exported, and where it ran."""
+    candidate = new_candidate(source, file=file, config=config, document=document, handles=handles, modules=modules)
     results: list[StageResult] = []
     try:
-        parsed = run_stage("structure", checks["structure"], candidate)
-        if parsed.failed:  # the driver parsed this code: a different node that disagrees is an infrastructure fault
-            raise RuntimeError(f"the Ray worker cannot parse a candidate the driver parsed: {parsed.observed}")
-        for name in stages:
-            result = run_stage(name, checks[name], candidate)
+        for stage in STAGES[:start]:
+            if stage.off_driver and run_stage(stage, candidate).failed:
+                # the driver passed this stage: a node that disagrees is an infrastructure fault, not a verdict
+                raise RuntimeError(f"the Ray worker fails stage {stage.name!r} that the driver passed: "
+                                   f"{candidate.results[stage.name].observed}")
+        for stage in STAGES[start:]:
+            if not stage.off_driver:
+                continue
+            result = run_stage(stage, candidate)
             results.append(result)
             if result.failed:
                 break
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()
-    return {"results": results, "outcome_status": candidate.outcome_status,
-            "node_id": ray.get_runtime_context().get_node_id(), "hostname": socket.gethostname(), "pid": os.getpid()}
+    exports = {name: getattr(candidate, name) for stage in STAGES for name in stage.exports}
+    return {"results": results, "exports": exports, "node_id": ray.get_runtime_context().get_node_id(),
+            "hostname": socket.gethostname(), "pid": os.getpid()}
 
 
 _remote_stages = ray.remote(remote_stages)
@@ -90,26 +99,26 @@ class RayValidator:
         the local version: Ray's CPU resources (``task_cpus`` per task) bound the concurrency instead."""
         grounding = list(documents) if documents is not None else [kwargs.pop("document", None)] * len(sources)
         config: ValidationConfig = kwargs.get("config") or ValidationConfig()
-        store, probe, novelty = kwargs.get("store"), kwargs.get("probe"), kwargs.get("novelty_check")
+        store, probe, memory = kwargs.get("store"), kwargs.get("probe"), kwargs.get("memory")
         handles = kwargs.get("handles", sandbox_handles)
+        if memory is not None:
+            memory.refresh()  # as locally: stored fingerprints are filled in before any candidate is timed
         modules = allowed_modules()
-        remote = [name for name, _ in PIPELINE if name not in DRIVER_STAGES]
+        start = dispatch_point()
         started: dict[int, tuple[Candidate, ValidationReport, float]] = {}
         reports: list[ValidationReport | None] = [None] * len(sources)
         refs: dict[int, Any] = {}
         for i, ((file, source), document) in enumerate(zip(sources, grounding, strict=True)):
             t0 = time.perf_counter()
-            candidate = Candidate(source=source if isinstance(source, str) else "", file=file, config=config,
-                                  handle_factory_for=handles, allowed_modules=modules, store=store,
-                                  document=document, probe=probe, novelty_check=novelty)
-            candidate.content_hash = content_hash(candidate.source)
-            report = ValidationReport(file=file, content_hash=candidate.content_hash, seeds=list(config.seeds))
-            if self._run_here(("structure", "exact_duplicate"), candidate, report):
-                reports[i] = self._finish(candidate, report, t0)
+            candidate = new_candidate(source, file=file, config=config, store=store, document=document, probe=probe,
+                                      memory=memory, handles=handles, modules=modules)
+            report = new_report(candidate)
+            if run_stages(STAGES[:start], candidate, report):
+                reports[i] = finish(candidate, report, t0)
                 continue
             started[i] = (candidate, report, t0)
             refs[i] = _remote_stages.options(num_cpus=self.task_cpus, max_retries=1).remote(
-                candidate.source, file, config, document, probe, handles, modules, remote)
+                candidate.source, file, config, document, handles, modules, start)
             self.stats["tasks"] += 1
         answers = self._gather(refs, config)
         for i, (candidate, report, t0) in started.items():
@@ -117,51 +126,35 @@ class RayValidator:
             if isinstance(answer, BaseException):
                 self.stats["fallbacks"] += 1
                 reports[i] = validate_source(candidate.source, file=report.file, config=config, store=store,
-                                             document=candidate.document, probe=probe, novelty_check=novelty,
+                                             document=candidate.document, probe=probe, memory=memory,
                                              handles=handles)
                 continue
             self.nodes[answer["hostname"]] += 1
-            self._merge(candidate, report, answer)
-            reports[i] = self._finish(candidate, report, t0)
+            try:
+                self._merge(candidate, report, answer, start)
+            finally:
+                if candidate.envs is not None:
+                    candidate.envs.close_all()
+            reports[i] = finish(candidate, report, t0)
         return [r for r in reports if r is not None]
 
-    # -- helpers ---------------------------------------------------------------------------------------------
     @staticmethod
-    def _run_here(names: Sequence[str], candidate: Candidate, report: ValidationReport) -> bool:
-        """Run driver stages in order; True if one failed (the report is then final)."""
-        checks = dict(PIPELINE)
-        for name in names:
-            result = run_stage(name, checks[name], candidate)
-            report.stages.append(result)
-            if result.failed:
-                report.status = candidate.outcome_status or OUTCOME_STATUS.get(name, "failed")
-                return True
-        return False
-
-    def _merge(self, candidate: Candidate, report: ValidationReport, answer: dict[str, Any]) -> None:
-        """Interleave the task's results with the driver's ``novelty`` stage, in pipeline order."""
+    def _merge(candidate: Candidate, report: ValidationReport, answer: dict[str, Any], start: int) -> None:
+        """Walk the stages from ``start`` in list order: off-driver results from the task, driver stages run here
+        (with the task's exports), up to the first failure."""
         remote = {r.stage: r for r in answer["results"]}
-        for name, check in PIPELINE:
-            if name in ("structure", "exact_duplicate"):
-                continue
-            if name == "novelty":
-                result = run_stage(name, check, candidate)
-            elif name in remote:
-                result = remote[name]
+        for name, value in answer["exports"].items():
+            setattr(candidate, name, value)
+        for stage in STAGES[start:]:
+            if stage.off_driver:
+                if stage.name not in remote:
+                    return  # unreachable: the task stops only at a failure, which ends the report first
+                result = remote[stage.name]
+                candidate.results[stage.name] = result
             else:
-                break  # the task stopped earlier (it stops at its first failure)
-            report.stages.append(result)
-            if result.failed:
-                status = answer["outcome_status"] if name != "novelty" else candidate.outcome_status
-                report.status = status or OUTCOME_STATUS.get(name, "failed")
+                result = run_stage(stage, candidate)
+            if add_result(report, result):
                 return
-
-    @staticmethod
-    def _finish(candidate: Candidate, report: ValidationReport, t0: float) -> ValidationReport:
-        if candidate.manifest is not None:
-            report.name, report.domain = candidate.manifest.name, candidate.manifest.domain
-        report.seconds = time.perf_counter() - t0
-        return report
 
     def _gather(self, refs: dict[int, Any], config: ValidationConfig) -> dict[int, Any]:
         """Wait for every task (bounded); a lost or late task's answer is the error."""

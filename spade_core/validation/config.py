@@ -16,6 +16,27 @@ class ProbeThresholds:
 
 
 @dataclass(frozen=True)
+class NoveltyThresholds:
+    """Near-duplicate verdicts on behavioural fingerprints (``spade_core.memory.fingerprint``): a near-duplicate of a
+    stored environment when the mean of the observed-text and code-shape similarities reaches ``combined``, or when
+    it behaves the same whatever its code (observed text >= ``text`` and dynamics >= ``dynamics``). Measured on the
+    bundled seeds: distinct seeds reach at most 0.65 combined, renamed copies with changed constants 0.94 or more."""
+
+    combined: float = 0.85
+    text: float = 0.9
+    dynamics: float = 0.8
+
+
+@dataclass(frozen=True)
+class GroundingThresholds:
+    """Grounding verdicts: at least ``min_terms`` distinct document terms in what the agent sees while playing, and
+    at least ``min_share`` of the task's distinct content terms (``spade_core.validation.grounding``)."""
+
+    min_terms: int = 3
+    min_share: float = 0.3
+
+
+@dataclass(frozen=True)
 class ValidationConfig:
     """Seeds, thresholds and per-stage time budgets (seconds) of the pipeline."""
 
@@ -49,11 +70,12 @@ class ValidationConfig:
     hold validation for minutes."""
     stage_timeout_s: dict[str, float] = field(default_factory=lambda: {
         "instantiate": 10.0, "contract": 10.0, "determinism": 15.0, "start_state": 10.0, "baselines": 30.0,
-        "reference": 60.0, "verifier": 20.0, "reward_range": 20.0, "hint": 20.0, "grounding": 5.0, "novelty": 10.0,
+        "reference": 60.0, "verifier": 20.0, "reward_range": 20.0, "hint": 20.0, "grounding": 5.0, "behaviour": 20.0,
+        "novelty": 10.0,
         "calibration": 60.0,
     })
-    grounding_min_overlap: int = 2
-    near_duplicate_similarity: float = 0.97
+    grounding: GroundingThresholds = field(default_factory=GroundingThresholds)
+    novelty: NoveltyThresholds = field(default_factory=NoveltyThresholds)
     probe: ProbeThresholds = field(default_factory=ProbeThresholds)
 
     def budget(self, stage: str) -> float:

@@ -8,14 +8,19 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from spade_core.contract.inner import HandleFactory
+from spade_core.contract.plain_json import first_non_json
+from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.sandbox.pool import time_budget
+from spade_core.validation.calibration import CalibrationProbe
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
-from spade_core.validation.report import OUTCOME_STATUS, ValidationReport
-from spade_core.validation.stages import PIPELINE, Candidate, env_spec_assignments, run_stage
+from spade_core.validation.novelty import NoveltyMemory
+from spade_core.validation.report import ValidationReport
+from spade_core.validation.stage_list import STAGES, finish, new_report, run_stages
+from spade_core.validation.stages import Candidate, env_spec_assignments
 from spade_registry.hashing import content_hash
-from spade_registry.plain_json import first_non_json
 from spade_registry.records import Status, Trust
+from spade_registry.store import RegistryStore
 
 
 def sandbox_handles(source: str, env_id: str) -> HandleFactory:
@@ -32,47 +37,56 @@ def allowed_modules() -> dict[str, list[str]]:
     return {name: sorted(names) for name, names in merged_allowlist().items()}
 
 
+def new_candidate(source: str, *, file: str, config: ValidationConfig, store: RegistryStore | None = None,
+                  document: str | None = None, probe: Policy | CalibrationProbe | None = None,
+                  memory: NoveltyMemory | None = None,
+                  handles: Callable[[str, str], HandleFactory] = sandbox_handles,
+                  modules: dict[str, list[str]] | None = None) -> Candidate:
+    """A candidate as every path starts it (non-text input becomes empty source, which ``structure`` rejects)."""
+    candidate = Candidate(
+        source=source if isinstance(source, str) else "", file=file, config=config, handle_factory_for=handles,
+        allowed_modules=modules if modules is not None else allowed_modules(), store=store, document=document,
+        probe=probe, memory=memory,
+    )
+    candidate.content_hash = content_hash(candidate.source)
+    return candidate
+
+
 def validate_source(
     source: str,
     *,
     file: str = "<candidate>",
     config: ValidationConfig | None = None,
-    store: Any = None,
+    store: RegistryStore | None = None,
     document: str | None = None,
-    probe: Policy | None = None,
-    novelty_check: Callable[[Candidate], tuple[float, str] | None] | None = None,
+    probe: Policy | CalibrationProbe | None = None,
+    memory: NoveltyMemory | None = None,
     handles: Callable[[str, str], HandleFactory] = sandbox_handles,
 ) -> ValidationReport:
-    """Validate one candidate module; stop at the first failing stage. Never raises for bad candidates."""
+    """Validate one candidate module through :data:`~spade_core.validation.stage_list.STAGES`; stop at the first
+    failing stage. ``store``: exact duplicates; ``document``: grounding; ``memory``: novelty (e.g.
+    ``BehaviourIndex(store)``); ``probe``: calibration. A stage whose input is missing is reported as skipped.
+    Never raises for bad candidates."""
     started = time.perf_counter()
-    config = config or ValidationConfig()
-    candidate = Candidate(
-        source=source if isinstance(source, str) else "", file=file, config=config, handle_factory_for=handles,
-        allowed_modules=allowed_modules(), store=store, document=document, probe=probe, novelty_check=novelty_check,
-    )
-    candidate.content_hash = content_hash(candidate.source)
-    report = ValidationReport(file=file, content_hash=candidate.content_hash, seeds=list(config.seeds))
+    candidate = new_candidate(source, file=file, config=config or ValidationConfig(), store=store,
+                              document=document, probe=probe, memory=memory, handles=handles)
+    report = new_report(candidate)
     try:
-        with time_budget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s"):
-            for name, check in PIPELINE:
-                result = run_stage(name, check, candidate)
-                report.stages.append(result)
-                if result.failed:
-                    report.status = candidate.outcome_status or OUTCOME_STATUS.get(name, "failed")
-                    break
+        with time_budget(candidate.config.candidate_budget_s, what="this candidate",
+                         knob="ValidationConfig.candidate_budget_s"):
+            run_stages(STAGES, candidate, report)
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()
-    if candidate.manifest is not None:
-        report.name, report.domain = candidate.manifest.name, candidate.manifest.domain
-    report.seconds = time.perf_counter() - started
-    return report
+    return finish(candidate, report, started)
 
 
-def record_outcome(store: Any, source: str, report: ValidationReport, *, provenance: dict[str, Any] | None = None,
+def record_outcome(store: RegistryStore, source: str, report: ValidationReport, *,
+                   provenance: dict[str, Any] | None = None,
                    manifest: dict[str, Any] | None = None) -> ValidationReport:
-    """Store the candidate with its report and status (accepted ones get their ``spade/<Name>-v<N>`` id)."""
-    if report.status == "duplicate" and report.failed_stage == "exact_duplicate":
+    """Store the candidate with its report and status (accepted ones get their ``spade/<Name>-v<N>`` id, and the
+    behavioural fingerprint validation computed is cached for later novelty checks)."""
+    if report.status == Status.DUPLICATE and report.failed_stage == "exact_duplicate":
         return report  # the identical record is already stored; nothing new to keep
     status = Status(report.status)
     record, created = store.add(
@@ -83,6 +97,8 @@ def record_outcome(store: Any, source: str, report: ValidationReport, *, provena
     if not created:
         record = store.set_status(record.rid, status, failed_stage=report.failed_stage if status is Status.FAILED
                                   else None, report=report.to_dict())
+    if report.fingerprint is not None:
+        BehaviourIndex(store).put(record.rid, report.fingerprint)
     report.env_id = record.env_id
     return report
 
@@ -109,6 +125,9 @@ def validate_many(
     """Validate ``(file, source)`` pairs concurrently (``documents[i]`` grounds candidate ``i``); one candidate's
     hang is bounded by the sandbox's call timeouts and never stalls the others. Reports come back in input order."""
     grounding = list(documents) if documents is not None else [kwargs.pop("document", None)] * len(sources)
+    memory: NoveltyMemory | None = kwargs.get("memory")
+    if memory is not None:
+        memory.refresh()  # fingerprint stored environments once, before any candidate's novelty stage is timed
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(validate_source, source, file=file, document=doc, **kwargs)
                    for (file, source), doc in zip(sources, grounding, strict=True)]

@@ -15,6 +15,7 @@ from spade_core.gym_bridge import sync_seed_environments
 from spade_core.memory import EnvironmentMemory, HashingEmbedder
 from spade_core.models.tiny import build_tiny_model
 from spade_core.rollout.scripted import ScriptedPolicy
+from spade_core.validation import GroundingThresholds, ValidationConfig
 from spade_registry.records import Status
 from spade_registry.store import RegistryStore
 
@@ -66,7 +67,8 @@ def test_prompt_holds_contract_document_examples_and_failures() -> None:
 @pytest.fixture
 def corpus(tmp_path: Path):
     path = tmp_path / "docs.jsonl"
-    docs = [{"id": f"d{i}", "title": f"Doc {i}", "text": f"Binary search halves an interval {i} times."}
+    docs = [{"id": f"d{i}", "title": f"Doc {i}", "text": f"Binary search halves an interval {i} times: one player "
+             "picked a number from 100 to 999, the other guesses it."}
             for i in range(4)]
     path.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
     return open_corpus(f"jsonl:{path}")
@@ -91,7 +93,9 @@ def test_repair_loop_sends_the_validator_message_back_and_records_every_attempt(
 
     store = RegistryStore(tmp_path / "store.sqlite3")
     designer = Designer(ScriptedPolicy(tokenizer, act), corpus, store,
-                        config=DesignConfig(domain="math", max_repairs=2, max_new_tokens=4096))
+                        config=DesignConfig(domain="math", max_repairs=2, max_new_tokens=4096, calibrate=False),
+                        # the fixed module shows one word of its document ("picked"): enough for this loop test
+                        validation=ValidationConfig(grounding=GroundingThresholds(min_terms=1)))
     result = designer.design(1, documents=[corpus.get("d1")])
     candidate = result.candidates[0]
     assert [a.report.failed_stage for a in candidate.attempts] == [EXTRACTION_STAGE, None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'sp
 
 from spade_core.gym_bridge import open_store  # noqa: E402
 from spade_core.scale.ray_validation import RayValidator  # noqa: E402
-from spade_core.validation import ValidationConfig, validate_many  # noqa: E402
+from spade_core.validation import GroundingThresholds, ValidationConfig, validate_many  # noqa: E402
 from spade_core.validation.pipeline import record_outcome, sandbox_handles  # noqa: E402
 
 GOOD = (CORPUS / "good_secret_number.py").read_text()
@@ -27,7 +28,7 @@ def _shape(report) -> tuple:
 
 
 def test_ray_reports_match_local_reports(ray_runtime, tmp_path: Path) -> None:
-    # an accepted env, broken candidates caught on the driver (structure) and in the task (policy, reference),
+    # an accepted env, broken candidates caught on the driver (structure, policy) and in the task (reference),
     # an exact duplicate (the driver's store) and a near duplicate (the driver's memory check, after the task)
     store = open_store(tmp_path / "registry.sqlite3")
     record_outcome(store, GOOD.replace('"SecretNumber"', '"Stored"'), validate_many([("s", GOOD)], config=CONFIG)[0])
@@ -43,13 +44,14 @@ def test_ray_reports_match_local_reports(ray_runtime, tmp_path: Path) -> None:
     assert [r.failed_stage for r in remote] == [None, "structure", "policy", "reference", "exact_duplicate"]
     assert remote[0].to_dict()["stages"][-1]["stage"] == "calibration"
     stats = validator.take_stats()
-    assert stats["tasks"] == 3 and "fallbacks" not in stats and sum(stats["hosts"].values()) == 3
+    # parse, store and static policy run on the driver first: only candidates that reach their code cost a task
+    assert stats["tasks"] == 2 and "fallbacks" not in stats and sum(stats["hosts"].values()) == 2
 
-    def near(candidate):
-        return 0.999, "spade/Twin-v1"
+    from spade_core.memory.behaviour import BehaviourIndex
 
-    local_near = validate_many([("good", GOOD)], config=CONFIG, novelty_check=near)
-    remote_near = validator.validate_many([("good", GOOD)], config=CONFIG, novelty_check=near)
+    near = {"config": CONFIG, "memory": BehaviourIndex(store)}  # behaves like the stored spade/Stored-v0
+    local_near = validate_many([("good", GOOD)], **near)
+    remote_near = validator.validate_many([("good", GOOD)], **near)
     assert [_shape(r) for r in remote_near] == [_shape(r) for r in local_near]
     assert remote_near[0].status == "duplicate" and remote_near[0].failed_stage == "novelty"
 
@@ -62,15 +64,17 @@ def test_designer_validates_through_ray_tasks(ray_runtime, tmp_path: Path, token
     from spade_core.rollout.scripted import ScriptedPolicy
 
     docs = tmp_path / "docs.jsonl"
-    docs.write_text(json.dumps({"id": "d1", "title": "Binary search", "text": "Binary search halves an interval."}) + "\n")
+    docs.write_text(json.dumps({"id": "d1", "title": "Binary search",
+                                "text": "Binary search halves an interval: a number is picked, then guessed."}) + "\n")
     store = open_store(tmp_path / "designed.sqlite3")
     source = GOOD.replace('"SecretNumber"', '"RayDesigned"')
     policy = ScriptedPolicy(tokenizer, lambda prompt: "```python\n" + source + "```")
     validator = RayValidator()
     designer = Designer(policy, open_corpus(f"jsonl:{docs}"), store,
                         memory=EnvironmentMemory(store, embedder=HashingEmbedder()),
-                        config=DesignConfig(domain="math", max_repairs=0, max_new_tokens=4096),
-                        validation=CONFIG, validate=validator.validate_many)
+                        config=DesignConfig(domain="math", max_repairs=0, max_new_tokens=4096, calibrate=False),
+                        validation=replace(CONFIG, grounding=GroundingThresholds(min_terms=1)),  # shows "picked"
+                        validate=validator.validate_many)
     (candidate,) = designer.design(1).candidates
     report = candidate.final.report
     assert candidate.accepted and report.env_id == "spade/RayDesigned-v0", report.message

@@ -67,10 +67,15 @@ def test_duplicate_of_a_stored_env_is_caught_before_anything_runs(store_path: Pa
         assert "spade/SecretNumber-v0" in again.message
 
 
-def test_near_duplicate_by_memory_similarity() -> None:
-    report = validate_source(GOOD, novelty_check=lambda c: (0.995, "spade/Twin-v3"))
+def test_near_duplicate_by_memory_similarity(store_path: Path) -> None:
+    from spade_core.memory.behaviour import BehaviourIndex
+
+    twin = GOOD.replace("SecretNumber", "Twin").replace("self.target", "self.hidden")
+    with RegistryStore(store_path) as store:
+        assert record_outcome(store, twin, validate_source(twin)).env_id == "spade/Twin-v0"
+        report = validate_source(GOOD, memory=BehaviourIndex(store))
     assert report.status == "duplicate" and report.failed_stage == "novelty"
-    assert "spade/Twin-v3" in report.message
+    assert "spade/Twin-v0" in report.message
 
 
 def test_calibration_probe_flags_trivial_and_impossible() -> None:

@@ -1,6 +1,6 @@
 """``spade eval``: run a model on evaluation suites, or compare two runs.
 
-Attach to the ``spade`` group with ``cli.add_command(eval_command)`` (``from spade_core.cli.eval_command import
+Attach to the ``spade`` group with ``cli.add_command(eval_command)`` (``from spade_core.evaluation.cli import
 eval_command``); it also works as a standalone click command.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from spade_core.cli.display import clean, json_text, markup, text
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
-from spade_core.display import clean, json_text, markup, text
 from spade_core.errors import SpadeError
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.models.spec import DEFAULT_MODEL

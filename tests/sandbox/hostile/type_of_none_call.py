@@ -1,5 +1,5 @@
 # expect: policy
-# type(len) is builtin_function_or_method, a class the sandbox does not hand out
+# type(None) is not a constructor the sandbox hands out
 
 
 ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
@@ -10,7 +10,7 @@ class Hostile:
         return "obs", {}
 
     def step(self, action):
-        type(len)(len)
+        type(None)()
         return "obs", 0.0, False, False, {}
 
     def privileged_hint(self):

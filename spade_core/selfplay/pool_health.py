@@ -1,0 +1,160 @@
+"""The pool heals itself: self-play's paired rollouts retire environments that turn out trivial, impossible or
+hint-copying for the agent.
+
+Every iteration plays each chosen environment K times with the hint and K times without, on the same seeds. This
+module adds those outcomes to running totals kept in the record's stats (``health``), and once an environment has
+``min_episodes`` of each it is judged:
+
+- **trivial**: unhinted success at or above ``trivial_above`` (the hint cannot matter; regret is zero);
+- **impossible**: hinted success at or below ``impossible_below`` (nothing to learn, even with the hint);
+- **hint-copying**: at least ``copy_min_successes`` hinted successes, and in at least ``copy_fraction`` of them the
+  winning action was the hint (or the hint's number) copied: the hint gives the answer away, which a
+  regret-maximising designer is paid for.
+
+A judged environment gets :attr:`Status.RETIRED` with the verdict, the reason and the numbers kept in its stats
+(``retired``), so it leaves the replay pool and Gymnasium registration. ``keep_at_least`` accepted environments
+always remain (a weak early agent fails everywhere; an empty pool would stop the run).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from spade_core.rollout.trajectory import Trajectory
+from spade_registry.records import Status
+from spade_registry.store import RegistryStore
+
+HEALTH_KEY = "health"
+RETIRED_KEY = "retired"
+
+
+@dataclass
+class PoolHealthConfig:
+    """When self-play retires a pool environment (see :mod:`spade_core.selfplay.pool_health`)."""
+
+    enabled: bool = True
+    min_episodes: int = 6  # hinted and unhinted episodes each, summed over iterations, before a verdict
+    trivial_above: float = 0.95
+    impossible_below: float = 0.0
+    copy_min_successes: int = 3
+    copy_fraction: float = 0.8
+    keep_at_least: int = 4  # never retire below this many accepted environments
+
+
+@dataclass
+class Health:
+    """Running totals of one environment's paired rollouts."""
+
+    hinted: int = 0
+    hinted_successes: int = 0
+    unhinted: int = 0
+    unhinted_successes: int = 0
+    copied_successes: int = 0
+
+    @property
+    def p_hint(self) -> float:
+        return self.hinted_successes / self.hinted if self.hinted else 0.0
+
+    @property
+    def p_nohint(self) -> float:
+        return self.unhinted_successes / self.unhinted if self.unhinted else 0.0
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """One retired environment: the verdict, why, and the totals it was judged on."""
+
+    env_id: str
+    verdict: str  # trivial | impossible | hint_copying
+    reason: str
+    health: Health
+    iteration: int
+
+    def to_dict(self) -> dict:
+        return {"env_id": self.env_id, "verdict": self.verdict, "reason": self.reason, "iteration": self.iteration,
+                **asdict(self.health)}
+
+
+_FORMAT_WORDS = frozenset({"boxed", "answer", "final"})
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[0-9a-z]+", text.lower())
+
+
+def copied_hint(action: str, hint: str | None) -> bool:
+    """Whether ``action`` is the hint copied: its words and numbers (answer formatting such as ``\\boxed``
+    aside) appear in the hint in the same order, next to each other (one-word and one-digit actions included)."""
+    if not hint:
+        return False
+    said = [t for t in _tokens(action) if t not in _FORMAT_WORDS]
+    shown = _tokens(hint)
+    n = len(said)
+    return n > 0 and any(shown[i:i + n] == said for i in range(len(shown) - n + 1))
+
+
+def _copied(trajectory: Trajectory) -> bool:
+    """A hinted success whose winning (last) action copied the hint shown on that turn."""
+    if not (trajectory.hinted and trajectory.success and trajectory.turns):
+        return False
+    last = trajectory.turns[-1]
+    return copied_hint(last.action, last.hint)
+
+
+def judge(health: Health, config: PoolHealthConfig) -> tuple[str, str] | None:
+    """``(verdict, reason)`` once the totals say the environment should leave the pool; None otherwise."""
+    if health.hinted < config.min_episodes or health.unhinted < config.min_episodes:
+        return None
+    if health.hinted_successes >= config.copy_min_successes and \
+            health.copied_successes >= config.copy_fraction * health.hinted_successes:
+        return "hint_copying", (f"{health.copied_successes} of {health.hinted_successes} hinted successes copied "
+                                f"the hint as the action (p_hint {health.p_hint:.2f}, p_nohint {health.p_nohint:.2f})")
+    if health.p_nohint >= config.trivial_above:
+        return "trivial", (f"solved without the hint in {health.unhinted_successes} of {health.unhinted} episodes "
+                           f"(p_nohint {health.p_nohint:.2f} >= {config.trivial_above:.2f})")
+    if health.p_hint <= config.impossible_below:
+        return "impossible", (f"solved with the hint in {health.hinted_successes} of {health.hinted} episodes "
+                              f"(p_hint {health.p_hint:.2f} <= {config.impossible_below:.2f})")
+    return None
+
+
+class PoolHealth:
+    """Adds each iteration's paired outcomes to the records' totals and retires what :func:`judge` condemns."""
+
+    def __init__(self, store: RegistryStore, config: PoolHealthConfig | None = None) -> None:
+        self.store = store
+        self.config = config or PoolHealthConfig()
+
+    def review(self, trajectories: Sequence[Trajectory], *, iteration: int) -> list[Retirement]:
+        """Update every played environment's totals (seat 0 only, like the regret estimate); retire the condemned.
+        Returns the retirements of this call."""
+        by_env: dict[str, list[Trajectory]] = {}
+        for t in trajectories:
+            if t.seat == 0 and t.failure is None:
+                by_env.setdefault(t.env_id, []).append(t)
+        retired: list[Retirement] = []
+        for env_id, mine in by_env.items():
+            record = self.store.get(env_id)
+            health = Health(**{k: int(v) for k, v in (record.stats.get(HEALTH_KEY) or {}).items()
+                               if k in Health.__dataclass_fields__})
+            for t in mine:
+                if t.hinted:
+                    health.hinted += 1
+                    health.hinted_successes += int(t.success)
+                    health.copied_successes += int(_copied(t))
+                else:
+                    health.unhinted += 1
+                    health.unhinted_successes += int(t.success)
+            self.store.update_stats(env_id, {HEALTH_KEY: asdict(health)})
+            verdict = judge(health, self.config) if self.config.enabled else None
+            if verdict is None or record.status is not Status.ACCEPTED:
+                continue
+            if self.store.count(status=Status.ACCEPTED) <= self.config.keep_at_least:
+                continue
+            retirement = Retirement(env_id, verdict[0], verdict[1], health, iteration)
+            self.store.update_stats(env_id, {RETIRED_KEY: retirement.to_dict()})
+            self.store.set_status(env_id, Status.RETIRED)
+            retired.append(retirement)
+        return retired

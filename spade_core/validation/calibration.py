@@ -1,0 +1,124 @@
+"""The calibration stage: a probe agent plays the candidate with and without the hint on the same seeds; never
+solved even with the hint → impossible, always solved without it → trivial.
+
+A probe is either a scripted :data:`~spade_core.validation.episodes.Policy` (one action per call) or a
+:class:`CalibrationProbe` that plays whole batches, such as :class:`AgentProbe`: the agent model itself, through the
+episode runner, exactly as self-play's paired rollouts play it. The probe lives in the validating process, so this
+stage runs on the driver.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+from spade_core.contract.env import HINT_OPTION, SpadeEnv
+from spade_core.validation.episodes import EnvFactory, Policy, play
+from spade_core.validation.report import StageResult, Verdict
+from spade_registry.records import Status
+
+if TYPE_CHECKING:
+    from spade_core.models.base import ModelBackend
+    from spade_core.rollout.runner import RolloutConfig
+    from spade_core.validation.stages import Candidate
+
+CALIBRATION_SEED_BASE = 3000
+PROBE_SECONDS = "probe_seconds"
+"""The calibration details' key for time spent playing the probe: the model's time, not the environment's, so the
+stage's time budget does not count it."""
+
+
+@runtime_checkable
+class CalibrationProbe(Protocol):
+    """Plays the candidate on ``seeds`` (hinted or not) and says which episodes succeeded."""
+
+    def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]: ...
+
+
+class PolicyProbe:
+    """A scripted policy as a probe: one episode per seed, one action per call."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]:
+        env = make_env()
+        try:
+            return [play(env, seed, self.policy, options={HINT_OPTION: True} if hinted else None).success
+                    for seed in seeds]
+        finally:
+            env.close()
+
+
+class AgentProbe:
+    """The agent model as a probe: every episode of a call in one batched run of the episode runner. Calls are
+    serialised (one model serves concurrent validations)."""
+
+    def __init__(self, backend: ModelBackend, config: RolloutConfig | None = None) -> None:
+        from spade_core.models.base import SamplingParams
+        from spade_core.rollout.runner import RolloutConfig
+
+        self.backend = backend
+        self.config = config or RolloutConfig(sampling=SamplingParams(max_new_tokens=48, temperature=1.0), seed=0)
+        self._lock = threading.Lock()
+
+    def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]:
+        from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec
+
+        specs = [EpisodeSpec("candidate", seed, hinted=hinted, role="agent") for seed in seeds]
+        with self._lock:
+            runner = EpisodeRunner(self.backend, self.config, make_env=lambda spec: make_env())
+            result = runner.run(specs)
+        by_spec: dict[int, bool] = {}
+        for trajectory in result.trajectories:
+            if trajectory.seat == 0:
+                by_spec[len(by_spec)] = bool(trajectory.success)
+        return [by_spec.get(i, False) for i in range(len(specs))]
+
+
+def as_probe(probe: Policy | CalibrationProbe) -> CalibrationProbe:
+    return probe if isinstance(probe, CalibrationProbe) else PolicyProbe(probe)
+
+
+def candidate_envs(c: Candidate) -> EnvFactory:
+    """The candidate's instance factory, made here when the stages that made it ran in another process (Ray)."""
+    if c.envs is None:
+        assert c.manifest is not None
+        env_id = f"candidate:{c.manifest.name}"
+        c.envs = EnvFactory(c.manifest, c.handle_factory_for(c.source, env_id), env_id)
+    return c.envs
+
+
+def check_calibration(c: Candidate) -> StageResult:
+    if c.probe is None:
+        return StageResult("calibration", Verdict.SKIPPED, "no probe agent given, so whether the task is trivial or "
+                           "impossible for the agent was not measured (pass probe=...)")
+    thresholds = c.config.probe
+    seeds = [CALIBRATION_SEED_BASE + i for i in range(thresholds.episodes)]
+    probe = as_probe(c.probe)
+    envs = candidate_envs(c)
+    started = time.perf_counter()
+    hinted = probe.successes(envs, seeds, hinted=True)
+    plain = probe.successes(envs, seeds, hinted=False)
+    p_hint, p_plain = float(np.mean(hinted)), float(np.mean(plain))
+    details = {"p_hint": p_hint, "p_nohint": p_plain, "seeds": seeds,
+               PROBE_SECONDS: round(time.perf_counter() - started, 4)}
+    if p_hint <= thresholds.impossible_below:
+        c.outcome_status = Status.IMPOSSIBLE
+        return StageResult("calibration", Verdict.FAILED,
+                           f"the probe agent solved {sum(hinted)} of {len(seeds)} seeds even with the hint "
+                           f"({p_hint:.0%}, at or below {thresholds.impossible_below:.0%}): impossible for it",
+                           ["the task is too hard or broken for the current agent"],
+                           ["make it easier (lower the difficulty default) or the hint more useful"], details=details)
+    if p_plain >= thresholds.trivial_above:
+        c.outcome_status = Status.TRIVIAL
+        return StageResult("calibration", Verdict.FAILED,
+                           f"the probe agent solved {sum(plain)} of {len(seeds)} seeds without the hint "
+                           f"({p_plain:.0%}, at or above {thresholds.trivial_above:.0%}): trivial for it",
+                           ["the task is too easy"], ["make it harder so that the hint matters"], details=details)
+    return StageResult("calibration", Verdict.PASSED, f"hinted {p_hint:.0%} vs unhinted {p_plain:.0%}",
+                       details=details)
