@@ -19,6 +19,8 @@ from spade_core.corpora.errors import (
     DocumentNotFoundError,
 )
 from spade_core.corpora.topics import topic_weights_for
+from spade_core.plugins import get_plugins
+from spade_core.plugins.contributions import load_object
 
 DEFAULT_CORPUS = "wiki"
 
@@ -33,8 +35,6 @@ BUILTIN_CORPORA: dict[str, str] = {
 
 def corpus_factories() -> dict[str, str]:
     """Corpus name -> ``"module:attr"`` factory: the built-ins, then every plugin's ``spade_corpora`` contributions."""
-    from spade_core.plugins import get_plugins
-
     factories = dict(BUILTIN_CORPORA)
     for spec in get_plugins().collect_flat("spade_corpora"):
         factories[spec.name] = spec.factory
@@ -47,8 +47,6 @@ def open_corpus(ref: str | None = None, **options: Any) -> Corpus:
     A bare path picks the reader from its form: ``*.jsonl``/``*.ndjson`` -> JSONL, ``*.parquet`` or a folder of
     them -> Parquet, a ``save_to_disk`` folder -> HF datasets. ``options`` go to the factory (e.g. ``text_field``).
     """
-    from spade_core.plugins.contributions import load_object
-
     ref = (ref or DEFAULT_CORPUS).strip()
     factories = corpus_factories()
     name, sep, argument = ref.partition(":")

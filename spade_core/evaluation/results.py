@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spade_core.cli.display import json_safe, text
+from rich.table import Table
+
+from spade_core.display import json_text, text
 from spade_core.evaluation.errors import RunDirError
 from spade_core.evaluation.runner import SuiteRun, SuiteSummary, TaskResult
 from spade_core.evaluation.stats import Comparison, paired_comparison, two_proportion_z_test
@@ -51,7 +53,8 @@ def write_suite_run(run: SuiteRun, out_dir: str | Path, *, extra: Mapping[str, A
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = result_file_name(run.suite)
-    lines = "".join(json.dumps(json_safe(r.to_dict()), ensure_ascii=False) + "\n" for r in run.results)
+    # ASCII JSON: a raw U+2028 or U+0085 in model text would split the line for str.splitlines() readers
+    lines = "".join(json_text(r.to_dict()) + "\n" for r in run.results)
     _atomic_write(out / name, lines)
     summary_path = out / SUMMARY_FILE
     data: dict[str, Any] = {"format": FORMAT_VERSION, "model": run.model, "suites": {}, "files": {}, "stats": {}}
@@ -150,8 +153,6 @@ def compare_runs(run_a: str | Path | RunRecord, run_b: str | Path | RunRecord) -
 
 def summary_table(summaries: Iterable[SuiteSummary], title: str = "Evaluation") -> Any:
     """A rich table: one row per suite with success rate and its 95% interval, mean turns, format-error rate."""
-    from rich.table import Table
-
     table = Table(title=text(title))
     table.add_column("suite", overflow="fold")
     for column in ("n", "success", "95% CI", "turns", "format err", "errors"):
@@ -164,8 +165,6 @@ def summary_table(summaries: Iterable[SuiteSummary], title: str = "Evaluation") 
 
 def comparison_table(rows: Iterable[SuiteComparison], title: str = "B vs A") -> Any:
     """A rich table of per-suite deltas (B - A) with interval, p-value and the test used."""
-    from rich.table import Table
-
     table = Table(title=text(title))
     table.add_column("suite", overflow="fold")
     for column in ("n", "A", "B", "B - A", "95% CI", "p", "test"):

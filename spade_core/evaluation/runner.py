@@ -17,6 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from spade_core.evaluation.errors import EvaluationError
 from spade_core.evaluation.stats import wilson_interval
 from spade_core.evaluation.suite import EvalTask, Suite
@@ -200,9 +203,6 @@ def _progress(progress: bool | ProgressCallback, label: str, total: int) -> tupl
         return None, progress
     if not progress:
         return None, None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     console = Console(stderr=True)
     if not console.is_terminal:  # logs (CI, nohup): a plain line per ~10% instead of a live bar
         started = time.perf_counter()

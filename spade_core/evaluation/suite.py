@@ -10,6 +10,7 @@ A suite is named on the command line as ``NAME`` or ``NAME:ARGUMENT`` (``jsonl:d
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import gymnasium as gym
 
 from spade_core.evaluation.errors import BenchmarkUnavailableError, EvaluationError, SuiteNotFoundError
+from spade_core.plugins import get_plugins
 from spade_core.plugins.contributions import EvalSuiteSpec, load_object
 
 SUITE_HOOK = "spade_eval_suites"
@@ -116,8 +118,6 @@ def suite_specs(registry: Any | None = None, *, modules: Iterable[Any] = ()) -> 
 
     ``modules`` adds plugin modules or objects explicitly (tests, scripts).
     """
-    from spade_core.plugins import get_plugins
-
     out: dict[str, EvalSuiteSpec] = {}
     registry = registry or get_plugins()
     for plugin_name, result in registry.collect(SUITE_HOOK):
@@ -134,8 +134,6 @@ def find_suite(name: str, specs: Mapping[str, EvalSuiteSpec] | None = None) -> E
     specs = suite_specs() if specs is None else specs
     if name in specs:
         return specs[name]
-    import difflib
-
     close = difflib.get_close_matches(name, list(specs), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     known = ", ".join(sorted(specs)) or "none (is the benchmarks plugin installed?)"

@@ -16,6 +16,7 @@ from spade_core.models.base import ModelBackend
 from spade_core.models.errors import ModelSpecError
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.models.spec import FORMS, ModelSpec, local_source, parse_model_spec
+from spade_core.plugins import get_plugins
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,6 @@ class LoadOptions:
 
 
 def _plugin_backends() -> dict[str, Any]:
-    from spade_core.plugins import get_plugins
-
     return {spec.name: spec for spec in get_plugins().collect_flat("spade_model_backends")}
 
 

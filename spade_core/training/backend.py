@@ -17,11 +17,14 @@ Backends are plugins: a ``spade_trainer_backends`` hook returns
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from spade_core.models.base import ModelBackend
+from spade_core.plugins import get_plugins
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.errors import TrainingConfigError, TrainingInputError, UnknownTrainerBackendError
 
@@ -61,8 +64,6 @@ def find_trainer_backend(name: str, registry: Any | None = None) -> Any:
 
 def find_trainer_backend_spec(name: str, registry: Any | None = None) -> Any:
     """The :class:`~spade_core.plugins.contributions.TrainerBackendSpec` of the backend plugin called ``name``."""
-    from spade_core.plugins import get_plugins
-
     registry = registry or get_plugins()
     specs = registry.collect_flat("spade_trainer_backends")
     for spec in specs:
@@ -87,8 +88,6 @@ def reject_unknown_settings(cls: type, keys: Any, label: str) -> None:
 def backend_config(cls: type, config: Any, overrides: Mapping[str, Any], label: str) -> Any:
     """The factory's config: ``cls()`` for ``None``, an instance as is, or ``cls.from_mapping``; then single-field
     ``overrides``."""
-    import dataclasses
-
     if config is None:
         cfg = cls()
     elif isinstance(config, cls):
@@ -121,8 +120,6 @@ def load_policy(model: Any, tokenizer: Any, *, factory: str) -> tuple[Any, Any]:
 
 def trainable_items(trajectories: Sequence[Trajectory], advantages: Sequence[float]) -> list[tuple[Trajectory, float]]:
     """The trainable trajectories with their advantages, after checking the two lists fit and are finite."""
-    import math
-
     if len(trajectories) != len(advantages):
         raise TrainingInputError(f"update: {len(trajectories)} trajectories but {len(advantages)} advantages")
     for i, a in enumerate(advantages):
