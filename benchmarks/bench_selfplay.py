@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -55,8 +56,13 @@ def main() -> None:
             overrides += [f"model.spec={build_tiny_model(Path(tmp) / 'tiny')}", "designer.worked_example=false",
                           "memory.embedder=hashing"]
         config = load_config(SelfPlayConfig, args.config or None, overrides)
-        loop = SelfPlay(config)
         started, cpu = time.perf_counter(), time.process_time()
+
+        def progress(phase: str, iteration: int, iterations: int, eta: float | None) -> None:
+            print(f"[{time.perf_counter() - started:7.1f} s wall, {time.process_time() - cpu:7.1f} s CPU] "
+                  f"iteration {iteration}/{iterations}: {phase}", file=sys.stderr, flush=True)
+
+        loop = SelfPlay(config, progress=progress)
         loop.run()
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         state_gb = _training_state_gb(loop)
