@@ -4,10 +4,7 @@ Imported as ``spade_registry`` (the folder ``registry/`` is mapped to that name 
 site-packages).
 """
 
-# spade_core must finish importing first: importing it registers the store with Gymnasium, which needs the
-# submodules below. Inside the project, import them as ``spade_registry.<module>``, never from this package.
-import spade_core  # noqa: F401,I001
-
+# The registry is the lowest layer: it imports nothing from spade_core (spade_core builds on it).
 from spade_registry.hashing import content_hash
 from spade_registry.ids import ENV_NAMESPACE, format_env_id, parse_env_id
 from spade_registry.paths import STORE_ENV_VAR, default_store_path

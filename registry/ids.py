@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from spade_core.contract.manifest import NAME_PATTERN
-from spade_core.errors import InvalidIdError
+from spade_registry.errors import InvalidIdError
+from spade_registry.manifest import NAME_PATTERN
 
 ENV_NAMESPACE = "spade"
 ID_PATTERN = re.compile(r"^(?:(?P<ns>[\w-]+)/)?(?P<name>[A-Za-z][A-Za-z0-9_.]{0,79})-v(?P<version>0|[1-9]\d*)$")

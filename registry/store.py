@@ -18,9 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from spade_core.contract.manifest import EnvManifest
-from spade_core.contract.plain_json import first_non_json
-from spade_core.errors import (
+from spade_registry.errors import (
     ForeignStoreError,
     ManifestError,
     RecordNotFoundError,
@@ -30,7 +28,9 @@ from spade_core.errors import (
 )
 from spade_registry.hashing import content_hash
 from spade_registry.ids import format_env_id, name_key, parse_env_id
+from spade_registry.manifest import EnvManifest
 from spade_registry.paths import resolve_store_path
+from spade_registry.plain_json import first_non_json
 from spade_registry.records import Record, Status, Trust
 
 APP_ID = "spade-registry"

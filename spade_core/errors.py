@@ -5,19 +5,37 @@ Every error says what was wrong, where, and how to fix it. Catch :class:`SpadeEr
 
 from __future__ import annotations
 
+from spade_registry.errors import (
+    ForeignStoreError,
+    InvalidIdError,
+    ManifestError,
+    RecordNotFoundError,
+    ReservedNameError,
+    SpadeError,
+    StoreCorruptError,
+    StoreError,
+)
 
-class SpadeError(Exception):
-    """Base class of every error SPADE raises on purpose."""
-
-
-class ManifestError(SpadeError, ValueError):
-    """An environment's ``ENV_SPEC`` manifest is missing, malformed or out of range."""
-
-    def __init__(self, field: str, problem: str, *, source: str = "ENV_SPEC") -> None:
-        self.field = field
-        self.problem = problem
-        self.source = source
-        super().__init__(f"{source}: field {field!r}: {problem}")
+__all__ = [
+    "ContractError",
+    "EnvCodeError",
+    "EnvLoadError",
+    "EpisodeStateError",
+    "ForeignStoreError",
+    "InvalidIdError",
+    "ManifestError",
+    "PluginError",
+    "RecordNotFoundError",
+    "ReservedNameError",
+    "SandboxCrashed",
+    "SandboxError",
+    "SandboxMemoryError",
+    "SandboxPolicyError",
+    "SandboxTimeout",
+    "SpadeError",
+    "StoreCorruptError",
+    "StoreError",
+]
 
 
 class ContractError(SpadeError):
@@ -30,33 +48,6 @@ class EpisodeStateError(SpadeError, RuntimeError):
 
 class EnvLoadError(SpadeError):
     """Environment code could not be loaded (bad module, missing class, import failure)."""
-
-
-class StoreError(SpadeError):
-    """Base class for registry store problems."""
-
-
-class ReservedNameError(StoreError):
-    """A designer environment's name collides with a bundled (trusted) environment's name."""
-
-
-class StoreCorruptError(StoreError):
-    """The store file exists but is not a readable SQLite database."""
-
-
-class ForeignStoreError(StoreError):
-    """The store file is a SQLite database that SPADE did not create."""
-
-
-class RecordNotFoundError(StoreError, KeyError):
-    """No record with the requested id exists in the store."""
-
-    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
-        return str(self.args[0]) if self.args else "record not found"
-
-
-class InvalidIdError(SpadeError, ValueError):
-    """An environment name or id does not follow the ``spade/<Name>-v<N>`` format."""
 
 
 class PluginError(SpadeError):

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import ManifestError
+from spade_registry.manifest import EnvManifest
 
 GOOD = {
     "name": "Good", "domain": "math", "description": "d", "reward_range": [0, 1], "max_turns": 4,

@@ -438,7 +438,7 @@ def plugins() -> None:
 
 
 def _attach_eval() -> None:
-    from spade_core.evaluation.cli import eval_command
+    from spade_core.cli.eval_command import eval_command
 
     cli.add_command(eval_command)
 

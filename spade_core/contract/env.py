@@ -14,10 +14,10 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from spade_core.contract.inner import HandleFactory, InnerEnvHandle, LocalInnerEnv
-from spade_core.contract.manifest import EnvManifest
-from spade_core.contract.plain_json import first_non_json
 from spade_core.contract.spaces import FreeText
 from spade_core.errors import ContractError, EpisodeStateError, SandboxError
+from spade_registry.manifest import EnvManifest
+from spade_registry.plain_json import first_non_json
 
 HINT_OPTION = "hint"
 """``reset(options={HINT_OPTION: True})`` puts the privileged hint into ``info[HINT_OPTION]``; not passed to the inner

@@ -6,9 +6,9 @@ from typing import Any
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import HandleFactory, LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import EnvLoadError
 from spade_core.gym_bridge.stores import open_store
+from spade_registry.manifest import EnvManifest
 from spade_registry.records import Record, Trust
 
 ENTRY_POINT = "spade_core.gym_bridge.make:make_env"

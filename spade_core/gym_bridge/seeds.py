@@ -11,9 +11,9 @@ import hashlib
 from dataclasses import dataclass, field
 
 from spade_core.contract.inner import load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.plugins.manager import PluginRegistry, get_plugins
+from spade_registry.manifest import EnvManifest
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from spade_core.contract.env import RESERVED_RESET_OPTIONS, SpadeEnv
 from spade_core.contract.inner import HandleFactory
-from spade_core.contract.manifest import EnvManifest
+from spade_registry.manifest import EnvManifest
 
 Policy = Callable[[SpadeEnv, str, dict[str, Any]], str]
 """Chooses the next action from the env (for the reference/hint), the observation and the info."""

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from spade_core.contract.inner import HandleFactory
-from spade_core.contract.plain_json import first_non_json
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.sandbox.pool import time_budget
 from spade_core.validation.calibration import CalibrationProbe
@@ -19,6 +18,7 @@ from spade_core.validation.report import ValidationReport
 from spade_core.validation.stage_list import STAGES, finish, new_report, run_stages
 from spade_core.validation.stages import Candidate, env_spec_assignments
 from spade_registry.hashing import content_hash
+from spade_registry.plain_json import first_non_json
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 

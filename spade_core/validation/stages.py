@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from spade_core.contract.inner import REQUIRED_METHODS, HandleFactory
-from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import (
     ContractError,
     EnvCodeError,
@@ -47,6 +46,7 @@ from spade_core.validation.episodes import (
 from spade_core.validation.hint_leaks import DecodedText, new_leaks
 from spade_core.validation.probes import edge_inputs, equivalents, near_misses
 from spade_core.validation.report import StageResult, Verdict
+from spade_registry.manifest import EnvManifest
 from spade_registry.records import Status
 
 if TYPE_CHECKING:

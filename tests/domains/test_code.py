@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import SandboxError
 from spade_core.plugins import get_plugins
 from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment, load_object
@@ -37,6 +36,7 @@ from spade_domains.code.verify import (
     parse_code,
     run_tests,
 )
+from spade_registry.manifest import EnvManifest
 
 SEED_MODULES = [f"spade_domains.code.seeds.{name}" for name in plugin.SEEDS]
 FAST = settings(derandomize=True, deadline=None, max_examples=50)

@@ -21,10 +21,10 @@ from RestrictedPython import compile_restricted
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.plugins.contributions import SeedEnvironment, load_object
 from spade_domains.games import plugin
 from spade_domains.games.verify import clean_move, move_integers, move_tokens, safe_echo, zero_sum_rewards
+from spade_registry.manifest import EnvManifest
 
 SEEDS = [f"spade_domains.games.seeds.{name}" for name in plugin.SEED_MODULES]
 TWO_PLAYER = ["spade_domains.games.seeds.tic_tac_toe", "spade_domains.games.seeds.kuhn_poker",

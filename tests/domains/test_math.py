@@ -19,7 +19,6 @@ from RestrictedPython import compile_restricted
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_domains.math import plugin
 from spade_domains.math.verify import (
@@ -33,6 +32,7 @@ from spade_domains.math.verify import (
     safe_echo,
     to_number,
 )
+from spade_registry.manifest import EnvManifest
 
 SEEDS = [f"spade_domains.math.seeds.{name}" for name in plugin.SEED_MODULES]
 MULTI_TURN = [m for m in SEEDS if not m.endswith("arithmetic_chain")]

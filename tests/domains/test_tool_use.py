@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.plugins import get_plugins
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.validation import validate_source
@@ -25,6 +24,7 @@ from spade_domains.tool_use.actions import (
 )
 from spade_domains.tool_use.episode import ToolEpisode
 from spade_domains.tool_use.plugin import SEED_PACKAGE, SEEDS, parse_action
+from spade_registry.manifest import EnvManifest
 from spade_tools.filesystem import FileSystem
 from spade_tools.ledger import Ledger
 from spade_tools.toolbox import Toolbox

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from spade_core.cli.eval_command import eval_command
 from spade_core.evaluation import RunDirError, SuiteSummary, TaskResult, compare_runs, read_run, write_suite_run
-from spade_core.evaluation.cli import eval_command
 from spade_core.evaluation.results import result_file_name
 from spade_core.evaluation.runner import SuiteRun
 

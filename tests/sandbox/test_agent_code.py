@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from spade_core.contract.env import SpadeEnv
-from spade_core.contract.manifest import EnvManifest
 from spade_core.sandbox import run_python_code, sandboxed_handle_factory
+from spade_registry.manifest import EnvManifest
 
 ALWAYS_EQUAL = """
 class Liar:

@@ -8,8 +8,8 @@ import pytest
 from sandbox_support import HERE, load_in_process
 
 from spade_core.contract.inner import LocalInnerEnv, find_env_class
-from spade_core.contract.manifest import EnvManifest
 from spade_core.sandbox import SandboxedInnerEnv, load_env_module
+from spade_registry.manifest import EnvManifest
 
 CORPUS = sorted((HERE / "corpus_ok").glob("*.py"))
 

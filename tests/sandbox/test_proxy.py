@@ -10,7 +10,6 @@ from sandbox_support import ENVS, env_source, load_in_process
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv
-from spade_core.contract.manifest import EnvManifest
 from spade_core.errors import (
     ContractError,
     EnvCodeError,
@@ -26,6 +25,7 @@ from spade_core.sandbox import (
     sandboxed_handle_factory,
     step_many,
 )
+from spade_registry.manifest import EnvManifest
 
 GUESS = env_source("guess_env")
 FLAKY = env_source("flaky_env")

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from spade_core.contract import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
 from spade_core.plugins.manager import get_plugins
+from spade_registry.manifest import EnvManifest
 
 SEED_MODULES = sorted(s.module for s in get_plugins().collect_flat("spade_seed_environments"))
 DOMAINS = {module.split(".")[1] for module in SEED_MODULES}

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from spade_core.contract import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
-from spade_core.contract.manifest import EnvManifest
+from spade_registry.manifest import EnvManifest
 from spade_tools.base import ToolDef, ToolError, ToolSet
 from spade_tools.calculator import Calculator
 from spade_tools.guard import (

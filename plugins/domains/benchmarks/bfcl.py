@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spade_core.contract.env import SpadeEnv
-from spade_core.contract.manifest import EnvManifest
 from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailableError
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
+from spade_registry.manifest import EnvManifest
 from spade_tools.guard import CallTimeout, check_plain_data, guarded_arguments, guarded_call, plain_data_problem
 
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")

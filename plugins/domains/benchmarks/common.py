@@ -7,7 +7,7 @@ from typing import Any
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv
-from spade_core.contract.manifest import EnvManifest
+from spade_registry.manifest import EnvManifest
 
 
 def trusted_env(manifest: EnvManifest, make_inner: Callable[..., Any], env_id: str) -> SpadeEnv:

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.contract.env import SpadeEnv
-from spade_core.contract.manifest import EnvManifest
 from spade_core.evaluation.errors import BenchmarkDataError
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
+from spade_registry.manifest import EnvManifest
 
 QUESTION_KEYS = ("question", "problem", "prompt", "input", "query")
 ANSWER_KEYS = ("answer", "final_answer", "expected_answer", "target", "solution", "output")

@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spade_core.contract.env import SpadeEnv
-from spade_core.contract.manifest import EnvManifest
 from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailableError
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
+from spade_registry.manifest import EnvManifest
 
 DEFAULT_DATASETS = ("basic_arithmetic", "chain_sum", "letter_counting", "simple_equations", "propositional_logic")
 DATASET_SEED = 42

@@ -11,8 +11,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from spade_core.contract.plain_json import first_non_json
-from spade_core.errors import ManifestError
+from spade_registry.errors import ManifestError
+from spade_registry.plain_json import first_non_json
 
 NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}$")
 """Environment names: no ``-`` (reserved for ``-vN``) and no ``:`` (``gymnasium.make`` splits on it)."""
