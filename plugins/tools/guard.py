@@ -11,7 +11,8 @@ their *arguments* come from model text. Three things keep one call from costing 
   refuse a result over :data:`MAX_RESULT_BITS` bits with an ``OverflowError`` (``power(10, 10**7)`` would hold the
   interpreter for seconds inside one C call, which no deadline can interrupt).
 - :func:`guarded_call` runs the call with its own decimal context (precision at most :data:`MAX_DECIMAL_PREC`,
-  restored afterwards), mpmath's precision restored afterwards, and a wall-clock deadline of ``timeout_s``
+  restored afterwards), mpmath's precision bounded the same way and restored afterwards, and a wall-clock deadline
+  of ``timeout_s``
   (:class:`CallTimeout` is raised into the calling thread between two bytecodes, and again until the call returns,
   so it stops Python-level loops even where the callee catches exceptions; single C-level operations are kept
   small by the two guards above).
@@ -193,22 +194,68 @@ class BoundedContext(decimal.Context):
         super().__setattr__(name, value)
 
 
+_MP_PREC_BITS = int(MAX_DECIMAL_PREC * 3.33) + 16
+_mp_lock = threading.Lock()
+_mp_users = 0
+_mp_class: type | None = None
+
+
+def _bounded_mp_class(cls: type) -> type:
+    """A subclass of mpmath's context class whose ``prec``/``dps`` setters refuse more than the decimal limit."""
+    prec, dps = cls.prec, cls.dps
+
+    def set_prec(ctx: Any, n: Any) -> None:
+        if int(n) > _MP_PREC_BITS:
+            raise ValueError(f"mpmath precision {n} bits is over the limit of {_MP_PREC_BITS}")
+        prec.fset(ctx, n)
+
+    def set_dps(ctx: Any, n: Any) -> None:
+        if int(n) > MAX_DECIMAL_PREC:
+            raise ValueError(f"mpmath precision {n} digits is over the limit of {MAX_DECIMAL_PREC}")
+        dps.fset(ctx, n)
+
+    return type(f"Bounded{cls.__name__}", (cls,), {"prec": property(prec.fget, set_prec),
+                                                    "dps": property(dps.fget, set_dps)})
+
+
+@contextmanager
+def _bounded_mpmath() -> Iterator[None]:
+    """While any guarded call runs, mpmath's global context refuses a precision over the limit; its precision is
+    restored afterwards (mpmath's context is process-global, so the bound is shared and counted)."""
+    global _mp_users, _mp_class
+    mpmath = sys.modules.get("mpmath")
+    if mpmath is None:
+        yield
+        return
+    mp = mpmath.mp
+    saved_prec = mp.prec
+    with _mp_lock:
+        if _mp_users == 0:
+            _mp_class = type(mp)
+            mp.__class__ = _bounded_mp_class(_mp_class)
+        _mp_users += 1
+    try:
+        yield
+    finally:
+        with _mp_lock:
+            _mp_users -= 1
+            if _mp_users == 0 and _mp_class is not None:
+                mp.__class__ = _mp_class
+        mp.prec = saved_prec
+
+
 @contextmanager
 def isolated_numeric_context() -> Iterator[None]:
-    """Give the block a fresh bounded decimal context and restore this thread's decimal and mpmath state after."""
+    """Give the block a fresh bounded decimal context and a bounded mpmath precision; restore both afterwards."""
     saved = decimal.getcontext()
-    mpmath = sys.modules.get("mpmath")
-    mp_prec = mpmath.mp.prec if mpmath is not None else None
     decimal.setcontext(BoundedContext(prec=saved.prec, rounding=saved.rounding, Emin=saved.Emin, Emax=saved.Emax,
                                       capitals=saved.capitals, clamp=saved.clamp, flags=[], traps=[
                                           s for s, on in saved.traps.items() if on]))
     try:
-        yield
+        with _bounded_mpmath():
+            yield
     finally:
         decimal.setcontext(saved)
-        mpmath = sys.modules.get("mpmath")
-        if mpmath is not None:
-            mpmath.mp.prec = mp_prec if mp_prec is not None else 53
 
 
 # -- the deadline ----------------------------------------------------------------------------------------------------

@@ -189,7 +189,11 @@ def test_guarded_calls_leave_decimal_and_mpmath_precision_unchanged() -> None:
     assert (decimal.getcontext().prec, mpmath.mp.prec) == (decimal_before, mp_before)
     with pytest.raises(ValueError, match="precision"):
         guarded_call(lambda: setattr(decimal.getcontext(), "prec", MAX_DECIMAL_PREC + 1))
-    assert decimal.getcontext().prec == decimal_before
+    with pytest.raises(ValueError, match="precision"):
+        guarded_call(lambda: setattr(mpmath.mp, "dps", 10 ** 6))
+    assert decimal.getcontext().prec == decimal_before and mpmath.mp.prec == mp_before
+    mpmath.mp.dps = 2000  # outside a guarded call mpmath is untouched
+    mpmath.mp.prec = mp_before
 
 
 def test_the_deadline_stops_only_the_guarded_call_and_never_leaks() -> None:
