@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spade_core.selfplay.pool_health import Retirement
 from spade_core.training.regret import RegretEstimate
 from spade_core.typed_config import ConfigError, from_dict, to_dict
 
@@ -94,6 +95,7 @@ class AgentMetrics:
 class PoolMetrics:
     size: int = 0
     diversity: float = 0.0  # distinct names / size
+    retired: list[Retirement] = field(default_factory=list)  # environments the pool's health check retired
 
 
 @dataclass

@@ -253,6 +253,10 @@ def _iteration_section(run_dir: Path, r: IterationMetrics) -> str:
              f"{_esc(r.designer.attempts)} attempt(s), {_esc(r.designer.tokens)} tokens.</p>",
              _candidates_table(run_dir, r.designer.designs),
              "<h4>Best and worst environments by regret</h4>", _examples(run_dir, r.agent.examples)]
+    if r.pool.retired:
+        items = "".join(f"<li><code>{_esc(x.env_id)}</code>: {_esc(x.verdict)} ({_esc(x.reason)})</li>"
+                        for x in r.pool.retired)
+        parts.append(f"<h4>Retired from the pool</h4><ul>{items}</ul>")
     if r.errors:
         parts.append("<h4>Errors</h4><ul>" + "".join(f"<li><pre>{_esc(e)}</pre></li>" for e in r.errors) + "</ul>")
     return "".join(parts)
