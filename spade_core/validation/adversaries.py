@@ -135,6 +135,7 @@ def observation_values(obs: str, limit: int = COPIED_VALUES) -> list[str]:
     found += [m.group() for m in _NUMBER.finditer(words_to_digits(obs[:4000]))]
     found += _CHOICE.findall(obs[:4000])
     found += re.findall(r"'([^'\n]{1,30})'", obs[:4000])
+    found += re.findall(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{3,})\b", obs[:4000])  # names inside sentences
     return list(dict.fromkeys(found))[:limit]
 
 

@@ -47,6 +47,9 @@ _OFFSET = re.compile(
     r"(?:\s+than)?\s+(-?\d+(?:\.\d+)?)")
 _ARITH = re.compile(r"(-?\d+(?:\.\d+)?)\s*(plus|\+|minus|times|\*|x)\s*(-?\d+(?:\.\d+)?)")
 _HALF_DOUBLE = re.compile(r"\b(twice|double|half of|half)\s+(-?\d+(?:\.\d+)?)")
+_DIVIDED = re.compile(r"(-?\d+(?:\.\d+)?)\s+divided\s+by\s+(-?\d+(?:\.\d+)?)")
+_ROMAN = (("m", 1000), ("cm", 900), ("d", 500), ("cd", 400), ("c", 100), ("xc", 90), ("l", 50), ("xl", 40),
+          ("x", 10), ("ix", 9), ("v", 5), ("iv", 4), ("i", 1))
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,19 @@ def _relations(worded: str) -> set[Fraction]:
     for word, b in _HALF_DOUBLE.findall(worded):
         y = Fraction(b)
         found.add(y * 2 if word in ("twice", "double") else y / 2)
+    for a, b in _DIVIDED.findall(worded):
+        if Fraction(b) != 0:
+            found.add(Fraction(a) / Fraction(b))
     return found
+
+
+def _roman(value: int) -> str:
+    out = []
+    for letters, amount in _ROMAN:
+        while value >= amount:
+            out.append(letters)
+            value -= amount
+    return "".join(out)
 
 
 def find_leaks(hint: DecodedText, target: str) -> list[Leak]:
@@ -295,6 +310,8 @@ def _numeric_leaks(hint: DecodedText, value: Fraction) -> list[Leak]:
         if len(digits) >= 2 and len(singles) == len(digits) and sorted(singles) == sorted(digits) \
                 and singles != digits:
             leaks.append(Leak("permuted", "holds the {what}'s digits one by one in another order", len(digits) >= 3))
+    if value.denominator == 1 and abs(value) >= 10:
+        leaks.extend(_encoded_integer(hint, int(value)))
     if value in hint.relations and value not in hint.numbers:
         leaks.append(Leak("relation", "gives the {what} as a small computation on its numbers", strong))
     if abs(value) >= 10 and value not in hint.numbers:
@@ -302,6 +319,28 @@ def _numeric_leaks(hint: DecodedText, value: Fraction) -> list[Leak]:
         if near:
             leaks.append(Leak("offset", f"holds {_show(near[0])}, {_show(abs(near[0] - value))} away from the "
                               "{what}", False))
+    return leaks
+
+
+def _encoded_integer(hint: DecodedText, value: int) -> list[Leak]:
+    """An integer in another base or notation, its square, or its digits each shifted by the same amount."""
+    n, leaks = abs(value), []
+    if f"0x{n:x}" in hint.lower or (n >= 16 and f"{n:x}" in hint.words and "hex" in hint.lower):
+        leaks.append(Leak("encoded", "holds the {what} in hexadecimal", True))
+    if n >= 32 and f"{n:b}" in hint.digit_strings:
+        leaks.append(Leak("encoded", "holds the {what} in binary", True))
+    roman = _roman(n) if n < 4000 else ""
+    if len(roman) >= 3 and roman in hint.words:
+        leaks.append(Leak("encoded", "holds the {what} in Roman numerals", True))
+    if Fraction(n * n) in hint.integers and n >= 10:
+        leaks.append(Leak("encoded", "holds the {what} squared", True))
+    digits = str(n)
+    if len(digits) >= 3:
+        for k in range(1, 10):
+            shifted = "".join(str((int(d) + k) % 10) for d in digits)
+            if shifted in hint.digit_strings:
+                leaks.append(Leak("shifted", f"holds the {{what}} with every digit shifted by {k}", False))
+                break
     return leaks
 
 

@@ -14,6 +14,10 @@ from fractions import Fraction
 from spade_core.validation.adversaries import ActionTemplate
 from spade_core.validation.hint_leaks import answer_core, parse_number
 
+ORDERED_CODE_DOMAINS = frozenset({"games"})
+"""Domains where a number in a move may be a code or a label (a Mastermind guess), not a signed quantity: no sign
+flips there."""
+
 NUMERIC_DOMAINS = frozenset({"math"})
 """Domains whose answers are numbers compared by value: an equivalent form (42.0, 6/18) must be accepted."""
 
@@ -62,7 +66,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
         return _unique(probes, action)
     value = parse_number(core)
     if value is not None:
-        if value != 0 and domain in NUMERIC_DOMAINS:
+        if value != 0 and domain not in ORDERED_CODE_DOMAINS:
             probes.append(Probe(template.render(_format(-value)), "the sign-flipped answer"))
         digits = str(abs(value.numerator)) if value.denominator == 1 else ""
         sign = "-" if value < 0 else ""
@@ -75,6 +79,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
         if value.denominator == 1:
             probes.append(Probe(template.render(f"9{sign}{digits}9" if not sign else f"{sign}9{digits}9"),
                                 "the answer embedded in a longer number"))
+            probes.append(Probe(template.render(f"{sign}{digits}0"), "the answer with a digit appended"))
             probes.append(Probe(template.render(f"{value - 1}, {value}, {value + 1}"),
                                 "the answer listed among its neighbours"))
         probes.append(Probe(template.render(f"{_format(value)} {_format(value + 7)} {_format(value * 3 + 1)}"),

@@ -514,6 +514,9 @@ def check_reference(c: Candidate) -> StageResult:
     hidden = _answer_not_determined(c) if c.manifest.single_turn else None
     if hidden is not None:
         return hidden
+    drift = _drift_on_used_instance(c)
+    if drift is not None:
+        return drift
     note = f"; fails on seed(s) {', '.join(map(str, failed))}" if failed else ""
     return ok("reference", f"the reference solution {what} {n - len(failed)} of {n} seeds{note}", rate=rate,
               failing_seeds=failed)
@@ -537,6 +540,23 @@ def _answer_not_determined(c: Candidate) -> StageResult | None:
                         ["the task hides a quantity the answer depends on", "the reference reads internal state "
                          "the observation does not show"],
                         ["show every quantity the answer depends on"], seeds=[other.seed, episode.seed])
+    return None
+
+
+def _drift_on_used_instance(c: Candidate) -> StageResult | None:
+    """The reference episodes of later seeds were played on an instance that had played many episodes before; two
+    of them replayed on a fresh instance must be the same (state leaking from one episode into the next shows on
+    some seeds only)."""
+    checked = {e.seed for e in c.reference_episodes[: c.config.determinism_seeds]}
+    later = [e for e in c.reference_episodes if e.seed not in checked and e.error is None][-2:]
+    for episode in later:
+        fresh = c.run(episode.seed, reference_policy, fresh=True)
+        where = first_difference(episode, fresh)
+        if where:
+            return fail("reference", f"seed {episode.seed}: the reference episode played after other episodes on "
+                        f"the same instance differs from the one on a fresh instance ({where})",
+                        ["state carried over from earlier episodes", "state kept at module level"],
+                        ["reset every attribute in reset; keep state on self"])
     return None
 
 
@@ -587,7 +607,8 @@ def check_verifier(c: Candidate) -> StageResult:
         for probe in equivalents(final, c.manifest.domain):
             info = _replay_then(c, episode, probe.action)
             tried += 1
-            if info is not None and not info.get("success") and info.get("format_error") is None:
+            if info is not None and not info.get("success") and info.get("format_error") is None \
+                    and info.get("action_is_valid") is not False:
                 return fail("verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was judged wrong "
                             f"(the reference answered {final[:80]!r})",
                             ["the answer is compared as a string, not by value", "surrounding whitespace is not "

@@ -69,6 +69,8 @@ def test_rejection_messages_name_the_flaw() -> None:
         "hint_leak/hint_offset_after_first_turn": "turn 2",
         "hint_leak/hint_short_move_in_prose": "next action",
         "hint_leak/hint_instruction_backdoor": "following the hint",
+        "hint_leak/hint_hexadecimal": "hexadecimal",
+        "lax_verifier/lax_prefix": "digit appended",
         "lax_verifier/lax_sign_flip": "sign-flipped",
         "lax_verifier/strict_string_compare": "judged wrong",
         "trivial/trivial_unenforced_limit": "enumerating",

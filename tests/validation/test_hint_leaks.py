@@ -77,7 +77,9 @@ def test_an_unrelated_intermediate_quantity_is_not_a_leak(n: int, other: int) ->
     answer = f"\\boxed{{{n}}}"
     far = n + 37 + other  # a different number, far from the answer and not a permutation of it
     if sorted(str(far)) != sorted(str(n)):
-        assert decoders(f"The running total after the first step is {far}.", answer) == set()
+        leaks = find_leaks(DecodedText(f"The running total after the first step is {far}."), answer)
+        # a chance digit shift is only a weak leak: one occurrence never rejects
+        assert all(not leak.strong for leak in leaks) and {leak.decoder for leak in leaks} <= {"shifted"}
 
 
 def test_careful_reviewer_cases_stay_quiet() -> None:
