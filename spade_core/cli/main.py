@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from rich.table import Table
 
 from spade_core import __version__
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
+from spade_core.display import aligned_rows, clean, echo, json_text, markup, text
 from spade_core.errors import SpadeError
 
 console = Console()
@@ -27,7 +27,7 @@ class SpadeGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SpadeError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            err_console.print(f"[bold red]error:[/] {markup(exc)}", markup=True, highlight=False)
             ctx.exit(1)
 
 
@@ -52,7 +52,7 @@ def _store(ctx: click.Context):
     store = open_store(ctx.obj["store"])
     result = sync_seed_environments(store)
     for problem in result.errors:
-        err_console.print(f"[yellow]warning:[/] {problem}", highlight=False)
+        err_console.print(f"[yellow]warning:[/] {markup(problem)}", highlight=False)
     return store
 
 
@@ -80,18 +80,24 @@ def list_command(ctx: click.Context, domain: str | None, status: str, tag: str |
     records = _store(ctx).query(domain=domain, status=wanted, tag=tag)
     if as_json:
         for r in records:
-            click.echo(json.dumps({
+            click.echo(json_text({
                 "id": r.env_id, "rid": r.rid, "name": r.name, "version": r.version, "domain": r.domain,
                 "status": r.status_label, "trust": r.trust.value, "max_turns": r.max_turns, "players": r.players,
                 "tags": list(r.tags), "stats": r.stats, "content_hash": r.content_hash,
             }))
         return
+    columns = ("id", "domain", "status", "turns", "players", "success", "source")
+    rows = [(r.env_id or f"#{r.rid}", r.domain, r.status_label, str(r.max_turns), str(r.players),
+             _success_text(r.stats), r.trust.value) for r in records]
+    if not console.is_terminal:  # a pipe or a file: whole values, never cut or wrapped to a guessed width
+        for line in aligned_rows([columns, *rows]):
+            echo(line)
+        return
     table = Table(title=f"SPADE environments ({len(records)})")
-    for column in ("id", "domain", "status", "turns", "players", "success", "source"):
-        table.add_column(column)
-    for r in records:
-        table.add_row(r.env_id or f"#{r.rid}", r.domain, r.status_label, str(r.max_turns), str(r.players),
-                      _success_text(r.stats), r.trust.value)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(text(cell) for cell in row))
     console.print(table)
 
 
@@ -102,15 +108,15 @@ def list_command(ctx: click.Context, domain: str | None, status: str, tag: str |
 def show(ctx: click.Context, env_id: str, report: bool) -> None:
     """Show an environment's manifest and code (ENV_ID: spade/<Name>-v<N>, #<rid> or a content hash)."""
     record = _store(ctx).get(env_id)
-    console.print(f"[bold]{record.env_id or f'#{record.rid}'}[/]  status={record.status_label}  "
-                  f"trust={record.trust.value}  hash={record.content_hash[:20]}…", highlight=False)
+    console.print(f"[bold]{markup(record.env_id or f'#{record.rid}')}[/]  status={markup(record.status_label)}  "
+                  f"trust={markup(record.trust.value)}  hash={markup(record.content_hash[:20])}…", highlight=False)
     if report:
         if record.report is None:
             raise SpadeError(f"{env_id} has no stored validation report (bundled seeds are accepted without one)")
-        console.print_json(json.dumps(record.report))
+        console.print_json(json_text(record.report), ensure_ascii=True)
         return
-    console.print(Syntax(json.dumps(record.manifest, indent=2), "json", word_wrap=True))
-    console.print(Syntax(record.code, "python", line_numbers=True, word_wrap=True))
+    console.print(Syntax(json_text(record.manifest, indent=2), "json", word_wrap=True))
+    console.print(Syntax(clean(record.code), "python", line_numbers=True, word_wrap=True))
 
 
 def _read_action(prompt: str, interactive: bool) -> str | None:
@@ -161,13 +167,13 @@ def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bo
     total_turns = 0
     while True:
         player = info.get("player_id", 0)
-        console.rule(f"turn {info.get('turn', 0)}" + (f" · player {player}" if players > 1 else ""))
-        click.echo(obs)
+        console.rule(markup(f"turn {info.get('turn', 0)}" + (f" · player {player}" if players > 1 else "")))
+        echo(obs)
         if hint:
-            console.print(f"[cyan]hint:[/] {spade_env.privileged_hint()}", highlight=False)
+            console.print(f"[cyan]hint:[/] {markup(spade_env.privileged_hint())}", highlight=False)
         if auto:
             action = spade_env.reference_action()
-            click.echo(f"> {action}")
+            echo(f"> {action}")
         else:
             action = _read_action(f"player {player}> " if players > 1 else "> ", interactive)
             if action is None:
@@ -177,16 +183,16 @@ def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bo
         total_turns += 1
         returns[player if players > 1 else 0] += float(reward)
         if info.get("format_error"):
-            console.print(f"[yellow]format error:[/] {info['format_error']}", highlight=False)
+            console.print(f"[yellow]format error:[/] {markup(info['format_error'])}", highlight=False)
         if terminated or truncated:
             console.rule("episode over")
-            click.echo(obs)
+            echo(obs)
             final = info.get("rewards", returns)
             summary = {"turns": total_turns, "success": info.get("success"), "terminated": terminated,
                        "truncated": truncated, "rewards": final}
             if info.get("sandbox_error") is not None:
-                summary["error"] = str(info["sandbox_error"])
-            click.echo(json.dumps(summary))
+                summary["error"] = clean(info["sandbox_error"])
+            click.echo(json_text(summary))
             break
     env.close()
 
@@ -241,26 +247,27 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
     for report in reports:
         if as_json:
             data = report.to_dict()
-            click.echo(json.dumps({k: data[k] for k in ("file", "verdict", "status", "stage", "message", "skipped",
+            click.echo(json_text({k: data[k] for k in ("file", "verdict", "status", "stage", "message", "skipped",
                                                          "env_id", "seconds")}))
             continue
-        table = Table(title=f"{report.file}", title_justify="left")
+        table = Table(title=text(report.file), title_justify="left")
         for column in ("stage", "verdict", "observed", "s"):
             table.add_column(column, overflow="fold")
         for stage in report.stages:
             style = _VERDICT_STYLE.get(stage.verdict, "")
-            table.add_row(stage.stage, f"[{style}]{stage.verdict}[/]", stage.observed, f"{stage.seconds:.3f}")
+            table.add_row(text(stage.stage), text(stage.verdict, style), text(stage.observed), f"{stage.seconds:.3f}")
         console.print(table)
         if report.accepted:
-            where = f" as {report.env_id}" if report.env_id else ""
+            where = f" as {markup(report.env_id)}" if report.env_id else ""
             skipped = report.skipped
             note = f" with {len(skipped)} stage{'s' if len(skipped) != 1 else ''} skipped" if skipped else ""
             console.print(f"[bold green]ACCEPTED[/]{where}{note}", highlight=False)
             for stage in skipped:
-                console.print(f"  skipped {stage.stage}: {stage.observed}", highlight=False, markup=False)
+                console.print(text(f"  skipped {stage.stage}: {stage.observed}"), highlight=False)
         else:
-            console.print(f"[bold red]REJECTED ({report.status})[/] at stage {report.failed_stage}", highlight=False)
-            console.print(report.message, highlight=False, markup=False)
+            console.print(f"[bold red]REJECTED ({markup(report.status)})[/] at stage {markup(report.failed_stage)}",
+                          highlight=False)
+            console.print(text(report.message), highlight=False)
     if not all(r.accepted for r in reports):
         ctx.exit(1)
 
@@ -320,7 +327,7 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     register_store(ctx.obj["store"], sync_seeds=False)
     summary = result.summary()
     if as_json:
-        click.echo(json.dumps(summary))
+        click.echo(json_text(summary))
         return
     table = Table(title=f"spade design --domain {domain} --n {count}")
     table.add_column("figure")
@@ -337,10 +344,10 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
     for stage, n in sorted(summary["rejected_by_stage"].items()):
         rows.append((f"rejected at {stage}", n))
     for name, value in rows:
-        table.add_row(name, str(value))
+        table.add_row(text(name), text(value))
     console.print(table)
     for env_id in summary["accepted_ids"]:
-        console.print(f"[green]accepted[/] {env_id}", highlight=False)
+        console.print(f"[green]accepted[/] {markup(env_id)}", highlight=False)
 
 
 @cli.command()
@@ -356,8 +363,13 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
                    "A bare --ray starts a local Ray instance; --ray auto or --ray ray://HEAD:10001 joins a cluster "
                    "(same as --set ray.enabled=true [--set ray.address=ADDRESS]). Needs the extra: "
                    'pip install "spade-rl[ray]".')
+@click.option("--ablations", "plan_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Run an ablation plan (e.g. configs/ablations.yaml) one run after another under --run-dir "
+                   "(default runs/ablations); --set applies to every run. Prints the held-out comparison commands.")
+@click.option("--only", default=None, metavar="NAMES", help="With --ablations: only these runs (comma-separated).")
 def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str | None, iterations: int | None,
-             resume_dir: str | None, fresh: bool, ray_address: str | None) -> None:
+             resume_dir: str | None, fresh: bool, ray_address: str | None, plan_file: str | None,
+             only: str | None) -> None:
     """Run self-play: the policy designs environments, plays them with and without hints, and learns from regret.
 
     With no arguments: a short real run on the embedded defaults (SmolLM2-135M-Instruct, the Wikipedia corpus,
@@ -374,6 +386,11 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
     from spade_core.typed_config import load_config
 
     extra = list(overrides)
+    if plan_file:
+        if iterations:
+            extra.append(f"iterations={iterations}")
+        _run_ablations(plan_file, only, extra, run_dir or "runs/ablations", fresh=fresh)
+        return
     if run_dir:
         extra.append(f"run_dir={run_dir}")
     if iterations:
@@ -406,8 +423,36 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
             run = SelfPlay(config, progress=progress)
         report = run.run()
         bar.update(task, phase="done")
+    from spade_core.selfplay.metrics import read_metrics
+
+    history = read_metrics(report.parent)
+    for line in history[-1].summary if history else []:  # what happened to each role, and why
+        console.print(markup(line), highlight=False)
     console.print(f"report: {report}", highlight=False)
     console.print(f"metrics: {report.parent / 'metrics.jsonl'}", highlight=False)
+
+
+def _run_ablations(plan_file: str, only: str | None, overrides: list[str], root: str, *, fresh: bool) -> None:
+    """Every run of the plan in turn (a run with a checkpoint continues from it), then the comparison recipe."""
+    from spade_core.selfplay.ablations import load_plan
+    from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
+
+    plan = load_plan(plan_file)
+    finished: dict[str, Path] = {}
+    for name in plan.select([n.strip() for n in only.split(",") if n.strip()] if only else None):
+        config = plan.config(name, root=root, overrides=overrides)
+        target = Path(config.run_dir)
+        if fresh:
+            remove_run(target)
+        err_console.print(f"ablation run {markup(name)} -> {markup(str(target))}", highlight=False)
+        run = SelfPlay.resume(target, overrides=overrides) if latest_checkpoint(target) is not None else SelfPlay(config)
+        run.run()
+        checkpoint = latest_checkpoint(target)
+        if checkpoint is not None:
+            finished[name] = checkpoint / "model"
+    console.print("held-out comparison (run these once the suites are installed):", highlight=False)
+    for line in plan.eval_commands(root, finished):
+        console.print(f"  {markup(line)}", highlight=False)
 
 
 def _fmt_opt(value: float | None) -> str:
@@ -431,10 +476,10 @@ def plugins() -> None:
         table.add_column(column)
     for p in registry.loaded:
         parts = [f"{hook}: {', '.join(names)}" for hook, names in sorted(contributions.get(p.name, {}).items()) if names]
-        table.add_row(p.name, p.distribution, p.version, "\n".join(parts) or "-")
+        table.add_row(text(p.name), text(p.distribution), text(p.version), text("\n".join(parts) or "-"))
     console.print(table)
     for failure in registry.failures:
-        err_console.print(f"[red]failed:[/] {failure}", highlight=False)
+        err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
 
 
 def _attach_eval() -> None:

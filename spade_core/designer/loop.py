@@ -43,6 +43,7 @@ class DesignConfig:
     validation_workers: int = 2
     calibrate: bool = True  # the model plays each candidate as the agent (the calibration stage's probe)
     max_document_chars: int = 1200
+    grounding: bool = True  # False: no corpus document in the prompt nor in the grounding stage
     # stop a completion at the first "\n```\n" (no tokens spent on prose after the block). Off by default: a module
     # whose string literals hold a fenced block (a code task's reply format) would be cut inside the string.
     stop_at_code_end: bool = False
@@ -164,20 +165,23 @@ class Designer:
         return spec.designer_guidance, [SeedEnvironment(module).source() for module in spec.worked_examples]
 
     def _memory_examples(self, text: str) -> tuple[list[MemoryExample], list[MemoryExample]]:
+        cfg = self.config
         if self.memory is None:
             return [], []
-        good = self.memory.records(self.memory.accepted_neighbours(text, self.config.neighbours,
-                                                                   domain=self.config.domain))
-        bad = self.memory.records(self.memory.failed_neighbours(text, self.config.failures, domain=self.config.domain))
+        good = self.memory.records(self.memory.accepted_neighbours(text, cfg.neighbours, domain=cfg.domain)
+                                   ) if cfg.neighbours > 0 else []
+        bad = self.memory.records(self.memory.failed_neighbours(text, cfg.failures, domain=cfg.domain)
+                                  ) if cfg.failures > 0 else []
         neighbours = [MemoryExample(r.name, str(r.manifest.get("description", ""))[:200]) for r in good]
         failures = [MemoryExample(r.name, _failure_note(r)) for r in bad]
         return neighbours, failures
 
     def messages_for(self, document: Any) -> list[dict[str, str]]:
         neighbours, failures = self._memory_examples(f"{document.title}. {document.text[:500]}")
+        grounded = self.config.grounding
         request = DesignRequest(
-            domain=self.config.domain, guidance=self._guidance, document_title=document.title,
-            document_text=document.text, allowed_modules=self._modules,
+            domain=self.config.domain, guidance=self._guidance, document_title=document.title if grounded else "",
+            document_text=document.text if grounded else "", allowed_modules=self._modules,
             worked_example=self._example if self.config.worked_example else "", neighbours=neighbours,
             failures=failures, max_document_chars=self.config.max_document_chars,
         )
@@ -253,7 +257,8 @@ class Designer:
         validated = self.validate(
             [(f"candidate-{pending[i][0].index}-attempt-{round_index}", s) for i, s in to_validate],
             workers=self.config.validation_workers, store=self.store, config=self.validation,
-            memory=self._novelty(), probe=self.probe, documents=[pending[i][1].text for i, _ in to_validate],
+            memory=self._novelty(), probe=self.probe,
+            documents=[pending[i][1].text if self.config.grounding else None for i, _ in to_validate],
         ) if to_validate else []
         self.validate_seconds += time.perf_counter() - t0
         val_seconds = (time.perf_counter() - t0) / max(1, len(to_validate))

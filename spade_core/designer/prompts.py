@@ -61,17 +61,16 @@ def build_messages(request: DesignRequest) -> list[dict[str, str]]:
     parts = []
     if request.worked_example:
         parts.append("A complete example of the format:\n```python\n" + request.worked_example.strip() + "\n```")
-    parts.append(f"Document ({request.document_title}):\n{request.document_text[: request.max_document_chars]}")
+    if request.document_text:
+        parts.append(f"Document ({request.document_title}):\n{request.document_text[: request.max_document_chars]}")
     if request.neighbours:
         lines = "\n".join(f"- {n.name}: {n.description}" for n in request.neighbours)
         parts.append("Environments already in the pool (write something different):\n" + lines)
     if request.failures:
         lines = "\n".join(f"- {f.name}: {f.description}" for f in request.failures)
         parts.append("Recent failures, do not repeat these mistakes:\n" + lines)
-    parts.append(
-        f"Write one new {request.domain} environment grounded on the document above. "
-        "Return only the module in a ```python block."
-    )
+    grounded = " grounded on the document above" if request.document_text else ""
+    parts.append(f"Write one new {request.domain} environment{grounded}. Return only the module in a ```python block.")
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 

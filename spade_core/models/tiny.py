@@ -25,8 +25,9 @@ class Env:\n    def reset(self, rng, options):\n        return "obs", {}\n    de
 
 
 def build_tiny_model(directory: str | Path, *, vocab_size: int = 512, hidden_size: int = 64, layers: int = 2,
-                     seed: int = 0) -> Path:
-    """Write a tiny random Llama + BPE tokenizer to ``directory`` (reused if already there); return the path."""
+                     seed: int = 0, text: str | None = None) -> Path:
+    """Write a tiny random Llama + BPE tokenizer to ``directory`` (reused if already there); return the path.
+    ``text`` replaces the built-in text the BPE is trained on (its frequent words become single tokens)."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -42,7 +43,7 @@ def build_tiny_model(directory: str | Path, *, vocab_size: int = 512, hidden_siz
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
     )
-    bpe.train_from_iterator([_TRAINING_TEXT] * 4, trainer=trainer)
+    bpe.train_from_iterator([text or _TRAINING_TEXT] * 4, trainer=trainer)
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe, eos_token="<|im_end|>", bos_token="<|endoftext|>", pad_token="<pad>",
         unk_token="<|endoftext|>",

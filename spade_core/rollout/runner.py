@@ -38,6 +38,10 @@ DEFAULT_SYSTEM_PROMPT = (
     "Read each observation and reply with your action only."
 )
 HINT_TEMPLATE = "Hint: {hint}"
+HINT_PLACEMENTS = ("user", "before", "system")
+"""Where a hinted rollout shows the hint: ``"user"`` after the observation in the user turn (the end of the
+observation); ``"before"`` ahead of the observation in the user turn; ``"system"`` the first hint in the system
+message (later turns' hints after their observation)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ class RolloutConfig:
     max_context_tokens: int = 4096
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     hint_template: str = HINT_TEMPLATE
-    hint_placement: str = "user"  # "user": with the observation | "system": the first hint in the system message
+    hint_placement: str = "user"  # one of HINT_PLACEMENTS
     hint_every_turn: bool = True  # multi-turn: refresh the hint from env.privileged_hint() before each turn
     use_system_role: bool = True  # False: the system text opens the first user message (templates without one)
     seed: int | None = 0  # None: sampling seeds come from torch's global RNG
@@ -78,8 +82,8 @@ class RolloutConfig:
             raise RolloutConfigError(f"max_concurrent_episodes must be >= 1, got {self.max_concurrent_episodes}")
         if self.max_context_tokens < 2:
             raise RolloutConfigError(f"max_context_tokens must be >= 2, got {self.max_context_tokens}")
-        if self.hint_placement not in ("user", "system"):
-            raise RolloutConfigError(f"hint_placement must be 'user' or 'system', got {self.hint_placement!r}")
+        if self.hint_placement not in HINT_PLACEMENTS:
+            raise RolloutConfigError(f"hint_placement must be one of {HINT_PLACEMENTS}, got {self.hint_placement!r}")
         if self.sampling.max_new_tokens < 1:
             raise RolloutConfigError("sampling.max_new_tokens must be >= 1: every turn needs at least one token")
         try:
@@ -440,7 +444,8 @@ class _Episode:
             return None
         content = seat.pending or ""
         if hint is not None and not (self.config.hint_placement == "system" and not seat.ids):
-            content = f"{content}\n\n{self.config.hint_template.format(hint=hint)}"
+            shown = self.config.hint_template.format(hint=hint)
+            content = f"{shown}\n\n{content}" if self.config.hint_placement == "before" else f"{content}\n\n{shown}"
         message = {"role": "user", "content": content}
         if not seat.ids:
             system = self.system

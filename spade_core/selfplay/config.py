@@ -36,6 +36,9 @@ class DesignerSection:
     # which is frozen: its updates are skipped and the metrics say so
     model: str | None = None
     openai: OpenAIOptions = field(default_factory=OpenAIOptions)  # requests to an openai: designer.model
+    enabled: bool = True  # False: no designer phase, the agent trains on a fixed pool (agent.domains/pool_tags/pool_ids)
+    grounding: bool = True  # False: no corpus document in the prompt or the grounding stage (a manifest note suffices)
+    memory: bool = True  # False: no pool neighbours and no past failures in the prompt
     # the calibration stage's probe is the agent playing each candidate; false skips it (an agent that cannot yet
     # solve anything would reject every environment as impossible; regret still penalises the unsolved ones)
     calibrate: bool = True
@@ -52,6 +55,9 @@ class AgentSection:
     domains: list[str] | None = field(default_factory=lambda: ["math", "games"])
     train_on_hinted: bool = False
     max_concurrent_episodes: int = 64
+    hint_placement: str = "user"  # where hinted rollouts show the hint: rollout.runner.HINT_PLACEMENTS
+    pool_tags: list[str] | None = None  # replay only environments carrying one of these tags (None: any)
+    pool_ids: list[str] | None = None  # replay only these environment ids (None: any)
 
 
 @dataclass
@@ -60,6 +66,8 @@ class RegretSection:
     invalid_reward: float = -1.0
     learnability_weight: float = 0.0
     statistic: str = "mean"
+    objective: str = "regret"  # the designer's reward: training.regret.OBJECTIVES (regret | learnability | target | uniform)
+    target_success: float = 0.5  # objective "target": the unhinted success rate aimed at (GenEnv's alpha)
 
 
 @dataclass

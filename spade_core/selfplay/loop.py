@@ -42,6 +42,7 @@ from spade_core.selfplay.metrics import (
 from spade_core.selfplay.records import CONFIG_FILE, RunRecords, latest_checkpoint
 from spade_core.selfplay.report import write_report
 from spade_core.selfplay.transcripts import pick_examples
+from spade_core.selfplay.verdicts import RoleContext, parameter_count, role_verdicts
 from spade_core.selfplay.wiring import RunParts, build_run, build_trainer
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.regret import RegretEstimate, regret_from_trajectories
@@ -192,6 +193,9 @@ class SelfPlay:
             setup_seconds=round(setup_seconds, 2),
             ray=parts.scale.iteration_metrics().get("ray"),  # on Ray: nodes, env actors, where envs ran
         )
+        metrics.summary = role_verdicts(metrics, RoleContext(
+            designer_enabled=cfg.designer.enabled, designer_parameters=parameter_count(parts.designer_model.backend),
+            agent_parameters=parameter_count(parts.trainer.generator)))
         self.history.append(metrics)
         self.records.save_checkpoint(parts.trainer, i, self._loop_state(i))
         self.records.append_metrics(metrics)
@@ -219,7 +223,8 @@ class SelfPlay:
         metrics = DesignerMetrics(**parts.designer_model.metrics())
         phase = DesignPhase(metrics)
         outcomes: Counter[str] = Counter()
-        for domain, n in _split_evenly(cfg.candidates_per_iteration, cfg.domains, i).items():
+        per_domain = _split_evenly(cfg.candidates_per_iteration, cfg.domains, i) if cfg.enabled else {}
+        for domain, n in per_domain.items():
             if n == 0:
                 continue
             try:
@@ -228,7 +233,8 @@ class SelfPlay:
                     config=DesignConfig(domain=domain, max_repairs=cfg.max_repairs,
                                         seed=seeding.designer_seed(self.config.seed, i),
                                         max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                                        worked_example=cfg.worked_example),
+                                        worked_example=cfg.worked_example,
+                                        grounding=cfg.grounding, **({} if cfg.memory else MEMORY_OFF)),
                     validation=ValidationConfig(seeds=tuple(range(cfg.validation_seeds)),
                                                 baseline_episodes=cfg.validation_seeds),
                     validate=parts.scale.validate_many,
@@ -280,8 +286,10 @@ class SelfPlay:
         if env_id is None:
             return False
         record = self._parts().store.get(env_id)
-        domains = self.config.agent.domains
-        return 0 < record.max_turns <= self.config.agent.max_env_turns and (domains is None or record.domain in domains)
+        cfg = self.config.agent
+        return (0 < record.max_turns <= cfg.max_env_turns and (cfg.domains is None or record.domain in cfg.domains)
+                and (cfg.pool_ids is None or env_id in cfg.pool_ids)
+                and (cfg.pool_tags is None or bool(set(record.manifest.get("tags") or ()) & set(cfg.pool_tags))))
 
     def _agent_phase(self, i: int, new_ids: list[str], times: Counter[str], errors: list[str]) -> AgentPhase:
         parts = self._parts()
@@ -372,6 +380,10 @@ class SelfPlay:
             ))
         times["train"] += time.perf_counter() - t0
         return train
+
+
+MEMORY_OFF = {"neighbours": 0, "failures": 0}
+"""designer.memory=false: the designer's prompt shows no pool neighbours and no past failures."""
 
 
 def _split_evenly(total: int, domains: list[str], offset: int) -> dict[str, int]:

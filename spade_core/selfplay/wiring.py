@@ -60,6 +60,7 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
     runner = EpisodeRunner(trainer.generator, RolloutConfig(
         sampling=SamplingParams(max_new_tokens=config.agent.max_new_tokens, temperature=config.agent.temperature),
         max_concurrent_episodes=config.agent.max_concurrent_episodes, seed=config.seed,
+        hint_placement=config.agent.hint_placement,
     ), env_pool=scale.env_pool)
     return RunParts(
         store=store, memory=memory, corpus=corpus, scale=scale, trainer=trainer, designer_model=designer,
@@ -73,7 +74,8 @@ def regret_config(config: SelfPlayConfig) -> RegretConfig:
     return RegretConfig(
         k=config.agent.seeds_per_env, no_hint_success_penalty=config.regret.no_hint_success_penalty,
         invalid_reward=config.regret.invalid_reward, learnability_weight=config.regret.learnability_weight,
-        statistic=config.regret.statistic,
+        statistic=config.regret.statistic, objective=config.regret.objective,
+        target_success=config.regret.target_success,
     )
 
 

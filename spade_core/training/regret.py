@@ -14,6 +14,12 @@ outcomes (success in [0, 1]) of pair ``i``:
   with learnability ``4 p (1 - p)`` of the unhinted success rate ("No Regrets", Rutherford et al. 2024). A negative
   regret (a misleading hint) is kept in the estimate and flagged for the logs.
 
+``objective`` swaps the designer's reward for the ablations of the paper's comparisons (the estimate itself is the
+same): ``"regret"`` (above); ``"learnability"``: ``4 p (1 - p)`` of the raw unhinted success rate (highest at 1/2);
+``"target"``: ``1 - |p - target_success| / max(target_success, 1 - target_success)``, GenEnv's target success rate
+alpha; ``"uniform"``: 0 for every played environment, so the designer gets no signal and samples from its prior.
+Only the invalid gate applies to the last three (they need no hint).
+
 Every statistic is a symmetric function of the pairs: reordering the seeds never changes the estimate.
 """
 
@@ -33,6 +39,8 @@ GATE_INVALID = "invalid"
 GATE_NO_HINT_SUCCESS = "no_hint_success"
 GATE_TRIVIAL = "trivial"
 GATE_NONE = "scored"
+OBJECTIVES = ("regret", "learnability", "target", "uniform")
+"""What the designer is rewarded for (``RegretConfig.objective``; the self-play knob ``regret.objective``)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,8 @@ class RegretConfig:
     clamp_at_zero: bool = True
     learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
     max_error_fraction: float = 0.5  # more failed pairs than this (environment errors) -> treated as invalid
+    objective: str = "regret"  # one of OBJECTIVES
+    target_success: float = 0.5  # objective "target": the unhinted success rate the designer aims at (GenEnv's alpha)
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -64,6 +74,10 @@ class RegretConfig:
             raise TrainingConfigError(f"RegretConfig.learnability_weight must be in [0, 1], got {self.learnability_weight}")
         if not 0.0 <= self.max_error_fraction <= 1.0:
             raise TrainingConfigError(f"RegretConfig.max_error_fraction must be in [0, 1], got {self.max_error_fraction}")
+        if self.objective not in OBJECTIVES:
+            raise TrainingConfigError(f"RegretConfig.objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        if not 0.0 < self.target_success < 1.0:
+            raise TrainingConfigError(f"RegretConfig.target_success must be in (0, 1), got {self.target_success}")
 
 
 @dataclass(frozen=True)
@@ -118,6 +132,8 @@ def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: 
     too_many_failures = failed_pairs > config.max_error_fraction * (n + failed_pairs)
     if not valid or too_many_failures or n == 0:
         gate, reward = GATE_INVALID, config.invalid_reward
+    elif config.objective != "regret":
+        gate, reward = GATE_NONE, objective_reward(su / n, config)
     elif sh == 0:
         gate, reward = GATE_NO_HINT_SUCCESS, config.no_hint_success_penalty
     elif su == n:
@@ -134,6 +150,16 @@ def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: 
         regret=regret, std_error=se, lower_bound=lower, learnability=learnability, reward=reward, gate=gate,
         misleading_hint=regret < 0, failed_pairs=failed_pairs, dropped_pairs=dropped_pairs,
     )
+
+
+def objective_reward(p: float, config: RegretConfig) -> float:
+    """The designer's reward under a non-regret objective, from the raw unhinted success rate ``p``."""
+    if config.objective == "learnability":
+        return 4.0 * p * (1.0 - p)
+    if config.objective == "target":
+        alpha = config.target_success
+        return 1.0 - abs(p - alpha) / max(alpha, 1.0 - alpha)
+    return 0.0  # "uniform"
 
 
 def paired_specs(env_id: str, seeds: Sequence[int], *, env_kwargs: Mapping[str, Any] | None = None,

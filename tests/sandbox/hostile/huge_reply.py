@@ -1,5 +1,5 @@
 # expect: policy
-# huge outputs: a 64 MB observation returned to the host
+# huge outputs: an 8 MiB observation returned to the host (over the test pool's 4 MiB reply limit)
 
 ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
 
@@ -10,7 +10,7 @@ class Hostile:
         return "obs", {}
 
     def step(self, action):
-        return 'x' * (64 * 1024 * 1024), 0.0, False, False, {}
+        return 'x' * (8 * 1024 * 1024), 0.0, False, False, {}
         return "obs", 0.0, False, False, {}
 
     def privileged_hint(self):

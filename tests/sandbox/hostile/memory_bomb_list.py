@@ -12,7 +12,7 @@ class Hostile:
     def step(self, action):
         xs = []
         while True:
-            xs.append(' ' * 10 ** 8)
+            xs.append(' ' * (25 * 10 ** 7))
         return "obs", 0.0, False, False, {}
 
     def privileged_hint(self):

@@ -1,5 +1,5 @@
 # expect: policy
-# type(None) is not a constructor the sandbox hands out
+# type(len) is builtin_function_or_method, a class the sandbox does not hand out
 
 
 ENV_SPEC = {"name": "Hostile", "domain": "games", "description": "attack", "reward_range": [0, 1], "max_turns": 5}
@@ -10,7 +10,7 @@ class Hostile:
         return "obs", {}
 
     def step(self, action):
-        type(None)()
+        type(len)(len)
         return "obs", 0.0, False, False, {}
 
     def privileged_hint(self):

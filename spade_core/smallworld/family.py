@@ -1,0 +1,147 @@
+"""The small world's environment family, Relay: a letter-lookup task whose regret landscape is known in advance.
+
+A design sets two knobs. ``band`` (0-3) picks one of four fixed secret tables that pair each of the twelve letters
+``a``-``l`` with another; ``mode`` picks the kind of task (an episode draws its start letter from all twelve):
+
+- ``mode=0`` *repeat*: the observation names the answer (``repeat 2 k`` -> ``k``). An agent that can copy solves
+  it without the hint: **trivial** (regret 0).
+- ``mode=1`` *relay*: the answer is the start letter's partner in the band's table (``relay 2 c`` -> ``i``); the
+  hint names the third of the alphabet the answer is in (four letters). Until the agent has learnt the band's
+  table the hint helps (regret about 1/4 - 1/12 for an agent that picks among the four); once it has, the task
+  is trivial: **at the edge**, and the edge moves band by band as the agent learns.
+- ``mode=2`` *guess*: the answer is the letter a four-digit number shown with the task selects (its remainder by
+  twelve); the hint only says so. Learnable in principle, far beyond a model of this size in minutes:
+  **impossible** (hinted and unhinted success about 1/12).
+
+Every design compiles to one ordinary environment module (``ENV_SPEC`` plus one plain class), which goes through
+the validation pipeline, the registry store and ``gymnasium.make`` like any designer-written module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FAMILY = "relay"
+LETTERS = "abcdefghijkl"
+PARTNERS = ("hldkiejbagcf", "bcahgdelkfji", "lgijckfdbeha", "fkjiabdchleg")
+"""``PARTNERS[band][i]`` answers ``LETTERS[i]`` (no letter is its own partner; no two tables agree on a letter)."""
+BANDS = len(PARTNERS)
+MODES = ("repeat", "relay", "guess")
+KNOBS = ("band", "mode")
+CATEGORY = {"repeat": "trivial", "relay": "edge", "guess": "impossible"}
+CATEGORIES = ("trivial", "edge", "impossible")
+DESCRIPTION = "Reply with one letter, a to l."
+GUESS_HINT = "the number picks the letter"
+THIRDS = ("first", "middle", "last")
+"""The relay hint names the third of ``LETTERS`` (four letters) the answer is in."""
+
+
+@dataclass(frozen=True, order=True)
+class Design:
+    """One knob setting of the family (values outside the knobs' ranges compile to a module that validation
+    rejects)."""
+
+    band: int
+    mode: int
+
+    @property
+    def in_range(self) -> bool:
+        return 0 <= self.band < BANDS and 0 <= self.mode < len(MODES)
+
+    @property
+    def name(self) -> str:
+        return f"RelayB{self.band}M{self.mode}".replace("-", "n")
+
+    @property
+    def category(self) -> str:
+        """Where the design sits in the known landscape: trivial, edge, impossible (or invalid: out of range)."""
+        return CATEGORY[MODES[self.mode]] if self.in_range else "invalid"
+
+    @property
+    def label(self) -> str:
+        return f"band={self.band} mode={self.mode}"
+
+
+def all_designs() -> list[Design]:
+    """The whole design space (12 designs), in a fixed order."""
+    return [Design(band, mode) for mode in range(len(MODES)) for band in range(BANDS)]
+
+
+def edge_designs() -> list[Design]:
+    """The relay designs of every band: the held-out evaluation configurations."""
+    return [Design(band, MODES.index("relay")) for band in range(BANDS)]
+
+
+def partner(band: int, letter: str) -> str:
+    return PARTNERS[band][LETTERS.index(letter)]
+
+
+_TEMPLATE = '''\
+ENV_SPEC = {
+    "name": "%(name)s",
+    "domain": "smallworld",
+    "description": "%(description)s",
+    "reward_range": [0.0, 1.0],
+    "max_turns": 1,
+    "players": 1,
+    "difficulty": {
+        "band": {"min": 0, "max": %(max_band)d, "default": %(band)d, "description": "which table pairs the letters"},
+        "mode": {"min": 0, "max": %(max_mode)d, "default": %(mode)d, "description": "0 repeat, 1 relay, 2 guess"},
+    },
+    "grounding": "the relay table of the small world",
+    "tags": ["smallworld", "relay"],
+}
+
+LETTERS = "%(letters)s"
+PARTNERS = %(partners)r
+THIRDS = %(thirds)r
+
+
+class Relay:
+    def __init__(self, band=%(band)d, mode=%(mode)d):
+        self.band = band
+        self.mode = mode
+        self.start = LETTERS[0]
+        self.answer = LETTERS[0]
+
+    def reset(self, rng, options):
+        order = list(LETTERS)
+        rng.shuffle(order)
+        self.start = order[0]
+        if self.mode == 0:
+            self.answer = self.start
+            observation = "repeat " + str(self.band) + " " + self.start
+        elif self.mode == 1:
+            self.answer = PARTNERS[self.band][LETTERS.index(self.start)]
+            observation = "relay " + str(self.band) + " " + self.start
+        else:
+            number = rng.randint(1000, 9999)
+            self.answer = LETTERS[number %% len(LETTERS)]
+            observation = "guess " + str(self.band) + " " + str(number)
+        return observation, {}
+
+    def step(self, action):
+        reply = action.strip().lower()
+        if len(reply) != 1 or reply not in LETTERS:
+            return "reply with one letter from a to l", 0.0, True, False, {
+                "success": False, "format_error": "expected one letter from a to l"}
+        solved = reply == self.answer
+        return ("correct" if solved else "wrong"), (1.0 if solved else 0.0), True, False, {"success": solved}
+
+    def privileged_hint(self):
+        if self.mode == 2:
+            return "%(guess_hint)s"
+        return "in the " + THIRDS[LETTERS.index(self.answer) // 4] + " third"
+
+    def reference_action(self):
+        return self.answer
+'''
+
+
+def module_source(design: Design) -> str:
+    """The environment module a design compiles to."""
+    return _TEMPLATE % {
+        "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
+        "max_band": BANDS - 1, "max_mode": len(MODES) - 1, "letters": LETTERS, "partners": list(PARTNERS),
+        "guess_hint": GUESS_HINT, "thirds": list(THIRDS),
+    }

@@ -1,0 +1,73 @@
+"""The small world's design language: a designer completion is a short program, not a Python module.
+
+```env
+family: relay
+knobs: band=2 mode=1
+```
+
+:func:`extract_design` is the extraction step for this language (what :func:`spade_core.designer.parsing.
+extract_module` is for modules): it finds the block (a final unterminated block counts, as a completion cut by its
+token budget is), reads the family and the knob assignments, and says exactly what is wrong otherwise. It checks
+syntax only: a knob value out of its range compiles into a module whose manifest the validation pipeline rejects.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spade_core.designer.parsing import ExtractionError
+from spade_core.smallworld.family import FAMILY, KNOBS, Design
+
+OPENING = "```env\nfamily: relay\nknobs:"
+"""What the designer's reply starts with (the prompt ends with it: the model writes the knob assignments)."""
+
+_BLOCK = re.compile(r"```env[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_ASSIGNMENT = re.compile(r"([a-z_]+)=(-?\d+)")
+
+
+class DesignLanguageError(ExtractionError):
+    """The completion holds no well-formed design program; the message says what was found instead."""
+
+
+def render_design(design: Design) -> str:
+    """The canonical program of a design."""
+    return f"{OPENING} band={design.band} mode={design.mode}\n```"
+
+
+def extract_design(completion: str) -> Design:
+    """The design in ``completion`` (a whole reply, opening included); raise :class:`DesignLanguageError`."""
+    if not isinstance(completion, str) or not completion.strip():
+        raise DesignLanguageError("the completion is empty; answer with one ```env block")
+    match = _BLOCK.search(completion)
+    if match is None:
+        raise DesignLanguageError("found no ```env block; answer with ```env, a 'family:' line and a 'knobs:' line")
+    fields: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        if not line.strip():
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or key.strip() not in ("family", "knobs"):
+            raise DesignLanguageError(f"unexpected line {line.strip()[:40]!r}; the block has a 'family:' and a "
+                                      "'knobs:' line only")
+        if key.strip() in fields:
+            raise DesignLanguageError(f"the {key.strip()!r} line appears twice")
+        fields[key.strip()] = value.strip()
+    family = fields.get("family")
+    if family != FAMILY:
+        raise DesignLanguageError(f"family {family!r} is unknown; the only family is {FAMILY!r}")
+    knobs_text = fields.get("knobs", "")
+    pairs = _ASSIGNMENT.findall(knobs_text)
+    leftover = _ASSIGNMENT.sub("", knobs_text).strip()
+    if leftover:
+        raise DesignLanguageError(f"the knobs line has {leftover[:40]!r} besides name=integer assignments")
+    values: dict[str, int] = {}
+    for name, value in pairs:
+        if name not in KNOBS:
+            raise DesignLanguageError(f"knob {name!r} is unknown; the family's knobs are {', '.join(KNOBS)}")
+        if name in values:
+            raise DesignLanguageError(f"knob {name!r} is set twice")
+        values[name] = int(value)
+    missing = [k for k in KNOBS if k not in values]
+    if missing:
+        raise DesignLanguageError(f"knob(s) {', '.join(missing)} not set; write knobs: band=<0-3> mode=<0-2>")
+    return Design(values["band"], values["mode"])
