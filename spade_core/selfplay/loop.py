@@ -39,6 +39,7 @@ from spade_core.selfplay.metrics import (
     TimeSplit,
     TrainMetrics,
 )
+from spade_core.selfplay.pool_health import PoolHealth, Retirement
 from spade_core.selfplay.records import CONFIG_FILE, RunRecords, latest_checkpoint
 from spade_core.selfplay.report import write_report
 from spade_core.selfplay.transcripts import pick_examples
@@ -48,7 +49,8 @@ from spade_core.training.designer_reward import designer_reward
 from spade_core.training.regret import RegretEstimate, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
-from spade_core.validation import ValidationConfig
+from spade_core.validation import ProbeThresholds, ValidationConfig
+from spade_core.validation.calibration import AgentProbe
 from spade_registry.records import Status
 
 __all__ = ["Progress", "SelfPlay", "latest_checkpoint", "remove_run"]
@@ -73,6 +75,7 @@ class AgentPhase:
     regret: dict[str, RegretEstimate] = field(default_factory=dict)
     trajectories: list[Trajectory] = field(default_factory=list)
     tokens: int = 0
+    retired: list[Retirement] = field(default_factory=list)
 
 
 class SelfPlay:
@@ -183,7 +186,8 @@ class SelfPlay:
             designer=design.metrics,
             regret=RegretMetrics(values=regret_values, mean=_mean(regret_values), per_env=rollouts.regret),
             agent=rollouts.metrics,
-            pool=PoolMetrics(size=len(pool), diversity=len({r.name for r in pool}) / max(1, len(pool))),
+            pool=PoolMetrics(size=len(pool), diversity=len({r.name for r in pool}) / max(1, len(pool)),
+                             retired=rollouts.retired),
             throughput=ThroughputMetrics(tokens=generated, tokens_per_s=generated / max(1e-9, times["generate"])),
             time=TimeSplit(generate=round(times["generate"], 3), validate=round(times["validate"], 3),
                            train=round(times["train"], 3), other=round(other, 3), total=round(total, 3)),
@@ -233,11 +237,14 @@ class SelfPlay:
                     config=DesignConfig(domain=domain, max_repairs=cfg.max_repairs,
                                         seed=seeding.designer_seed(self.config.seed, i),
                                         max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                                        worked_example=cfg.worked_example,
+                                        worked_example=cfg.worked_example, calibrate=cfg.calibrate,
                                         grounding=cfg.grounding, **({} if cfg.memory else MEMORY_OFF)),
                     validation=ValidationConfig(seeds=tuple(range(cfg.validation_seeds)),
-                                                baseline_episodes=cfg.validation_seeds),
+                                                baseline_episodes=cfg.validation_seeds,
+                                                probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),
                     validate=parts.scale.validate_many,
+                    # the agent calibrates candidates (designer.calibrate=false: nobody does)
+                    probe=AgentProbe(parts.trainer.generator, parts.runner.config) if cfg.calibrate else None,
                 )
                 design = designer.design(n)
             except Exception as exc:  # noqa: BLE001 - a failed designer phase must not kill the run
@@ -333,6 +340,7 @@ class SelfPlay:
                 "p_hint": estimate.p_hint, "p_nohint": estimate.p_nohint, "regret": estimate.regret,
             })
             parts.memory.record_score(env_id, estimate.regret)
+        phase.retired = PoolHealth(parts.store, self.config.pool).review(trajectories, iteration=i)
         tokenizer = getattr(parts.trainer.generator, "tokenizer", None)
         phase.metrics.examples = pick_examples(
             trajectories, phase.regret, decode=tokenizer.decode if tokenizer is not None else None,
