@@ -14,8 +14,11 @@ reasoning-gym is Apache-2.0 licensed (open-thought/reasoning-gym).
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
+import inspect
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +27,7 @@ from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailabl
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
 from spade_registry.manifest import EnvManifest
+from spade_tools.guard import CallTimeout, guarded_call
 
 DEFAULT_DATASETS = ("basic_arithmetic", "chain_sum", "letter_counting", "simple_equations", "propositional_logic")
 DATASET_SEED = 42
@@ -32,6 +36,13 @@ DEFAULT_PER_DATASET = 50
 DEFAULT_ATTEMPTS = 3
 FULL_SCORE = 1.0 - 1e-9
 INSTALL_HINT = "pip install 'spade-rl[eval]'   (or: pip install reasoning-gym)"
+SCORE_TIMEOUT_S = 2.0
+"""The most one ``score_answer`` call may take; past it the answer scores 0."""
+CODE_EVALUATORS = frozenset({"eval", "exec", "compile", "parse_expr", "sympify", "parse_latex", "__import__",
+                             "S", "N", "simplify", "nsimplify", "expand", "factor"})
+"""Calls that run text as code (sympy's ``parse_expr``, and ``sympify`` behind the sympy functions that accept a
+string, ``eval`` it): a scorer that applies one to the model's answer would run model-written code in this
+process. Matched by name, so the check errs on the side of refusing."""
 
 
 def _rg() -> Any:
@@ -54,7 +65,46 @@ def dataset(name: str, size: int) -> Any:
         close = difflib.get_close_matches(name, list(DATASETS), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise BenchmarkDataError(f"reasoning-gym has no dataset {name!r}{hint}")
-    return rg.create_dataset(name, size=size, seed=DATASET_SEED)
+    data = rg.create_dataset(name, size=size, seed=DATASET_SEED)
+    found = code_evaluation_in_scorer(type(data))
+    if found:
+        raise BenchmarkDataError(
+            f"reasoning-gym dataset {name!r} scores answers with {found}, which runs the model's text as code; "
+            "benchmark scorers run in this process, so SPADE refuses it: choose another dataset")
+    return data
+
+
+def code_evaluation_in_scorer(cls: type, depth: int = 3) -> str | None:
+    """The code-evaluating call (``eval(...)`` in ``Cls.score_answer``) reachable from ``cls.score_answer``, or None.
+
+    Reads the source of ``score_answer`` and, ``depth`` levels down, of the methods (``self.x()``) and module
+    functions it calls; a scorer whose source cannot be read counts as evaluating (it cannot be checked).
+    """
+    seen: set[object] = set()
+    pending: list[tuple[Any, int]] = [(getattr(cls, "score_answer", None), 0)]
+    while pending:
+        func, level = pending.pop()
+        if func is None or func in seen:
+            continue
+        seen.add(func)
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        except (OSError, TypeError, SyntaxError):
+            return f"{getattr(func, '__qualname__', func)!s} (source unavailable)"
+        scope = getattr(func, "__globals__", {})
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            target = node.func
+            called = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+            if called in CODE_EVALUATORS:
+                return f"{called}() in {func.__qualname__}"
+            if level < depth:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    pending.append((getattr(cls, called, None), level + 1))
+                elif isinstance(target, ast.Name) and inspect.isfunction(scope.get(called)):
+                    pending.append((scope[called], level + 1))
+    return None
 
 
 def system_prompt() -> str:
@@ -90,11 +140,11 @@ class ReasoningGymEnv:
         self.attempt += 1
         answer = extract_answer(action)
         problem = None if answer is not None else "no <answer>...</answer> tags; put only the final answer inside them"
-        try:
-            score = float(self.data.score_answer(answer, self.entry))
-        except Exception:  # noqa: BLE001 - a scorer that chokes on odd text scores it 0
+        try:  # bounded time, numbers and decimal/mpmath context, like every call on model text in this process
+            score = float(guarded_call(lambda: self.data.score_answer(answer, self.entry), timeout_s=SCORE_TIMEOUT_S))
+        except (Exception, CallTimeout):  # a scorer that chokes on odd text, or runs past its budget, scores it 0
             score = 0.0
-        score = min(max(score, 0.0), 1.0)
+        score = min(max(score, 0.0), 1.0) if score == score else 0.0  # NaN scores 0
         success = score >= FULL_SCORE
         info = {"success": success, "format_error": problem, "action_is_valid": problem is None, "score": score,
                 "attempt": self.attempt}
