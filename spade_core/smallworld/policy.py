@@ -1,0 +1,173 @@
+"""The small world's policy: the tiny local model (BPE + 2-layer Llama), taught the formats before self-play.
+
+A model trained from nothing emits random tokens: it would never write a design program or a one-letter reply, and
+self-play would see no signal at all. The embedded and capable models know formats from pre-training; the tiny
+policy gets the same, and nothing more, from a short supervised pass on *format only*:
+
+- designer turns: the design prompt followed by a program whose knob values are drawn uniformly (so the untrained
+  designer samples the design space uniformly);
+- agent turns: ``repeat b x`` is answered ``x`` (copying, which any instruction-tuned model can do); every other
+  observation is answered with a uniformly random letter, or a random letter of the third a hint names (reading a
+  hint, which instruction-tuned models do).
+
+Nothing in it correlates with the relay table, so what the agent learns about the table it learns by self-play.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spade_core.rollout.chat import ChatFormatter
+from spade_core.rollout.runner import HINT_TEMPLATE
+from spade_core.smallworld.family import BANDS, DESCRIPTION, GUESS_HINT, LETTERS, MODES, THIRDS
+from spade_core.smallworld.language import OPENING
+
+DESIGNER_SYSTEM = "Design a relay environment: band 0-3, mode 0 repeat, 1 relay, 2 guess."
+DESIGNER_USER = "Write one design."
+AGENT_SYSTEM_PROMPT = "{description}"
+"""The agent's system prompt in the small world (the runner's ``system_prompt``): short prompts keep CPU runs fast."""
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """The format pass: ``steps`` optimiser steps on ``batch_size`` examples each."""
+
+    steps: int = 900
+    batch_size: int = 32
+    learning_rate: float = 3e-3
+    seed: int = 0
+
+
+def designer_messages() -> list[dict[str, str]]:
+    return [{"role": "system", "content": DESIGNER_SYSTEM}, {"role": "user", "content": DESIGNER_USER}]
+
+
+def designer_prompt_ids(tokenizer: Any) -> list[int]:
+    """The designer's prompt: the chat template's opening, then the program's first lines (the model writes the
+    knob assignments)."""
+    return ChatFormatter(tokenizer).first_prompt(designer_messages()) + list(
+        tokenizer.encode(OPENING, add_special_tokens=False))
+
+
+def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None) -> list[int]:
+    """The agent's first prompt exactly as the episode runner builds it (hint after the observation)."""
+    system = AGENT_SYSTEM_PROMPT.format(role="agent", description=DESCRIPTION, env_id="").strip()
+    content = observation if hint is None else f"{observation}\n\n{HINT_TEMPLATE.format(hint=hint)}"
+    return ChatFormatter(tokenizer).first_prompt([{"role": "system", "content": system},
+                                                   {"role": "user", "content": content}])
+
+
+def _hint_text(third: int) -> str:
+    return f"in the {THIRDS[third]} third"
+
+
+class _Encoder:
+    """Prompt and reply ids, each distinct text encoded once (rendering a chat template is the slow part)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.eos = [int(tokenizer.eos_token_id)]
+        self.designer = designer_prompt_ids(tokenizer)
+        self.prompts: dict[tuple[str, str | None], list[int]] = {}
+        self.replies: dict[str, list[int]] = {}
+
+    def agent(self, observation: str, hint: str | None) -> list[int]:
+        key = (observation, hint)
+        if key not in self.prompts:
+            self.prompts[key] = agent_prompt_ids(self.tokenizer, observation, hint)
+        return self.prompts[key]
+
+    def reply(self, text: str) -> list[int]:
+        if text not in self.replies:
+            self.replies[text] = list(self.tokenizer.encode(text, add_special_tokens=False)) + self.eos
+        return self.replies[text]
+
+
+def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[int], list[int]]:
+    """One supervised example. Reading is what takes a tiny model longest to pick up, so the pass goes in three
+    stages: copies (and designer programs), then hinted relays (a letter of the named third) beside copies, then
+    everything, unhinted relays and guesses (any letter) included."""
+    draw = rng.random()
+    if draw < 0.15:
+        return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}")
+    band, start = rng.randrange(BANDS), rng.choice(LETTERS)
+    if stage == 0 or draw < 0.4:
+        hint = _hint_text(rng.randrange(len(THIRDS))) if stage > 0 and rng.random() < 0.5 else None
+        return enc.agent(f"repeat {band} {start}", hint), enc.reply(start)
+    if stage == 1 or draw < 0.8:
+        third = rng.randrange(len(THIRDS))
+        return enc.agent(f"relay {band} {start}", _hint_text(third)), enc.reply(rng.choice(LETTERS[4 * third:4 * third + 4]))
+    if rng.random() < 0.5:
+        return enc.agent(f"relay {band} {start}", None), enc.reply(rng.choice(LETTERS))
+    hint = GUESS_HINT if rng.random() < 0.5 else None
+    return enc.agent(f"guess {band} {rng.randint(1000, 1099)}", hint), enc.reply(rng.choice(LETTERS))
+
+
+def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None = None) -> dict[str, float]:
+    """Supervised next-token training on completions only (prompt tokens carry no loss); returns the last loss."""
+    import torch
+
+    config = config or PretrainConfig()
+    rng = random.Random(config.seed)
+    torch.manual_seed(config.seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
+    pad = int(tokenizer.pad_token_id)
+    model.train()
+    loss_value = float("nan")
+    encoder = _Encoder(tokenizer)
+    for step in range(config.steps):
+        stage = min(2, 3 * step // config.steps)
+        batch = [_format_example(encoder, rng, stage) for _ in range(config.batch_size)]
+        width = max(len(p) + len(c) for p, c in batch)
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        labels = torch.full((len(batch), width), -100, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for row, (prompt, completion) in enumerate(batch):
+            seq = prompt + completion
+            ids[row, :len(seq)] = torch.tensor(seq)
+            mask[row, :len(seq)] = 1
+            labels[row, len(prompt):len(seq)] = torch.tensor(completion)
+        out = model(input_ids=ids, attention_mask=mask, labels=labels)
+        optimiser.zero_grad(set_to_none=True)
+        out.loss.backward()
+        optimiser.step()
+        loss_value = float(out.loss.item())
+    model.eval()
+    return {"loss": loss_value}
+
+
+def tokenizer_text() -> str:
+    """The text the policy's BPE is trained on: every prompt and reply form of the world, so its words are tokens."""
+    rng = random.Random(0)
+    lines = [DESIGNER_SYSTEM, DESIGNER_USER, OPENING, DESCRIPTION, GUESS_HINT,
+             "<|im_start|>system\n", "<|im_start|>user\n", "<|im_start|>assistant\n", "<|im_end|>\n"]
+    for _ in range(200):
+        lines.append(f"{OPENING} band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}\n```")
+        hint = HINT_TEMPLATE.format(hint=_hint_text(rng.randrange(len(THIRDS))))
+        lines.append(f"{rng.choice(MODES)} {rng.randrange(BANDS)} {rng.choice(LETTERS)}\n\n{hint}")
+    return "\n".join(lines)
+
+
+def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConfig | None = None) -> Path:
+    """A tiny model taught the formats, saved as a ``save_pretrained`` folder (reused if already there)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from spade_core.models.tiny import build_tiny_model
+
+    path = Path(directory)
+    done = path / "pretrained"
+    if (done / "config.json").exists():
+        return done
+    base = build_tiny_model(path / "base", seed=seed, vocab_size=384, text=tokenizer_text())
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
+    pretrain_formats(model, tokenizer, pretrain or PretrainConfig(seed=seed))
+    tmp = path / "pretrained.tmp"
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    tmp.rename(done)
+    return done

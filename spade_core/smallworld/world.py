@@ -1,0 +1,309 @@
+"""One small-world self-play run: every real part of SPADE except the model's size.
+
+Per iteration (arm ``designed``): the policy, as the designer, writes ``designs_per_iteration`` design programs ->
+:func:`~spade_core.smallworld.language.extract_design` -> each compiles to a module -> the validation pipeline
+(sandbox, all stages) -> the registry store (a private SQLite store) -> the :class:`EpisodeRunner` plays K hinted and
+K unhinted episodes per design with the same policy as the agent -> :func:`regret_from_trajectories` -> the
+designer's reward (``RegretConfig.objective``) -> per-role advantages (:class:`AdvantageEstimator`) -> the reference
+trainer's update, agent first, then designer. After every iteration the agent is evaluated, greedily and without
+hints, on held-out seeds of every relay configuration.
+
+Baselines, for the same number of agent episodes (and so the same agent tokens, one letter each):
+
+- ``uniform``: the designer writes designs but is never rewarded (objective ``uniform``), so it keeps sampling its
+  prior, which the format pass made uniform over the design space;
+- ``fixed``: no designer; each iteration draws its designs from a fixed pool of ``fixed_pool_size`` designs of the
+  family, chosen once per run.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spade_core.designer.parsing import ExtractionError
+from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
+from spade_core.smallworld.language import OPENING, extract_design
+from spade_core.smallworld.policy import AGENT_SYSTEM_PROMPT, designer_prompt_ids
+from spade_registry.records import Status, Trust
+
+ARMS = ("designed", "uniform", "fixed")
+EVAL_SEED_BASE = 1_000_000  # held-out seeds: training seeds stay far below
+EXTRACTION_STAGE = "extraction"
+
+
+@dataclass(frozen=True)
+class WorldConfig:
+    """Every knob of one small-world run."""
+
+    arm: str = "designed"
+    seed: int = 0
+    iterations: int = 12
+    designs_per_iteration: int = 8
+    seeds_per_design: int = 6  # K: K hinted + K unhinted episodes per design
+    fixed_pool_size: int = 6
+    eval_seeds: int = 12  # per relay configuration
+    learning_rate: float = 2e-3
+    agent_epochs: int = 1  # optimiser steps on each iteration's agent batch (clipped ratio to the sampler's logprobs)
+    agent_advantage: str = "dr_grpo"
+    designer_advantage: str = "grpo"  # the designer's rewards are small and close together: scale by their spread
+    objective: str = "regret"  # the designer's reward in the designed arm (RegretConfig.objective)
+    train_on_hinted: bool = True
+    temperature: float = 1.0
+    designer_max_new_tokens: int = 10
+
+    def __post_init__(self) -> None:
+        if self.arm not in ARMS:
+            raise ValueError(f"arm must be one of {ARMS}, got {self.arm!r}")
+        if self.iterations < 1 or self.designs_per_iteration < 1 or self.seeds_per_design < 1:
+            raise ValueError("iterations, designs_per_iteration and seeds_per_design must be >= 1")
+        if not 1 <= self.fixed_pool_size <= len(all_designs()):
+            raise ValueError(f"fixed_pool_size must be in 1..{len(all_designs())}, got {self.fixed_pool_size}")
+
+
+@dataclass
+class DesignOutcome:
+    """One designer completion (or fixed-pool draw) through the pipeline."""
+
+    text: str
+    design: Design | None = None
+    status: str = "accepted"  # accepted | failed at a stage (extraction, structure, ...)
+    env_id: str | None = None
+    regret: float | None = None
+    reward: float | None = None
+    gate: str | None = None
+
+    @property
+    def category(self) -> str:
+        return self.design.category if self.design is not None and self.env_id else "invalid"
+
+
+@dataclass
+class IterationRecord:
+    """What one iteration did, as plain data (``asdict`` gives the JSON the benchmark writes)."""
+
+    iteration: int
+    designs: list[dict[str, Any]] = field(default_factory=list)
+    categories: dict[str, float] = field(default_factory=dict)
+    mean_regret: float = 0.0
+    mean_reward: float = 0.0
+    success_hinted: float = 0.0
+    success_unhinted: float = 0.0
+    agent_tokens: int = 0
+    cumulative_agent_tokens: int = 0
+    held_out_success: float = 0.0
+    held_out_by_band: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class SmallWorld:
+    """A small-world run in ``root`` (its registry store and policy copy live there)."""
+
+    def __init__(self, config: WorldConfig, policy_dir: str | Path, root: str | Path) -> None:
+        from spade_core.gym_bridge import open_store
+        from spade_core.models.base import SamplingParams
+        from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
+        from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
+        from spade_core.training.backend import find_trainer_backend
+        from spade_core.training.regret import RegretConfig
+        from spade_core.validation import ValidationConfig
+
+        self.config = config
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.store_path = str(self.root / "registry.sqlite3")
+        self.store = open_store(self.store_path)
+        objective = {"designed": config.objective, "uniform": "uniform", "fixed": config.objective}[config.arm]
+        self.regret_config = RegretConfig(k=config.seeds_per_design, objective=objective)
+        self.validation = ValidationConfig()
+        self.trainer = find_trainer_backend("reference")(str(policy_dir), None, config={
+            "learning_rate": config.learning_rate, "seed": config.seed, "max_completion_tokens": 8,
+            "micro_batch_size": 64, "generator_max_batch_size": 128})
+        self.generator = self.trainer.generator
+        self.tokenizer = self.generator.tokenizer
+        make = self._make_env
+        self.runner = EpisodeRunner(self.generator, RolloutConfig(
+            sampling=SamplingParams(max_new_tokens=2, temperature=config.temperature),
+            system_prompt=AGENT_SYSTEM_PROMPT, max_concurrent_episodes=128, seed=config.seed), make_env=make)
+        self.eval_runner = EpisodeRunner(self.generator, RolloutConfig(
+            sampling=SamplingParams(max_new_tokens=2, temperature=0.0),
+            system_prompt=AGENT_SYSTEM_PROMPT, max_concurrent_episodes=128, seed=config.seed), make_env=make)
+        self.agent_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.agent_advantage))
+        self.designer_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.designer_advantage))
+        self.rng = random.Random(f"smallworld:{config.seed}")
+        self.pool = self.rng.sample(all_designs(), config.fixed_pool_size) if config.arm == "fixed" else []
+        self.env_ids: dict[Design, str | None] = {}
+        self.failures: dict[Design, str] = {}
+        self.history: list[IterationRecord] = []
+        self.tokens = 0
+        self.held_out_ids = [self._environments([d])[0][0] for d in edge_designs()]
+
+    # -- environments --------------------------------------------------------------------------------------------
+    def _make_env(self, spec: Any) -> Any:
+        from spade_core.gym_bridge import make_env
+
+        return make_env(spec.env_id, store=self.store_path, **dict(spec.env_kwargs))
+
+    def _environments(self, designs: list[Design]) -> list[tuple[str | None, str]]:
+        """``(env_id or None, status)`` per design: new designs are validated and stored, known ones reused."""
+        from spade_core.validation import validate_many
+        from spade_core.validation.pipeline import record_outcome
+
+        new = [d for d in dict.fromkeys(designs) if d not in self.env_ids]
+        if new:
+            sources = [module_source(d) for d in new]
+            reports = validate_many([(d.name, s) for d, s in zip(new, sources)], workers=2, store=self.store,
+                                    config=self.validation)
+            for design, source, report in zip(new, sources, reports):
+                report = record_outcome(self.store, source, report, provenance={"source": "smallworld"})
+                if report.accepted:
+                    self.env_ids[design] = report.env_id
+                elif report.status == "duplicate" and report.failed_stage == "exact_duplicate":
+                    ref = next(s.details.get("duplicate_of") for s in report.stages if s.stage == "exact_duplicate")
+                    self.env_ids[design] = ref if self.store.get(ref).status_label == "accepted" else None
+                else:
+                    self.env_ids[design] = None
+                    self.failures[design] = report.failed_stage or report.status
+        return [(self.env_ids[d], "accepted" if self.env_ids[d] else self.failures.get(d, "failed")) for d in designs]
+
+    # -- one iteration ---------------------------------------------------------------------------------------------
+    def _design_phase(self, i: int) -> tuple[list[DesignOutcome], list[Any]]:
+        """Designer completions (or fixed-pool draws) through extraction, validation and the store."""
+
+        cfg = self.config
+        if cfg.arm == "fixed":
+            outcomes = [DesignOutcome("", self.rng.choice(self.pool)) for _ in range(cfg.designs_per_iteration)]
+            generations: list[Any] = [None] * len(outcomes)
+        else:
+            prompt = designer_prompt_ids(self.tokenizer)
+            generations = self.generator.generate([prompt] * cfg.designs_per_iteration, self.designer_sampling(i))
+            outcomes = []
+            for generation in generations:
+                text = OPENING + generation.text
+                try:
+                    outcomes.append(DesignOutcome(text, extract_design(text)))
+                except ExtractionError as error:
+                    outcomes.append(DesignOutcome(text, None, EXTRACTION_STAGE))
+                    self.store.add(code=text, manifest={"domain": "smallworld"}, status=Status.FAILED,
+                                   trust=Trust.DESIGNER, failed_stage=EXTRACTION_STAGE,
+                                   provenance={"source": "smallworld", "error": str(error)}, report={})
+        valid = [o for o in outcomes if o.design is not None]
+        for outcome, (env_id, status) in zip(valid, self._environments([o.design for o in valid])):
+            outcome.env_id, outcome.status = env_id, status
+        return outcomes, generations
+
+    def designer_sampling(self, i: int) -> Any:
+        from spade_core.models.base import SamplingParams
+
+        return SamplingParams(max_new_tokens=self.config.designer_max_new_tokens, temperature=self.config.temperature,
+                              seed=self.config.seed * 7919 + i)
+
+    def iteration(self, i: int) -> IterationRecord:
+        from spade_core.rollout.runner import EpisodeSpec
+        from spade_core.rollout.trajectory import single_turn_trajectory
+        from spade_core.training.designer_reward import designer_reward
+        from spade_core.training.regret import regret_from_trajectories
+
+        cfg = self.config
+        started = time.perf_counter()
+        outcomes, generations = self._design_phase(i)
+        specs, slot_of = [], {}
+        for slot, outcome in enumerate(outcomes):
+            if outcome.env_id is None:
+                continue
+            for k in range(cfg.seeds_per_design):
+                seed = (cfg.seed * 1009 + i) * 10_007 + slot * cfg.seeds_per_design + k
+                for hinted in (True, False):
+                    episode_id = f"i{i}-slot{slot}-k{k}-{'h' if hinted else 'u'}"
+                    slot_of[episode_id] = slot
+                    specs.append(EpisodeSpec(outcome.env_id, seed, hinted=hinted, role="agent",
+                                             group_id=f"{outcome.env_id}|{int(hinted)}", episode_id=episode_id))
+        result = self.runner.run(specs, seed=cfg.seed * 31 + i)
+        trajectories = result.trajectories
+        by_slot: dict[int, list[Any]] = {}
+        for trajectory in trajectories:
+            by_slot.setdefault(slot_of[trajectory.episode_id], []).append(trajectory)
+        for slot, outcome in enumerate(outcomes):
+            estimate = None
+            if outcome.env_id is not None:
+                estimate = regret_from_trajectories(by_slot.get(slot, []), self.regret_config)
+                outcome.regret, outcome.gate = estimate.regret, estimate.gate
+            outcome.reward = designer_reward(accepted=outcome.env_id is not None, status=outcome.status,
+                                             estimate=estimate, config=self.regret_config)
+
+        agent = [t for t in trajectories if cfg.train_on_hinted or not t.hinted]
+        if agent:
+            self._update(agent, self.agent_advantages, steps=cfg.agent_epochs)
+        designer = []
+        for n, (outcome, generation) in enumerate(zip(outcomes, generations)):
+            if generation is None or not generation.completion_ids:
+                continue
+            designer.append(single_turn_trajectory(
+                generation.prompt_ids, generation.completion_ids, generation.logprobs,
+                distribution=self.designer_sampling(i).distribution, role="designer",
+                group_id="designer", episode_id=f"designer-{i}-{n}", reward=float(outcome.reward or 0.0),
+                success=outcome.env_id is not None))
+        if designer:
+            self._update(designer, self.designer_advantages)
+
+        self.tokens += result.stats.completion_tokens
+        record = IterationRecord(iteration=i, agent_tokens=result.stats.completion_tokens,
+                                 cumulative_agent_tokens=self.tokens)
+        record.designs = [{"design": o.design.label if o.design else None, "category": o.category,
+                           "status": o.status, "regret": o.regret, "reward": o.reward, "gate": o.gate}
+                          for o in outcomes]
+        counts = Counter(o.category for o in outcomes)
+        record.categories = {c: counts.get(c, 0) / len(outcomes) for c in (*CATEGORIES, "invalid")}
+        played = [o for o in outcomes if o.regret is not None]
+        record.mean_regret = _mean([o.regret for o in played])
+        record.mean_reward = _mean([o.reward for o in outcomes if o.reward is not None])
+        record.success_hinted = _mean([float(t.success) for t in trajectories if t.hinted])
+        record.success_unhinted = _mean([float(t.success) for t in trajectories if not t.hinted])
+        record.held_out_success, record.held_out_by_band = self.evaluate()
+        record.seconds = time.perf_counter() - started
+        self.history.append(record)
+        return record
+
+    def _update(self, trajectories: list[Any], estimator: Any, *, steps: int = 1) -> None:
+        advantages = estimator.compute(trajectories)
+        if any(a != 0.0 for a in advantages):  # nothing to learn from: no optimiser step (no stale momentum either)
+            for _ in range(steps):
+                self.trainer.update(trajectories, advantages)
+
+    def evaluate(self) -> tuple[float, dict[str, float]]:
+        """Greedy, unhinted success on held-out seeds of every relay configuration (overall and per band)."""
+        from spade_core.rollout.runner import EpisodeSpec
+
+        specs = [EpisodeSpec(env_id, EVAL_SEED_BASE + k, role="agent") for env_id in self.held_out_ids if env_id
+                 for k in range(self.config.eval_seeds)]
+        result = self.eval_runner.run(specs, seed=0)
+        per_band: dict[str, list[float]] = {}
+        for trajectory in result.trajectories:
+            per_band.setdefault(trajectory.env_id, []).append(float(trajectory.success))
+        overall = [x for values in per_band.values() for x in values]
+        return _mean(overall), {k: _mean(v) for k, v in sorted(per_band.items())}
+
+    def run(self) -> list[IterationRecord]:
+        for i in range(self.config.iterations):
+            self.iteration(i)
+        return self.history
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def run_world(config: WorldConfig, policy_dir: str | Path, root: str | Path) -> list[dict[str, Any]]:
+    """Run one arm and return its iteration records as plain dicts."""
+    world = SmallWorld(config, policy_dir, root)
+    try:
+        return [asdict(r) for r in world.run()]
+    finally:
+        world.close()
+
+
+def _mean(values: list[float]) -> float:
+    return float(sum(values) / len(values)) if values else 0.0
