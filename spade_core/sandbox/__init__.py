@@ -1,8 +1,10 @@
 """The sandbox: run designer-written environment code (and agent-written code) contained, fast, with clear errors.
 
-Two layers: a static policy on RestrictedPython (:mod:`.policy`, :mod:`.guards`, :mod:`.allowlist`) and OS
-isolation in separate worker processes (:mod:`.limits`, :mod:`.oslayers`, :mod:`.launcher`, :mod:`.worker`),
-driven from the host by a pool (:mod:`.pool`) over a JSON-only channel (:mod:`.wire`). See ``docs/sandbox.md``.
+Two layers: a static policy on RestrictedPython (:mod:`.policy`, :mod:`.guards`, :mod:`.wrappers`,
+:mod:`.allowlist`) and OS isolation in separate worker processes (:mod:`.limits`, :mod:`.oslayers`, :mod:`.launcher`,
+:mod:`.worker`), driven from the host by a pool (:mod:`.pool`) over a JSON-only channel (:mod:`.wire`). Agent code
+runs in its own agent workers (:mod:`.codeexec`); its test asserts are decided in the host (:mod:`.assertions`) on
+canonical plain data (:mod:`.canon`). See ``docs/sandbox.md``.
 
 Entry points: :class:`SandboxedInnerEnv` / :func:`sandboxed_handle_factory` (the handle ``SpadeEnv`` uses for
 designer code), :func:`load_env_module` (raw ``ENV_SPEC`` or the policy/load error), :func:`run_python_code`
