@@ -21,6 +21,7 @@ import pytest
 from spade_core.sandbox import guards, violations
 from spade_core.sandbox.allowlist import build_standins, exposed_names, merged_allowlist
 from spade_core.sandbox.policy import compile_env_source
+from spade_core.sandbox.wrappers import sandbox_dataclass
 
 STANDINS, PROBLEMS = build_standins(merged_allowlist())
 BUILTINS = guards.make_builtins(STANDINS)
@@ -189,3 +190,19 @@ def test_type_of_ordinary_values_still_works_in_isinstance() -> None:
     ns = run("import re\nok = [isinstance(None, type(None)), type(re.compile('a')) is type(re.compile('b')),\n"
              "      isinstance({}.keys(), type({1: 2}.keys())), type(3) is int, type([]) == list]\n")
     assert ns["ok"] == [True, True, True, True, True]
+
+
+def test_dataclass_refuses_field_names_that_are_not_identifiers() -> None:
+    # no policy path builds such a class (3-argument type() and metaclasses are refused); the wrapper still checks,
+    # because dataclasses pastes field names into the source it execs
+    module = guards.make_module(BUILTINS, "injection_mod")
+    try:
+        for bad in ("x=__import__('os').system('true')", "__class__", "for"):
+            cls = guards.sandbox_metaclass("Injected", (), {"__module__": "injection_mod", "__annotations__": {bad: int}})
+            with pytest.raises(violations.PolicyViolation):
+                sandbox_dataclass(cls)
+        good = guards.sandbox_metaclass("Fine", (), {"__module__": "injection_mod", "__annotations__": {"x": int}})
+        assert sandbox_dataclass(good)(x=3).x == 3
+    finally:
+        guards.drop_module("injection_mod")
+    assert module is not None
