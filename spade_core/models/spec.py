@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spade_core.models.errors import ModelSpecError
+from spade_core.models.tiny import build_tiny_model
 
 DEFAULT_MODEL = "default"
 DEFAULT_ALIASES = ("", "default", "embedded", "smollm2", "smollm2-135m-instruct", "hf")
@@ -100,8 +101,6 @@ def local_source(spec: str | os.PathLike[str] | ModelSpec | None) -> str | None:
     :class:`ModelSpecError`: only a local model can be loaded into this process (to train it, for example)."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if parsed.backend == "tiny":
-        from spade_core.models.tiny import build_tiny_model
-
         return str(build_tiny_model(Path(parsed.argument or "").expanduser()))
     if parsed.backend != "hf":
         raise ModelSpecError(

@@ -20,6 +20,7 @@ from spade_core.scale.errors import (
     RemoteEnvError,
     ScaleError,
 )
+from spade_core.validation import validate_many
 
 
 class ScaleOut(Protocol):
@@ -47,8 +48,6 @@ class LocalScaleOut:
 
     def validate_many(self, sources: Sequence[tuple[str, str]], *, workers: int = 4,
                       documents: Sequence[str | None] | None = None, **kwargs: Any) -> list[Any]:
-        from spade_core.validation import validate_many
-
         return validate_many(sources, workers=workers, documents=documents, **kwargs)
 
     def iteration_metrics(self) -> dict[str, Any]:

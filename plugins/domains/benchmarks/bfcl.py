@@ -40,12 +40,14 @@ import inspect
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.resources import files
 from typing import Any
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailableError
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
+from spade_domains.tool_use.actions import milestones, parse_tool_action
 from spade_registry.manifest import EnvManifest
 from spade_tools.guard import CallTimeout, check_plain_data, guarded_arguments, guarded_call, plain_data_problem
 
@@ -85,8 +87,6 @@ def _require_bfcl() -> Any:
 
 
 def _data_file(*parts: str) -> Any:
-    from importlib.resources import files
-
     _require_bfcl()
     path = files("bfcl_eval") / "data"
     for part in parts:
@@ -447,8 +447,6 @@ class BfclMultiTurnEnv:
         names = [parse_python_call(c).name for c in self._turn_truth()]
         if not names:
             return "This request cannot be completed with the available tools and values; say so, or ask."
-        from spade_domains.tool_use.actions import milestones
-
         return "Tools to call, in order: " + milestones({"name": n} for n in names)
 
     def reference_action(self) -> str:
@@ -556,8 +554,6 @@ class BfclMultiTurnEnv:
 
 def _tool_parser() -> Any:
     """The tool-use domain's action parser (JSON calls, ``<tool_call>`` tags, fenced JSON)."""
-    from spade_domains.tool_use.actions import parse_tool_action
-
     return parse_tool_action
 
 

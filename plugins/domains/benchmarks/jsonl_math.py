@@ -22,6 +22,7 @@ from spade_core.contract.env import SpadeEnv
 from spade_core.evaluation.errors import BenchmarkDataError
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
+from spade_domains.math.verify import answers_match, extract_answer
 from spade_registry.manifest import EnvManifest
 
 QUESTION_KEYS = ("question", "problem", "prompt", "input", "query")
@@ -33,8 +34,6 @@ SYSTEM_PROMPT = (
 
 def reference_answer(text: str) -> str:
     """The final answer inside a dataset's answer text (GSM8K ``#### 72``, MATH ``\\boxed{72}``, or plain)."""
-    from spade_domains.math.verify import extract_answer
-
     text = str(text)
     if "####" in text:
         return text.rsplit("####", 1)[1].strip()
@@ -89,8 +88,6 @@ class MathAnswerEnv:
         return self.question, {}
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        from spade_domains.math.verify import answers_match, extract_answer
-
         given = extract_answer(action)
         if given is None:
             info = {"success": False, "format_error": "no final answer found; end with \\boxed{ANSWER}",
