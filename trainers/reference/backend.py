@@ -15,6 +15,8 @@ separate generator, since a sharded module cannot sample on one rank alone).
 from __future__ import annotations
 
 import copy
+import ctypes
+import ctypes.util
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -136,6 +138,7 @@ class ReferenceTrainer:
         """One update: ``mini_batches`` optimiser steps per epoch over the trainable trajectories."""
         started = time.perf_counter()
         self._own_generator.forget_prefix()  # its kept keys and values belong to the weights this update changes
+        release_free_memory()  # the sampler's freed key/value buffers, before gradients and activations are allocated
         items = trainable_items(trajectories, advantages)
         external = self._generator is not self._own_generator
         probe = probe_sequences([t for t, _ in items], self.config.sync_probe_sequences) if external else []
@@ -489,6 +492,17 @@ def _resolve_device(name: str) -> torch.device:
     if device.type == "cuda" and not torch.cuda.is_available():
         raise TrainingConfigError(f"device {name!r} requested but CUDA is not available; use device='cpu' or 'auto'")
     return device
+
+
+def release_free_memory() -> None:
+    """Return the C heap's free pages to the OS (glibc keeps freed blocks below its mmap threshold: after decoding a
+    batch of long prompts, hundreds of MB of key/value buffers stay resident while the update allocates anew)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return  # not glibc: nothing to ask
+    trim(0)
 
 
 def _allow_context_under_checkpointing(model: torch.nn.Module) -> None:
