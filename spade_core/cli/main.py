@@ -482,13 +482,15 @@ def plugins() -> None:
         err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
 
 
-def _attach_eval() -> None:
+def _attach_commands() -> None:
     from spade_core.cli.eval_command import eval_command
+    from spade_core.cli.serve_command import serve_command
 
     cli.add_command(eval_command)
+    cli.add_command(serve_command)
 
 
-_attach_eval()
+_attach_commands()
 
 
 def main() -> None:

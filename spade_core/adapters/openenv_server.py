@@ -1,0 +1,161 @@
+"""``spade serve``: registry environments behind OpenEnv's own server (HTTP and WebSocket, ``/schema``, ``/health``).
+
+Each WebSocket session gets its own :class:`SpadeOpenEnv`; OpenEnv caps how many run at once and reaps sessions idle
+past the timeout. ``reset(seed, env_id, hint)`` starts an episode; ``step({"action": ...})`` plays one learner move
+under a per-step time limit (a step past it ends the episode with an error observation; the server keeps serving).
+Only the observation, reward, done flag and public ``info`` keys leave the server: no route or field exposes the
+privileged hint outside a hinted episode's observation, the reference solver or the verifier.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI
+from openenv.core.env_server import Environment, HTTPEnvServer
+from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State
+from pydantic import Field
+
+from spade_core import __version__
+from spade_core.adapters.session import EpisodeSession, SessionError, StepOutcome
+
+ENV_NAME = "spade"
+MAX_ACTION_CHARS = 65_536
+"""Longer actions are refused by the request model, before they reach an environment (which has its own limit)."""
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Every knob of ``spade serve``, in one place."""
+
+    env_ids: tuple[str, ...]
+    max_sessions: int = 256
+    idle_timeout_s: float = 300.0
+    step_timeout_s: float = 30.0
+    learner_seat: int = 0
+
+
+class SpadeAction(Action):
+    """The learner's action text."""
+
+    action: str = Field(..., max_length=MAX_ACTION_CHARS, description="the action, as the observation asks for it")
+
+
+class SpadeObservation(Observation):
+    """What the learner sees: the observation text (with the hint in a hinted episode) and public step info."""
+
+    text: str = Field(default="", description="the observation shown to the learner")
+    env_id: str | None = Field(default=None, description="the environment being played")
+    success: bool = Field(default=False, description="whether the episode was solved (final once done)")
+    error: str | None = Field(default=None, description="why the request could not be played, if it could not")
+
+
+class SpadeState(State):
+    """The session's episode: which environment, seed and hint setting, and how many learner turns so far."""
+
+    env_id: str | None = None
+    seed: int | None = None
+    hinted: bool = False
+    done: bool = True
+
+
+class SpadeOpenEnv(Environment):
+    """One session's SPADE episodes, served through OpenEnv."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, config: ServeConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.allowed = frozenset(config.env_ids)
+        self.session = EpisodeSession(learner_seat=config.learner_seat)
+        self._episode_id: str | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spade-serve-step")
+        self._lock = threading.Lock()
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, env_id: str | None = None,
+              hint: bool = False, **_: Any) -> SpadeObservation:
+        chosen = env_id or (self.config.env_ids[0] if len(self.config.env_ids) == 1 else None)
+        if chosen is None or chosen not in self.allowed:
+            return self._refused(f"reset needs env_id, one of {sorted(self.allowed)} (got {env_id!r})")
+        with self._lock:
+            try:
+                text = self._timed(lambda: self.session.reset(chosen, int(seed or 0), hint=bool(hint)))
+            except (SessionError, FutureTimeout) as err:
+                return self._refused(_describe(err, self.config.step_timeout_s, "reset"))
+            self._episode_id = episode_id
+            return SpadeObservation(text=text, env_id=chosen, done=False, reward=0.0,
+                                    metadata={"seed": self.session.seed, "hinted": self.session.hinted})
+
+    def step(self, action: SpadeAction, timeout_s: float | None = None, **_: Any) -> SpadeObservation:
+        limit = min(float(timeout_s), self.config.step_timeout_s) if timeout_s else self.config.step_timeout_s
+        with self._lock:
+            try:
+                outcome: StepOutcome = self._timed(lambda: self.session.step(action.action), limit)
+            except (SessionError, FutureTimeout) as err:
+                return self._refused(_describe(err, limit, "step"))
+            return SpadeObservation(text=outcome.observation, env_id=self.session.env_id, done=outcome.done,
+                                    reward=outcome.reward, success=outcome.success, metadata=outcome.info)
+
+    @property
+    def state(self) -> SpadeState:
+        s = self.session
+        return SpadeState(episode_id=self._episode_id, step_count=s.turns, env_id=s.env_id, seed=s.seed,
+                          hinted=s.hinted, done=s.done)
+
+    def close(self) -> None:
+        self.session.close()
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def _timed(self, call: Callable[[], Any], limit: float | None = None) -> Any:
+        """Run ``call`` on this session's worker thread; past ``limit`` the episode is abandoned (a stuck step
+        keeps its thread, so the session gets a fresh one)."""
+        future = self._worker.submit(call)
+        try:
+            return future.result(timeout=limit or self.config.step_timeout_s)
+        except FutureTimeout:
+            self._worker.shutdown(wait=False, cancel_futures=True)
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spade-serve-step")
+            self.session = EpisodeSession(learner_seat=self.config.learner_seat)
+            raise
+
+    def _refused(self, why: str) -> SpadeObservation:
+        return SpadeObservation(text="", env_id=self.session.env_id, done=True, reward=0.0, error=why)
+
+
+def _describe(err: BaseException, limit: float, what: str) -> str:
+    if isinstance(err, FutureTimeout):
+        return f"the {what} took longer than {limit:g} s; the episode was ended (reset to play again)"
+    return str(err)
+
+
+@dataclass
+class SpadeServer:
+    """The FastAPI app to serve (with uvicorn) and OpenEnv's session manager behind it."""
+
+    app: Any
+    sessions: HTTPEnvServer
+
+    @property
+    def active_sessions(self) -> int:
+        return self.sessions.active_sessions
+
+
+def build_server(config: ServeConfig) -> SpadeServer:
+    """OpenEnv's server over SPADE environments: HTTP and WebSocket routes, ``/schema``, ``/health``."""
+    if not config.env_ids:
+        raise SessionError("spade serve needs at least one environment (ids, --domain or --tag)")
+    sessions = HTTPEnvServer(
+        lambda: SpadeOpenEnv(config), SpadeAction, SpadeObservation, env_name=ENV_NAME, state_cls=SpadeState,
+        concurrency_config=ConcurrencyConfig(max_concurrent_envs=config.max_sessions,
+                                             session_timeout=config.idle_timeout_s),
+    )
+    app = FastAPI(title="SPADE environments (OpenEnv)", version=__version__)
+    sessions.register_routes(app)
+    return SpadeServer(app, sessions)
