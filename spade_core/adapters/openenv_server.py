@@ -90,7 +90,8 @@ class SpadeOpenEnv(Environment):
                 return self._refused(_describe(err, self.config.step_timeout_s, "reset"))
             self._episode_id = episode_id
             return SpadeObservation(text=text, env_id=chosen, done=False, reward=0.0,
-                                    metadata={"seed": self.session.seed, "hinted": self.session.hinted})
+                                    metadata={**self.session.info, "seed": self.session.seed,
+                                              "hinted": self.session.hinted})
 
     def step(self, action: SpadeAction, timeout_s: float | None = None, **_: Any) -> SpadeObservation:
         limit = min(float(timeout_s), self.config.step_timeout_s) if timeout_s else self.config.step_timeout_s

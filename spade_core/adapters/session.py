@@ -63,6 +63,8 @@ class EpisodeSession:
         self.success = False
         self.done = True
         self.turns = 0
+        self.info: dict[str, Any] = {}
+        """The public ``info`` of the learner's latest observation (``legal_moves`` in games, say)."""
 
     # -- episode ------------------------------------------------------------------------------------------
     def reset(self, env_id: str, seed: int, *, hint: bool = False) -> str:
@@ -73,7 +75,7 @@ class EpisodeSession:
         self.hinted, self.seed = bool(hint), int(seed)
         self.total_reward, self.success, self.done, self.turns = 0.0, False, False, 0
         obs, info = self.env.reset(seed=self.seed, options={HINT_OPTION: True} if self.hinted else None)
-        self._last_info = info
+        self.info = self.public_info(info)
         obs = self._play_opponents(obs, info)
         return self._shown(obs)
 
@@ -87,7 +89,7 @@ class EpisodeSession:
         if not self.done:
             obs = self._play_opponents(obs, info)
         shown = "" if self.done and not obs else self._shown(obs)
-        return StepOutcome(shown, self.total_reward, self.done, self.success, self.public_info(info))
+        return StepOutcome(shown, self.total_reward, self.done, self.success, self.info)
 
     def close(self) -> None:
         if self.env is not None:
@@ -107,7 +109,7 @@ class EpisodeSession:
         """One environment step by ``mover``, with the runner's reward bookkeeping for the learner seat."""
         assert self.env is not None
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._last_info = info
+        self.info = self.public_info(info)
         if terminated or truncated:
             self._settle(mover, float(reward), info)
             self.done = True

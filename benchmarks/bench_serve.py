@@ -1,0 +1,117 @@
+"""``spade serve`` throughput: steps/s and p99 step latency with 64 and 256 concurrent OpenEnv sessions, beside the same
+episodes played in-process through ``gymnasium.make`` in the same run.
+
+Each session plays TicTacToe as seat 0 against the reference solver, always choosing the first legal move, for
+``--seconds`` per setting; the server is ``spade serve`` in its own process on localhost (WebSocket sessions through
+OpenEnv's own client). Needs ``pip install "spade-rl[openenv]"``.
+
+    python benchmarks/bench_serve.py [--sessions 64 256] [--seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import gymnasium as gym
+import numpy as np
+from openenv.core.generic_client import GenericEnvClient
+
+import spade_core  # noqa: F401 - registers the bundled spade/* environments
+from spade_core.adapters.session import EpisodeSession
+
+
+def game_id() -> str:
+    return next(env_id for env_id in gym.registry if env_id.startswith("spade/TicTacToe-v"))
+
+
+def first_legal(observation: dict) -> str:
+    moves = (observation.get("metadata") or {}).get("legal_moves") or ["1"]
+    return moves[0]
+
+
+async def one_session(url: str, env_id: str, until: float, latencies: list[float], seed: int) -> None:
+    client = GenericEnvClient(base_url=url, message_timeout_s=120.0)
+    await client.connect()
+    try:
+        while time.perf_counter() < until:
+            result = await client.reset(seed=seed, env_id=env_id)
+            seed += 1
+            while not result.done and time.perf_counter() < until:
+                started = time.perf_counter()
+                result = await client.step({"action": first_legal(result.observation)})
+                latencies.append(time.perf_counter() - started)
+    finally:
+        await client.close()
+
+
+async def served(url: str, env_id: str, sessions: int, seconds: float) -> tuple[float, float]:
+    latencies: list[float] = []
+    started = time.perf_counter()
+    until = started + seconds
+    await asyncio.gather(*(one_session(url, env_id, until, latencies, 1000 * i) for i in range(sessions)))
+    return len(latencies) / (time.perf_counter() - started), float(np.percentile(latencies, 99))
+
+
+def in_process(env_id: str, seconds: float) -> tuple[float, float]:
+    """The same policy through ``gymnasium.make`` (the learner's step plus the scripted seat's, as the server does)."""
+    session = EpisodeSession()
+    latencies, seed = [], 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        session.reset(env_id, seed)
+        seed += 1
+        while not session.done:
+            t = time.perf_counter()
+            session.step((session.info.get("legal_moves") or ["1"])[0])
+            latencies.append(time.perf_counter() - t)
+    return len(latencies) / (time.perf_counter() - started), float(np.percentile(latencies, 99))
+
+
+def start_server(env_id: str, max_sessions: int) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "spade_core.cli.main", "serve", env_id, "--port", str(port),
+                             "--max-sessions", str(max_sessions)], stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=2).read()
+            return proc, url
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise SystemExit("spade serve did not start") from None
+            time.sleep(0.2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, nargs="+", default=[64, 256])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    args = parser.parse_args()
+    env_id = game_id()
+    rate, p99 = in_process(env_id, args.seconds)
+    rows = [("in-process gymnasium.make (baseline)", 1, rate, p99)]
+    proc, url = start_server(env_id, max(args.sessions))
+    try:
+        for sessions in args.sessions:
+            rate, p99 = asyncio.run(served(url, env_id, sessions, args.seconds))
+            rows.append(("spade serve (OpenEnv WebSocket)", sessions, rate, p99))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    print(f"{'path':40} {'sessions':>8} {'steps/s':>10} {'p99 step ms':>12}")
+    for name, sessions, rate, p99 in rows:
+        print(f"{name:40} {sessions:>8} {rate:>10.0f} {p99 * 1000:>12.2f}")
+
+
+if __name__ == "__main__":
+    main()
