@@ -86,3 +86,18 @@ def test_stage_names_statuses_and_hint_option_are_defined_once() -> None:
     assert len(STAGE_NAMES) == len(set(STAGE_NAMES))
     assert set(ValidationConfig().stage_timeout_s) <= set(STAGE_NAMES)
     assert not (ROOT / "spade_core" / "validation" / "stages.py").read_text().count("PIPELINE")
+
+
+def test_the_agent_model_calibrates_through_the_episode_runner(tiny_generator) -> None:
+    from spade_core.models.base import SamplingParams
+    from spade_core.rollout.runner import RolloutConfig
+    from spade_core.validation.calibration import PROBE_SECONDS, AgentProbe
+
+    probe = AgentProbe(tiny_generator, RolloutConfig(sampling=SamplingParams(max_new_tokens=4), seed=0))
+    config = ValidationConfig(probe=ProbeThresholds(episodes=2))
+    report = validate_source(GOOD.read_text(), config=config, probe=probe)
+    calibration = report.stages[-1]
+    assert calibration.stage == "calibration" and calibration.verdict == "failed"
+    # a random two-layer model never finds a three-digit secret, hinted or not: impossible for this agent
+    assert report.status == Status.IMPOSSIBLE and calibration.details["p_hint"] == 0.0
+    assert calibration.details[PROBE_SECONDS] > 0 and "even with the hint" in report.message
