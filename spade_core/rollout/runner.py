@@ -17,7 +17,6 @@ hosts environments elsewhere (Ray actors, :mod:`spade_core.scale`) pays one roun
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +25,7 @@ from typing import Any, Protocol
 
 import gymnasium as gym
 
+from spade_core import seeding
 from spade_core.contract.env import HINT_OPTION
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.models.errors import GenerationError
@@ -190,7 +190,7 @@ class EpisodeRunner:
         run_index = self._runs
         self._runs += 1
         base_seed = seed if seed is not None else (
-            None if self.config.seed is None else self.config.seed * 1_000_003 + run_index)
+            None if self.config.seed is None else seeding.runner_call_seed(self.config.seed, run_index))
         stats = RolloutStats()
         started = time.perf_counter()
         pool = self.env_pool()
@@ -276,7 +276,7 @@ class EpisodeRunner:
     # -- generation --------------------------------------------------------------------------------------------
     def _generate(self, prompts: list[list[int]], round_index: int, base_seed: int | None,
                   stats: RolloutStats) -> list[Generation]:
-        round_seed = None if base_seed is None else random.Random(f"{base_seed}:{round_index}").getrandbits(62)
+        round_seed = None if base_seed is None else seeding.round_seed(base_seed, round_index)
         params = replace(self.config.sampling, seed=round_seed)
         stats.prompts += len(prompts)
         stats.max_batch = max(stats.max_batch, len(prompts))
