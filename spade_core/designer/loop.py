@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core import seeding
 from spade_core.designer.budget import cut_note, resolve_budget
 from spade_core.designer.parsing import ExtractionError, extract_module
 from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
@@ -212,7 +213,7 @@ class Designer:
             if progress:
                 progress("generate", len(pending))
             params = SamplingParams(max_new_tokens=self.max_new_tokens, temperature=self.config.temperature,
-                                    top_p=self.config.top_p, seed=seed * 1009 + round_index,
+                                    top_p=self.config.top_p, seed=seeding.round_seed(seed, round_index),
                                     stop=(CLOSING_FENCE,) if self.config.stop_at_code_end else ())
             t0 = time.perf_counter()
             generations = self.backend.chat([m for _, _, m in pending], params)
