@@ -1,0 +1,35 @@
+"""The small world end to end (design programs -> extraction -> validation -> registry -> episode runner -> regret
+-> designer reward -> per-role advantages -> reference trainer): the designer's objective pushes in the right
+direction. Directions only, never timings; the comparison with the uniform designer and the fixed pool over seeds,
+with confidence intervals, is benchmarks/bench_small_world.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from spade_core.smallworld.policy import build_policy
+from spade_core.smallworld.summary import directions
+from spade_core.smallworld.world import WorldConfig, run_world
+
+ITERATIONS = 12
+
+
+@pytest.fixture(scope="module")
+def designed(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    root = tmp_path_factory.mktemp("small-world")
+    policy = build_policy(root / "policy", seed=0)
+    return run_world(WorldConfig(arm="designed", seed=0, iterations=ITERATIONS), policy, root / "designed")
+
+
+def test_every_iteration_went_through_the_whole_pipeline(designed: list[dict]) -> None:
+    assert len(designed) == ITERATIONS
+    for r in designed:
+        played = [d for d in r["designs"] if d["regret"] is not None]
+        assert r["agent_tokens"] > 0 and played and all(d["gate"] and d["status"] == "accepted" for d in played)
+        assert all(d["reward"] is not None for d in r["designs"])
+
+
+def test_the_designer_moves_toward_regret_and_away_from_trivial_and_impossible(designed: list[dict]) -> None:
+    d = directions(designed)
+    assert d["regret_late"] > d["regret_early"]
+    assert d["waste_late"] < d["waste_early"]
