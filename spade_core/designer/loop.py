@@ -19,6 +19,7 @@ from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.calibration import AgentProbe, CalibrationProbe
+from spade_core.validation.config import DESIGN_VALIDATION
 from spade_core.validation.pipeline import allowed_modules, record_outcome
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_registry.hashing import content_hash
@@ -138,7 +139,7 @@ class Designer:
         self.store = store
         self.memory = memory
         self.config = config or DesignConfig()
-        self.validation = validation or ValidationConfig()
+        self.validation = validation or DESIGN_VALIDATION
         self.validate = validate
         self._guidance, self._examples = self._domain_material(self.config.domain)
         self._example = self._examples[0] if self._examples else ""

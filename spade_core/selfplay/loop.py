@@ -49,8 +49,9 @@ from spade_core.training.designer_reward import designer_reward
 from spade_core.training.regret import RegretEstimate, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
-from spade_core.validation import ProbeThresholds, ValidationConfig
+from spade_core.validation import ProbeThresholds
 from spade_core.validation.calibration import AgentProbe
+from spade_core.validation.config import DESIGN_VALIDATION
 from spade_registry.records import Status
 
 __all__ = ["Progress", "SelfPlay", "latest_checkpoint", "remove_run"]
@@ -239,9 +240,9 @@ class SelfPlay:
                                         max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                                         worked_example=cfg.worked_example, calibrate=cfg.calibrate,
                                         grounding=cfg.grounding, **({} if cfg.memory else MEMORY_OFF)),
-                    validation=ValidationConfig(seeds=tuple(range(cfg.validation_seeds)),
-                                                baseline_episodes=cfg.validation_seeds,
-                                                probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),
+                    validation=replace(DESIGN_VALIDATION, seeds=tuple(range(cfg.validation_seeds)),
+                                       baseline_episodes=cfg.validation_seeds,
+                                       probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),
                     validate=parts.scale.validate_many,
                     # the agent calibrates candidates (designer.calibrate=false: nobody does)
                     probe=AgentProbe(parts.trainer.generator, parts.runner.config) if cfg.calibrate else None,

@@ -34,6 +34,11 @@ class GroundingThresholds:
 
     min_terms: int = 3
     min_share: float = 0.3
+    require_use: bool = True
+    """True (``spade validate --document``): a task that does not draw on the document fails. False (the designer
+    loop, whose document is one sample of a corpus): such a task fails only when it *claims* the document (its
+    ENV_SPEC names the document's proper nouns) without using it; one that neither uses nor claims its document is
+    reported with the stage skipped, and why."""
 
 
 @dataclass(frozen=True)
@@ -82,3 +87,8 @@ class ValidationConfig:
 
     def budget(self, stage: str) -> float:
         return self.stage_timeout_s.get(stage, 10.0)
+
+
+DESIGN_VALIDATION = ValidationConfig(grounding=GroundingThresholds(require_use=False))
+"""The designer loop's defaults: its grounding document is one corpus sample, so a task that ignores it is skipped
+at grounding rather than failed (one that claims it without using it still fails)."""

@@ -60,6 +60,17 @@ def terms_of(text: str) -> set[str]:
     return {term(m) for m in _TERM.findall(text)}
 
 
+CLAIM_TERMS = 2
+"""An ENV_SPEC that names this many of the document's proper nouns presents the environment as being about it."""
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][^\W\d_]{3,})")
+
+
+def proper_nouns(document: str) -> set[str]:
+    """Terms the document writes capitalised somewhere other than at a sentence start: its names (people, places,
+    events), which a task about the document would name and a generic one would not."""
+    return {term(m) for line in document.splitlines() for m in _NAME.findall(line)} - STOPWORDS - BOILERPLATE
+
+
 def spec_terms(source: str) -> set[str]:
     """Every term in the module's ``ENV_SPEC`` literal (and its docstrings): what it says about itself."""
     out: set[str] = set()
@@ -132,6 +143,15 @@ def check_grounding(c: Candidate) -> StageResult:
     details = {"used": used[:40], "content_words": len(words), "share": round(share, 3)}
     excluded = sorted((terms_of(" ".join(task_text(c))) & document) & own)[:8]
     label_note = f"; terms the environment names itself ({', '.join(excluded)}) do not count" if excluded else ""
+    problem = len(used) < settings.min_terms or share < settings.min_share
+    if problem and not settings.require_use:
+        claimed = sorted(spec_terms(c.source) & proper_nouns(c.document[:MAX_DOCUMENT_CHARS]))
+        if len(claimed) < CLAIM_TERMS:
+            return StageResult("grounding", Verdict.SKIPPED, "the environment neither draws on its document nor "
+                               f"claims to ({len(used)} document terms in play, {share:.0%} of its content words; its "
+                               "ENV_SPEC names none of the document's proper nouns), so grounding does not apply",
+                               details=details)
+        label_note += f"; its ENV_SPEC claims the document ({', '.join(claimed[:6])})"
     if len(used) < settings.min_terms:
         return StageResult(
             "grounding", Verdict.FAILED,

@@ -100,3 +100,16 @@ def test_spade_validate_takes_a_document(tmp_path: Path) -> None:
     missing = runner.invoke(cli, ["--store", store, "validate", str(HERE / "grounded_revolution_dates.py"),
                                   "--document", str(tmp_path / "nope.txt")])
     assert missing.exit_code == 2 and "nope.txt" in missing.output
+
+
+def test_the_designer_skips_a_task_that_ignores_its_document_but_fails_a_false_claim() -> None:
+    """In the designer loop the document is one corpus sample: a task about something else is reported with
+    grounding skipped (not passed); a task that names the document's topic without using it still fails."""
+    from spade_core.validation.config import DESIGN_VALIDATION
+
+    other = "Photosynthesis converts light energy into chemical energy stored in glucose inside Chloroplasts."
+    report = validate_source(GROUNDED, document=other, config=DESIGN_VALIDATION)
+    assert report.status == "accepted", report.message
+    assert grounding(report).verdict == "skipped" and "neither draws on its document" in grounding(report).observed
+    labelled = validate_source(LABELLED, document=DOCUMENT, config=DESIGN_VALIDATION)
+    assert labelled.failed_stage == "grounding" and "claims the document" in labelled.message
