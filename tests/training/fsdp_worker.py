@@ -23,8 +23,10 @@ from spade_core.training.data_parallel import DataParallel, DataParallelDriver, 
 from spade_trainers.reference.backend import build_reference_trainer
 from spade_trainers.reference.config import ReferenceTrainerConfig
 
+# context_gradient: a sharded model always backpropagates through the prompt, so the one-process update it is
+# compared with does too
 SETTINGS = {"device": "cpu", "learning_rate": 1e-2, "max_completion_tokens": 8, "micro_batch_size": 2,
-            "mini_batches": 2, "kl_coef": 0.05}
+            "mini_batches": 2, "kl_coef": 0.05, "context_gradient": True}
 
 
 def pushed(engine: HFGenerator) -> dict[str, torch.Tensor]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from training_envs import make_training_env
 
 from spade_core.designer.loop import DesignConfig
 from spade_core.models.base import SamplingParams, TokenDistribution
 from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, Trajectory, generation_trajectory
 from spade_core.selfplay.config import SelfPlayConfig
-from spade_core.typed_config import load_config
 from spade_trainers.reference.backend import build_reference_trainer
 from spade_trainers.reference.config import ReferenceTrainerConfig
 
@@ -24,16 +24,37 @@ CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"
 TOLERANCE = 1e-3  # mean |trainer - sampler| logprob per trained token, and |ratio - 1|
 
 
+def _merged(base: dict, override: dict) -> dict:
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = _merged(out.get(key) or {}, value) if isinstance(value, dict) else value
+    return out
+
+
+def _sampling_sections(path: Path) -> list[tuple[str, dict]]:
+    """The run configs a YAML file describes: a self-play config, or an ablation plan's base merged with each run."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if isinstance(data.get("base"), dict):
+        runs = data.get("runs") or {}
+        return [(f"{path.stem}.{name}", _merged(data["base"], run or {})) for name, run in runs.items()] or [
+            (path.stem, data["base"])]
+    return [(path.stem, data)]
+
+
 def config_settings() -> dict[str, TokenDistribution]:
     """Each distinct (role, distribution) the self-play defaults and the shipped configs sample with."""
+    defaults = SelfPlayConfig()
+    design_top_p = DesignConfig().top_p  # self-play's designer samples with DesignConfig's top-p
     found: dict[str, TokenDistribution] = {}
-    for source in [None, *CONFIGS]:
-        cfg = load_config(SelfPlayConfig, source, [])
-        designer = DesignConfig(temperature=cfg.designer.temperature)
-        name = "defaults" if source is None else source.stem
-        found[f"{name}:designer"] = TokenDistribution(designer.temperature, 0, designer.top_p)
-        found[f"{name}:agent"] = TokenDistribution(cfg.agent.temperature, 0, 1.0)
-    unique = {}
+    for name, mapping in [("defaults", {}), *(item for path in CONFIGS for item in _sampling_sections(path))]:
+        designer, agent = mapping.get("designer") or {}, mapping.get("agent") or {}
+        found[f"{name}:designer"] = TokenDistribution(
+            float(designer.get("temperature", defaults.designer.temperature)), int(designer.get("top_k", 0)),
+            float(designer.get("top_p", design_top_p)))
+        found[f"{name}:agent"] = TokenDistribution(
+            float(agent.get("temperature", defaults.agent.temperature)), int(agent.get("top_k", 0)),
+            float(agent.get("top_p", 1.0)))
+    unique: dict[TokenDistribution, str] = {}
     for label, distribution in found.items():
         unique.setdefault(distribution, label)
     return {label: distribution for distribution, label in unique.items()}

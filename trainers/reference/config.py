@@ -49,6 +49,7 @@ class ReferenceTrainerConfig:
     # loss backpropagates through the generated part only (the prompt's keys and values count as inputs). True: the
     # exact gradient also through the prompt's keys and values, at the cost of a backward pass and activations over
     # every prompt token (a designer prompt is ~4k tokens for ~300 trained ones). Logprobs and ratios are identical.
+    # A sharded model (sharding="fsdp") runs only as a whole, the same calls on every rank, so it always takes True.
     context_gradient: bool = False
     sharding: str = "replicate"  # across data-parallel ranks: "replicate" (whole replicas) or "fsdp" (FSDP2 shards)
     seed: int = 0
