@@ -36,12 +36,12 @@ class DesignerSection:
     # which is frozen: its updates are skipped and the metrics say so
     model: str | None = None
     openai: OpenAIOptions = field(default_factory=OpenAIOptions)  # requests to an openai: designer.model
-    enabled: bool = True  # False: no designer phase, the agent trains on a fixed pool (agent.domains/pool_tags/pool_ids)
-    grounding: bool = True  # False: no corpus document in the prompt or the grounding stage (a manifest note suffices)
-    memory: bool = True  # False: no pool neighbours and no past failures in the prompt
     # the calibration stage's probe is the agent playing each candidate; false skips it (an agent that cannot yet
     # solve anything would reject every environment as impossible; regret still penalises the unsolved ones)
     calibrate: bool = True
+    enabled: bool = True  # False: no designer phase, the agent trains on a fixed pool (agent.domains/pool_tags/pool_ids)
+    grounding: bool = True  # False: no corpus document in the prompt or the grounding stage (a manifest note suffices)
+    memory: bool = True  # False: no pool neighbours and no past failures in the prompt
 
 
 @dataclass

@@ -148,6 +148,7 @@ class IterationMetrics:
     wall_seconds: float = 0.0  # since the run (or its resumption) started
     setup_seconds: float = 0.0  # building the run's objects before its first iteration
     ray: dict[str, Any] | None = None  # on Ray: nodes, env actors, where environments ran (spade_core.scale)
+    summary: list[str] = field(default_factory=list)  # one line per role: what happened and why (selfplay.verdicts)
 
     def to_json(self) -> str:
         return json.dumps(to_dict(self))

@@ -275,6 +275,9 @@ def render_report(run_dir: Path, records: list[IterationMetrics], *, title: str 
         f"Every number below is read from <code>{METRICS_FILE}</code>; code and transcripts are the files it "
         "names.</p>",
     ]
+    if records and records[-1].summary:
+        parts.append(f"<h2>Per role, iteration {records[-1].iteration}</h2><ul>" + "".join(
+            f"<li>{_esc(line)}</li>" for line in records[-1].summary) + "</ul>")
     if records:
         parts.append("<h2>Per iteration</h2>" + _summary_table(records))
         parts.append("<h2>Candidate outcomes, all iterations</h2><table>" + "".join(
