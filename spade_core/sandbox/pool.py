@@ -188,19 +188,23 @@ class _Worker:
             buf += self._recv_chunk(max(want, 1 << 16), deadline)
 
     def _recv_chunk(self, size: int, deadline: float) -> bytes:
+        return self._before(deadline, lambda: self.sock.recv(size))
+
+    def _before(self, deadline: float, receive: Callable[[], Any]) -> Any:
+        """One socket read that must deliver something before ``deadline`` (timeout or end of stream otherwise)."""
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise _ChannelError("timeout")
         try:
             self.sock.settimeout(remaining)
-            chunk = self.sock.recv(size)
+            got = receive()
         except TimeoutError:
             raise _ChannelError("timeout") from None
         except OSError as exc:
             raise _ChannelError("eof", str(exc)) from None
-        if not chunk:
+        if not got:
             raise _ChannelError("eof")
-        return chunk
+        return got
 
     def _read_rest(self, head: bytearray, total: int, deadline: float) -> bytearray:
         """Read a frame of ``total`` bytes (``head`` already received) into one preallocated buffer."""
@@ -210,19 +214,8 @@ class _Worker:
         view = memoryview(frame)
         try:
             while filled < total:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _ChannelError("timeout")
-                try:
-                    self.sock.settimeout(remaining)
-                    got = self.sock.recv_into(view[filled:])
-                except TimeoutError:
-                    raise _ChannelError("timeout") from None
-                except OSError as exc:
-                    raise _ChannelError("eof", str(exc)) from None
-                if not got:
-                    raise _ChannelError("eof")
-                filled += got
+                rest = view[filled:]
+                filled += self._before(deadline, lambda rest=rest: self.sock.recv_into(rest))
         finally:
             view.release()
         return frame
