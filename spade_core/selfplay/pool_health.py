@@ -11,6 +11,9 @@ module adds those outcomes to running totals kept in the record's stats (``healt
   winning action was the hint (or the hint's number) copied: the hint gives the answer away, which a
   regret-maximising designer is paid for.
 
+Only designer-written environments are retired: bundled seeds are reviewed code, and a weak agent failing them (or
+solving them every time) says something about the agent, not the environment.
+
 A judged environment gets :attr:`Status.RETIRED` with the verdict, the reason and the numbers kept in its stats
 (``retired``), so it leaves the replay pool and Gymnasium registration. ``keep_at_least`` accepted environments
 always remain (a weak early agent fails everywhere; an empty pool would stop the run).
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from spade_core.rollout.trajectory import Trajectory
-from spade_registry.records import Status
+from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 
 HEALTH_KEY = "health"
@@ -149,8 +152,8 @@ class PoolHealth:
                     health.unhinted_successes += int(t.success)
             self.store.update_stats(env_id, {HEALTH_KEY: asdict(health)})
             verdict = judge(health, self.config) if self.config.enabled else None
-            if verdict is None or record.status is not Status.ACCEPTED:
-                continue
+            if verdict is None or record.status is not Status.ACCEPTED or record.trust is not Trust.DESIGNER:
+                continue  # bundled seeds are reviewed code: a weak agent failing them says nothing of the environment
             if self.store.count(status=Status.ACCEPTED) <= self.config.keep_at_least:
                 continue
             retirement = Retirement(env_id, verdict[0], verdict[1], health, iteration)

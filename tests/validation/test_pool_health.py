@@ -21,7 +21,7 @@ from spade_core.selfplay.pool_health import (
     copied_hint,
     judge,
 )
-from spade_registry.records import Status
+from spade_registry.records import Status, Trust
 
 
 def traj(env_id: str, *, hinted: bool, success: bool, action: str = "\\boxed{1}", hint: str | None = None,
@@ -32,10 +32,20 @@ def traj(env_id: str, *, hinted: bool, success: bool, action: str = "\\boxed{1}"
                       seat=seat)
 
 
+DESIGNED = ("ArithmeticChain", "TicTacToe", "SecretNumberClues", "Mastermind")
+
+
 @pytest.fixture
 def store(tmp_path: Path):
+    """The bundled seeds, plus designer-written copies of four of them (``spade/Designed<Name>-v0``)."""
     store = open_store(tmp_path / "registry.sqlite3")
     sync_seed_environments(store)
+    for name in DESIGNED:
+        seed = store.query(trust=Trust.BUNDLED, status=Status.ACCEPTED)
+        record = next(r for r in seed if r.name == name)
+        manifest = {**record.manifest, "name": f"Designed{name}"}
+        store.add(code=record.code.replace(f'"name": "{name}"', f'"name": "Designed{name}"'), manifest=manifest,
+                  status=Status.ACCEPTED, trust=Trust.DESIGNER)
     return store
 
 
@@ -51,7 +61,7 @@ def paired(env_id: str, k: int, *, p_hint: float, p_nohint: float, copy: bool = 
 
 def test_trivial_impossible_and_hint_copying_environments_are_retired_with_reasons(store) -> None:
     health = PoolHealth(store, PoolHealthConfig(min_episodes=6, keep_at_least=1))
-    envs = ["spade/ArithmeticChain-v0", "spade/TicTacToe-v0", "spade/SecretNumberClues-v0", "spade/Mastermind-v0"]
+    envs = ["spade/DesignedArithmeticChain-v0", "spade/DesignedTicTacToe-v0", "spade/DesignedSecretNumberClues-v0", "spade/DesignedMastermind-v0"]
     batch = (paired(envs[0], 3, p_hint=1.0, p_nohint=1.0) + paired(envs[1], 3, p_hint=0.0, p_nohint=0.0)
              + paired(envs[2], 3, p_hint=1.0, p_nohint=0.0, copy=True) + paired(envs[3], 3, p_hint=0.7, p_nohint=0.3))
     assert health.review(batch, iteration=0) == []  # 3 + 3 episodes each: not enough yet
@@ -71,15 +81,15 @@ def test_trivial_impossible_and_hint_copying_environments_are_retired_with_reaso
 def test_the_pool_never_shrinks_below_its_floor(store) -> None:
     accepted = store.count(status=Status.ACCEPTED)
     health = PoolHealth(store, PoolHealthConfig(min_episodes=1, keep_at_least=accepted))
-    assert health.review(paired("spade/ArithmeticChain-v0", 2, p_hint=1.0, p_nohint=1.0), iteration=0) == []
-    assert store.get("spade/ArithmeticChain-v0").status is Status.ACCEPTED
+    assert health.review(paired("spade/DesignedArithmeticChain-v0", 2, p_hint=1.0, p_nohint=1.0), iteration=0) == []
+    assert store.get("spade/DesignedArithmeticChain-v0").status is Status.ACCEPTED
 
 
 def test_second_seats_and_failed_episodes_are_not_counted(store) -> None:
     health = PoolHealth(store, PoolHealthConfig(min_episodes=1, keep_at_least=1))
-    batch = [traj("spade/TicTacToe-v0", hinted=h, success=True, seat=1) for h in (True, False)]
+    batch = [traj("spade/DesignedTicTacToe-v0", hinted=h, success=True, seat=1) for h in (True, False)]
     assert health.review(batch, iteration=0) == []
-    assert HEALTH_KEY not in store.get("spade/TicTacToe-v0").stats
+    assert HEALTH_KEY not in store.get("spade/DesignedTicTacToe-v0").stats
 
 
 @given(hinted=st.integers(0, 20), hs=st.integers(0, 20), unhinted=st.integers(0, 20), us=st.integers(0, 20))
@@ -109,3 +119,11 @@ def test_copied_hint(action: str, hint: str, copied: bool) -> None:
 
 def test_the_knobs_live_in_the_selfplay_config() -> None:
     assert isinstance(SelfPlayConfig().pool, PoolHealthConfig)
+
+
+def test_bundled_seeds_are_never_retired(store) -> None:
+    """A weak agent failing a reviewed seed even with the hint says nothing about the seed: it stays accepted."""
+    health = PoolHealth(store, PoolHealthConfig(min_episodes=1, keep_at_least=1))
+    seed = next(r.env_id for r in store.query(trust=Trust.BUNDLED, status=Status.ACCEPTED) if r.name == "TicTacToe")
+    assert health.review(paired(seed, 4, p_hint=0.0, p_nohint=0.0), iteration=0) == []
+    assert store.get(seed).status is Status.ACCEPTED and store.get(seed).stats[HEALTH_KEY]["hinted"] == 4
