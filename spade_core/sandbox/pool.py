@@ -1032,6 +1032,13 @@ def time_budget(seconds: float, what: str = "this candidate", knob: str = "") ->
         _BUDGET.frame = None
 
 
+def budget_spent() -> SandboxTimeout | None:
+    """The error of this thread's :func:`time_budget` once it is used up, else None: a check that failed because
+    its calls were cut off reports the budget, not what the cut-off calls looked like."""
+    frame: _Budget | None = getattr(_BUDGET, "frame", None)
+    return frame.error(None) if frame is not None and frame.spent_s >= frame.limit_s else None
+
+
 @contextmanager
 def _charged(started: float) -> Iterator[None]:
     """Charge the time from ``started`` to the end of the block to this thread's budget (outermost call only:

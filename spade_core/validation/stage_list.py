@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from spade_core.sandbox.pool import budget_spent
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.grounding import check_grounding
 from spade_core.validation.novelty import check_behaviour, check_novelty
@@ -100,6 +101,11 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
         result = StageResult(stage.name, Verdict.FAILED, f"the stage took {result.seconds:.1f} s, over its "
                              f"{budget:.0f} s budget", ["the environment is too slow"],
                              ["make reset/step cheap (milliseconds)"], seconds=result.seconds)
+    spent = budget_spent() if result.failed else None
+    if spent is not None:
+        result = fail(stage.name, str(spent), ["every call of the environment is slow"],
+                      ["make reset/step take milliseconds"])
+        result.stage, result.seconds = stage.name, time.perf_counter() - started
     if result.failed:
         result.status = Status(c.outcome_status or stage.rejects_as)
     c.results[stage.name] = result
