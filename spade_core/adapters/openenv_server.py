@@ -22,22 +22,12 @@ from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation
 from pydantic import Field
 
 from spade_core import __version__
+from spade_core.adapters.serve_settings import ServeConfig
 from spade_core.adapters.session import EpisodeSession, SessionError, StepOutcome
 
 ENV_NAME = "spade"
 MAX_ACTION_CHARS = 65_536
 """Longer actions are refused by the request model, before they reach an environment (which has its own limit)."""
-
-
-@dataclass(frozen=True)
-class ServeConfig:
-    """Every knob of ``spade serve``, in one place."""
-
-    env_ids: tuple[str, ...]
-    max_sessions: int = 256
-    idle_timeout_s: float = 300.0
-    step_timeout_s: float = 30.0
-    learner_seat: int = 0
 
 
 class SpadeAction(Action):

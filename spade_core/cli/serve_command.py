@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from spade_core.adapters.selection import selection
+from spade_core.adapters.serve_settings import ServeConfig
 from spade_core.adapters.session import SessionError
 from spade_core.display import clean
 
@@ -15,11 +16,11 @@ from spade_core.display import clean
 @click.option("--tag", "tags", multiple=True, help="Serve accepted environments with this tag (repeatable: all match).")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--max-sessions", default=256, show_default=True, type=click.IntRange(min=1),
+@click.option("--max-sessions", default=ServeConfig.max_sessions, show_default=True, type=click.IntRange(min=1),
               help="Concurrent sessions; a client past the cap is refused.")
-@click.option("--idle-timeout", default=300.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--idle-timeout", default=ServeConfig.idle_timeout_s, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Seconds a session may stay idle before it is reaped.")
-@click.option("--step-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--step-timeout", default=ServeConfig.step_timeout_s, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Seconds one reset or step may take; past it the episode ends with an error.")
 def serve_command(env_ids: tuple[str, ...], domain: str | None, tags: tuple[str, ...], host: str, port: int,
                   max_sessions: int, idle_timeout: float, step_timeout: float) -> None:
@@ -27,7 +28,7 @@ def serve_command(env_ids: tuple[str, ...], domain: str | None, tags: tuple[str,
     try:
         import uvicorn
 
-        from spade_core.adapters.openenv_server import ServeConfig, build_server
+        from spade_core.adapters.openenv_server import build_server
     except ImportError as err:
         raise click.ClickException(f"spade serve needs OpenEnv ({err.name} is missing): "
                                    "pip install 'spade-rl[openenv]'") from err

@@ -1,0 +1,16 @@
+"""Every knob of ``spade serve`` in one place, importable without OpenEnv (the CLI reads its defaults here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Every knob of ``spade serve``, in one place."""
+
+    env_ids: tuple[str, ...]
+    max_sessions: int = 256
+    idle_timeout_s: float = 300.0
+    step_timeout_s: float = 30.0
+    learner_seat: int = 0
