@@ -61,3 +61,19 @@ def rollout_seed(run_seed: int, iteration: int) -> int:
 def engine_seed(run_seed: int, rank: int) -> int:
     """The seed a sampling engine (vLLM) of data-parallel rank or generator actor ``rank`` starts with."""
     return share_seed(run_seed, rank)
+
+
+def held_out_seeds(count: int) -> list[int]:
+    """Reset seeds kept for evaluation: no iteration of any run seed plays them (they sit above 2**31)."""
+    return [2**RUN_SEED_BITS + derive(0, "held-out", k) % 2**RUN_SEED_BITS for k in range(count)]
+
+
+# -- validating one candidate environment -----------------------------------------------------------------------------
+def probe_seed(seed: int, probe: str) -> int:
+    """The seed of probe episode ``probe`` played on a used instance before the reference episode of ``seed`` replays."""
+    return derive(seed, "probe", probe) % 2**RUN_SEED_BITS
+
+
+def screening_seeds(count: int) -> list[int]:
+    """The seeds adversaries and baselines play after the candidate's own: the same for every candidate."""
+    return [derive(0, "screening", k) % 2**RUN_SEED_BITS for k in range(count)]

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 # Set before any test module imports spade_core (which registers the default store on import).
 _STORE_DIR = Path(tempfile.mkdtemp(prefix="spade-test-store-"))
 os.environ["SPADE_STORE"] = str(_STORE_DIR / "registry.sqlite3")
+os.environ["SPADE_FINGERPRINT_CACHE"] = str(_STORE_DIR / "fingerprints")  # seeds are played once per session
 
 settings.register_profile(
     "spade", derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]

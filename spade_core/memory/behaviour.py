@@ -3,7 +3,8 @@
 The store's ``embeddings`` table keeps one fingerprint per record under :data:`FINGERPRINT_MODEL`. A record accepted
 through validation arrives with the fingerprint its validation computed (``record_outcome`` writes it); any other
 record of a compared status (bundled seeds, records stored before fingerprints existed) is fingerprinted on the
-first query that needs it: bundled code in-process, designer code in the sandbox. A record that cannot be played at
+first query that needs it: bundled code in-process (and once per installed source, across stores:
+:mod:`spade_core.memory.fingerprint_cache`), designer code in the sandbox. A record that cannot be played at
 all gets the fingerprint of its code alone (the behaviour parts stay empty) so it is not retried on every query.
 """
 
@@ -17,7 +18,8 @@ import numpy as np
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.memory.fingerprint import DIM, FINGERPRINT_MODEL, Fingerprint, Similarity, fingerprint, similarities
-from spade_registry.records import Record, Status
+from spade_core.memory.fingerprint_cache import cached_fingerprint, remember_fingerprint
+from spade_registry.records import Record, Status, Trust
 from spade_registry.store import RegistryStore
 
 ScoreFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -43,13 +45,27 @@ def record_env_factory(record: Record) -> Callable[[], SpadeEnv]:
     return lambda: env_from_record(record)
 
 
-def record_fingerprint(record: Record) -> Fingerprint:
-    """Fingerprint a stored record by playing it; its code shape alone if it cannot even be built."""
+def _play_fingerprint(record: Record) -> tuple[Fingerprint, bool]:
+    """The record's fingerprint, and whether it was played (a load error leaves the code shape alone)."""
     try:
         factory = record_env_factory(record)
-        return fingerprint(record.code, factory)[0]
+        return fingerprint(record.code, factory)[0], True
     except Exception:  # noqa: BLE001 - a record that cannot be loaded still has a code shape
-        return fingerprint(record.code, None)[0]
+        return fingerprint(record.code, None)[0], False
+
+
+def record_fingerprint(record: Record) -> Fingerprint:
+    """Fingerprint a stored record by playing it (its code shape alone if it cannot even be built); a bundled
+    seed's fingerprint comes from the on-disk cache of installed code when it is there."""
+    if record.trust is not Trust.BUNDLED:
+        return _play_fingerprint(record)[0]
+    cached = cached_fingerprint(record.code)
+    if cached is not None:
+        return cached
+    fp, played = _play_fingerprint(record)
+    if played:  # a seed that failed to load (a missing optional dependency) is played again once it can be
+        remember_fingerprint(record.code, fp)
+    return fp
 
 
 class BehaviourIndex:

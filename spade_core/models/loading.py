@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spade_core.cache_root import cache_dir as user_cache_dir
 from spade_core.models.errors import ModelLoadError
 from spade_core.models.spec import DEFAULT_ALIASES, local_source
 from spade_core.package_data import installed_package_dir
@@ -70,14 +71,7 @@ def default_gguf_path() -> Path:
 
 def model_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where converted models live: ``cache_dir``, else ``$SPADE_MODEL_CACHE``, else the user cache folder."""
-    if cache_dir is not None:
-        return Path(cache_dir)
-    env = os.environ.get(MODEL_CACHE_ENV)
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("spade")) / "models"
+    return Path(cache_dir) if cache_dir is not None else user_cache_dir("models", MODEL_CACHE_ENV)
 
 
 def resolve_model_dir(source: str | os.PathLike[str] | None = None, *, cache_dir: str | os.PathLike[str] | None = None

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.designer.parsing import ExtractionError
+from spade_core.seeding import designer_seed, episode_seeds, held_out_seeds, rollout_seed
 from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
 from spade_core.smallworld.language import OPENING, extract_design
 from spade_core.smallworld.policy import AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_registry.records import Status, Trust
 
 ARMS = ("designed", "uniform", "fixed")
-EVAL_SEED_BASE = 1_000_000  # held-out seeds: training seeds stay far below
 EXTRACTION_STAGE = "extraction"
 
 
@@ -200,7 +200,7 @@ class SmallWorld:
         from spade_core.models.base import SamplingParams
 
         return SamplingParams(max_new_tokens=self.config.designer_max_new_tokens, temperature=self.config.temperature,
-                              seed=self.config.seed * 7919 + i)
+                              seed=designer_seed(self.config.seed, i))
 
     def iteration(self, i: int) -> IterationRecord:
         from spade_core.rollout.runner import EpisodeSpec
@@ -212,17 +212,18 @@ class SmallWorld:
         started = time.perf_counter()
         outcomes, generations = self._design_phase(i)
         specs, slot_of = [], {}
+        seeds = episode_seeds(cfg.seed, i, len(outcomes) * cfg.seeds_per_design)
         for slot, outcome in enumerate(outcomes):
             if outcome.env_id is None:
                 continue
             for k in range(cfg.seeds_per_design):
-                seed = (cfg.seed * 1009 + i) * 10_007 + slot * cfg.seeds_per_design + k
+                seed = seeds[slot * cfg.seeds_per_design + k]
                 for hinted in (True, False):
                     episode_id = f"i{i}-slot{slot}-k{k}-{'h' if hinted else 'u'}"
                     slot_of[episode_id] = slot
                     specs.append(EpisodeSpec(outcome.env_id, seed, hinted=hinted, role="agent",
                                              group_id=f"{outcome.env_id}|{int(hinted)}", episode_id=episode_id))
-        result = self.runner.run(specs, seed=cfg.seed * 31 + i)
+        result = self.runner.run(specs, seed=rollout_seed(cfg.seed, i))
         trajectories = result.trajectories
         by_slot: dict[int, list[Any]] = {}
         for trajectory in trajectories:
@@ -278,8 +279,8 @@ class SmallWorld:
         """Greedy, unhinted success on held-out seeds of every relay configuration (overall and per band)."""
         from spade_core.rollout.runner import EpisodeSpec
 
-        specs = [EpisodeSpec(env_id, EVAL_SEED_BASE + k, role="agent") for env_id in self.held_out_ids if env_id
-                 for k in range(self.config.eval_seeds)]
+        specs = [EpisodeSpec(env_id, seed, role="agent") for env_id in self.held_out_ids if env_id
+                 for seed in held_out_seeds(self.config.eval_seeds)]
         result = self.eval_runner.run(specs, seed=0)
         per_band: dict[str, list[float]] = {}
         for trajectory in result.trajectories:

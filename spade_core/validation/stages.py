@@ -22,6 +22,7 @@ from spade_core.errors import (
     SandboxPolicyError,
     SandboxTimeout,
 )
+from spade_core.seeding import probe_seed, screening_seeds
 from spade_core.validation.adversaries import (
     PROBE_STEPS,
     ActionTemplate,
@@ -319,7 +320,8 @@ def check_determinism(c: Candidate) -> StageResult:
                         ["privileged_hint() changes state (a counter, the secret, the rng)"],
                         ["make privileged_hint() read state only"])
         turns = c.manifest.max_turns if c.manifest else 1
-        for other, policy in ((seed + 104_729, random_text_policy), (seed + 7919, _probe_policy(template, turns))):
+        for other, policy in ((probe_seed(seed, "random-text"), random_text_policy),
+                              (probe_seed(seed, "template"), _probe_policy(template, turns))):
             c.all_episodes.append(play(used, other, policy, max_steps=PROBE_STEPS))  # failed episodes first
         replay = play(used, seed, reference_policy, record_hints=True)
         c.all_episodes.append(replay)
@@ -365,7 +367,7 @@ def check_start_state(c: Candidate) -> StageResult:
 # -- 8. baseline policies ---------------------------------------------------------------------------------------
 def _adversary_seeds(c: Candidate) -> list[int]:
     """The reference seeds first (so a policy's rewards can be compared with solving the same task), then more."""
-    extra = [100_000 + i for i in range(c.config.screen_seeds + c.config.baseline_episodes)]
+    extra = screening_seeds(c.config.screen_seeds + c.config.baseline_episodes)
     return list(dict.fromkeys([*c.config.seeds, *extra]))
 
 
