@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install SPADE with its test extras and the example third-party plugin, lint, then run the whole test suite.
+# Install SPADE with its test extras and the example third-party plugin, lint, then run the test suite (the default
+# set; `bash scripts/test.sh -m slow` runs the second end-to-end variants).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -14,7 +15,9 @@ python -m venv --system-site-packages .venv-verifiers
 .venv-verifiers/bin/python -m pip install --quiet "verifiers==0.4.0" "uv>=0.13,<0.14"
 python -m ruff check .
 set +e
-SPADE_REQUIRE_ADAPTERS=1 python -m pytest "$@"
+# Two workers (one per core of the reference machine); each test module stays on one worker, so its module-scoped
+# fixtures are built once. SPADE_TEST_WORKERS=0 runs everything in this process.
+SPADE_REQUIRE_ADAPTERS=1 python -m pytest -n "${SPADE_TEST_WORKERS:-2}" --dist loadscope "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -63,10 +63,6 @@ def engine_seed(run_seed: int, rank: int) -> int:
     return share_seed(run_seed, rank)
 
 
-def held_out_seeds(count: int) -> list[int]:
-    """Reset seeds kept for evaluation: no iteration of any run seed plays them (they sit above 2**31)."""
-    return [2**RUN_SEED_BITS + derive(0, "held-out", k) % 2**RUN_SEED_BITS for k in range(count)]
-
 
 # -- validating one candidate environment -----------------------------------------------------------------------------
 def probe_seed(seed: int, probe: str) -> int:
@@ -77,3 +73,28 @@ def probe_seed(seed: int, probe: str) -> int:
 def screening_seeds(count: int) -> list[int]:
     """The seeds adversaries and baselines play after the candidate's own: the same for every candidate."""
     return [derive(0, "screening", k) % 2**RUN_SEED_BITS for k in range(count)]
+
+
+# -- the small world (spade_core.smallworld): plain integer streams, kept so that its published figures reproduce --
+SMALL_WORLD_HELD_OUT_BASE = 1_000_000
+"""The small world's held-out reset seeds start here; its training seeds stay far below."""
+
+
+def small_world_designer_seed(run_seed: int, iteration: int) -> int:
+    """The small-world designer's sampling seed in ``iteration``."""
+    return run_seed * 7919 + iteration
+
+
+def small_world_episode_seed(run_seed: int, iteration: int, index: int) -> int:
+    """The reset seed of the ``index``-th (design slot x K + k) episode pair of a small-world iteration."""
+    return (run_seed * 1009 + iteration) * 10_007 + index
+
+
+def small_world_rollout_seed(run_seed: int, iteration: int) -> int:
+    """The small-world agent's sampling seed in ``iteration``."""
+    return run_seed * 31 + iteration
+
+
+def small_world_held_out_seeds(count: int) -> list[int]:
+    """The small world's held-out reset seeds (the same for every arm and run seed)."""
+    return [SMALL_WORLD_HELD_OUT_BASE + k for k in range(count)]

@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.designer.parsing import ExtractionError
-from spade_core.seeding import designer_seed, episode_seeds, held_out_seeds, rollout_seed
+from spade_core.seeding import (
+    small_world_designer_seed,
+    small_world_episode_seed,
+    small_world_held_out_seeds,
+    small_world_rollout_seed,
+)
 from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
 from spade_core.smallworld.language import OPENING, extract_design
 from spade_core.smallworld.policy import AGENT_SYSTEM_PROMPT, designer_prompt_ids
@@ -200,7 +205,7 @@ class SmallWorld:
         from spade_core.models.base import SamplingParams
 
         return SamplingParams(max_new_tokens=self.config.designer_max_new_tokens, temperature=self.config.temperature,
-                              seed=designer_seed(self.config.seed, i))
+                              seed=small_world_designer_seed(self.config.seed, i))
 
     def iteration(self, i: int) -> IterationRecord:
         from spade_core.rollout.runner import EpisodeSpec
@@ -212,18 +217,17 @@ class SmallWorld:
         started = time.perf_counter()
         outcomes, generations = self._design_phase(i)
         specs, slot_of = [], {}
-        seeds = episode_seeds(cfg.seed, i, len(outcomes) * cfg.seeds_per_design)
         for slot, outcome in enumerate(outcomes):
             if outcome.env_id is None:
                 continue
             for k in range(cfg.seeds_per_design):
-                seed = seeds[slot * cfg.seeds_per_design + k]
+                seed = small_world_episode_seed(cfg.seed, i, slot * cfg.seeds_per_design + k)
                 for hinted in (True, False):
                     episode_id = f"i{i}-slot{slot}-k{k}-{'h' if hinted else 'u'}"
                     slot_of[episode_id] = slot
                     specs.append(EpisodeSpec(outcome.env_id, seed, hinted=hinted, role="agent",
                                              group_id=f"{outcome.env_id}|{int(hinted)}", episode_id=episode_id))
-        result = self.runner.run(specs, seed=rollout_seed(cfg.seed, i))
+        result = self.runner.run(specs, seed=small_world_rollout_seed(cfg.seed, i))
         trajectories = result.trajectories
         by_slot: dict[int, list[Any]] = {}
         for trajectory in trajectories:
@@ -280,7 +284,7 @@ class SmallWorld:
         from spade_core.rollout.runner import EpisodeSpec
 
         specs = [EpisodeSpec(env_id, seed, role="agent") for env_id in self.held_out_ids if env_id
-                 for seed in held_out_seeds(self.config.eval_seeds)]
+                 for seed in small_world_held_out_seeds(self.config.eval_seeds)]
         result = self.eval_runner.run(specs, seed=0)
         per_band: dict[str, list[float]] = {}
         for trajectory in result.trajectories:

@@ -80,7 +80,8 @@ def test_unknown_generator_and_backend_are_config_errors(setup: dict[str, Path])
         SelfPlay(tiny_run(setup, "actors-without-ray", "ray.generator_actors=2")).run()
 
 
-@pytest.mark.parametrize("sharding", ["replicate", "fsdp", "trl"])
+@pytest.mark.parametrize("sharding", ["replicate", pytest.param("fsdp", marks=pytest.mark.slow),
+                                      pytest.param("trl", marks=pytest.mark.slow)])
 def test_two_processes_train_data_parallel_and_resume(setup: dict[str, Path], sharding: str) -> None:
     """torchrun with 2 ranks (gloo): rank 0 runs the loop, both ranks sample and train; a resumed run continues.
 

@@ -163,7 +163,8 @@ def test_lora_trains_adapters_only_pushes_merged_weights_and_resumes(tiny_model_
         full.load(path)
 
 
-@pytest.mark.parametrize("loss_type", ["dr_grpo", "grpo", "dapo"])
+@pytest.mark.parametrize("loss_type", ["dr_grpo", pytest.param("grpo", marks=pytest.mark.slow),
+                                       pytest.param("dapo", marks=pytest.mark.slow)])
 def test_two_processes_take_the_one_process_update(tiny_model_dir, tmp_path, loss_type) -> None:
     """torchrun, 2 ranks (gloo): each rank computes TRL's loss on its share of every step (7 sequences in steps of
     4: the last share is padded with masked rows), gradients are summed, and the replicas land on the weights one
