@@ -7,14 +7,34 @@ from pathlib import Path
 from typing import Any
 
 import click
+import gymnasium as gym
 from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.syntax import Syntax
 from rich.table import Table
 
 from spade_core import __version__
+from spade_core.cli.eval_command import eval_command
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
+from spade_core.cli.serve_command import serve_command
+from spade_core.corpora import open_corpus
+from spade_core.designer.loop import DesignConfig, Designer
 from spade_core.display import aligned_rows, clean, echo, json_text, markup, text
 from spade_core.errors import SpadeError
+from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
+from spade_core.memory import EnvironmentMemory
+from spade_core.memory.behaviour import BehaviourIndex
+from spade_core.models.resolve import LoadOptions, load_backend
+from spade_core.plugins import get_plugins
+from spade_core.plugins.hookspecs import all_hook_names
+from spade_core.selfplay.ablations import load_plan
+from spade_core.selfplay.config import SelfPlayConfig
+from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
+from spade_core.selfplay.metrics import read_metrics
+from spade_core.typed_config import load_config
+from spade_core.validation import validate_many
+from spade_core.validation.pipeline import record_outcome
+from spade_registry.records import Status
 
 console = Console()
 err_console = Console(stderr=True)
@@ -47,8 +67,6 @@ def cli(ctx: click.Context, store: str | None) -> None:
 
 
 def _store(ctx: click.Context):
-    from spade_core.gym_bridge import open_store, sync_seed_environments
-
     store = open_store(ctx.obj["store"])
     result = sync_seed_environments(store)
     for problem in result.errors:
@@ -71,8 +89,6 @@ def _success_text(stats: dict[str, Any]) -> str:
 @click.pass_context
 def list_command(ctx: click.Context, domain: str | None, status: str, tag: str | None, as_json: bool) -> None:
     """List environments in the registry store."""
-    from spade_registry.records import Status
-
     try:
         wanted = None if status == "all" else Status.parse(status)
     except ValueError as exc:
@@ -145,9 +161,6 @@ def _read_action(prompt: str, interactive: bool) -> str | None:
 @click.pass_context
 def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bool, knobs: tuple[str, ...]) -> None:
     """Play an environment in the terminal; actions come from stdin, one per line (scriptable)."""
-    import gymnasium as gym
-
-    from spade_core.gym_bridge import register_store
 
     _store(ctx)
     register_store(ctx.obj["store"])
@@ -227,9 +240,6 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 
     Exit code 0 only if every candidate is accepted; 1 if any is rejected; 2 on a usage error.
     """
-    from spade_core.memory.behaviour import BehaviourIndex
-    from spade_core.validation import validate_many
-    from spade_core.validation.pipeline import record_outcome
 
     files = _candidate_files(path)
     store = _store(ctx)
@@ -241,7 +251,6 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
     if register:
         for (_, source), report in zip(sources, reports, strict=True):
             record_outcome(store, source, report, provenance={"source": "spade validate", "file": report.file})
-        from spade_core.gym_bridge import register_store
 
         register_store(ctx.obj["store"])
     for report in reports:
@@ -294,13 +303,7 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
 
     Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
     """
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from spade_core.corpora import open_corpus
-    from spade_core.designer.loop import DesignConfig, Designer
-    from spade_core.gym_bridge import register_store
-    from spade_core.memory import EnvironmentMemory
-    from spade_core.models.resolve import LoadOptions, load_backend
 
     if threads:
         import torch
@@ -378,12 +381,8 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
     Several GPUs: torchrun --nproc_per_node N -m spade_core.cli.main selfplay ... (rank 0 runs the loop, every rank
     trains its share of each batch); see configs/selfplay-8gpu.yaml.
     """
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from spade_core.selfplay.config import SelfPlayConfig
-    from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
     from spade_core.training.data_parallel import is_follower_process
-    from spade_core.typed_config import load_config
 
     extra = list(overrides)
     if plan_file:
@@ -423,7 +422,6 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
             run = SelfPlay(config, progress=progress)
         report = run.run()
         bar.update(task, phase="done")
-    from spade_core.selfplay.metrics import read_metrics
 
     history = read_metrics(report.parent)
     for line in history[-1].summary if history else []:  # what happened to each role, and why
@@ -434,9 +432,6 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
 
 def _run_ablations(plan_file: str, only: str | None, overrides: list[str], root: str, *, fresh: bool) -> None:
     """Every run of the plan in turn (a run with a checkpoint continues from it), then the comparison recipe."""
-    from spade_core.selfplay.ablations import load_plan
-    from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
-
     plan = load_plan(plan_file)
     finished: dict[str, Path] = {}
     for name in plan.select([n.strip() for n in only.split(",") if n.strip()] if only else None):
@@ -462,9 +457,6 @@ def _fmt_opt(value: float | None) -> str:
 @cli.command()
 def plugins() -> None:
     """Show loaded plugins, where they come from, what they contribute, and any that failed."""
-    from spade_core.plugins import get_plugins
-    from spade_core.plugins.hookspecs import all_hook_names
-
     registry = get_plugins()
     contributions: dict[str, dict[str, list[str]]] = {}
     for hook in all_hook_names():
@@ -483,9 +475,6 @@ def plugins() -> None:
 
 
 def _attach_commands() -> None:
-    from spade_core.cli.eval_command import eval_command
-    from spade_core.cli.serve_command import serve_command
-
     cli.add_command(eval_command)
     cli.add_command(serve_command)
 

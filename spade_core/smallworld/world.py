@@ -26,6 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.designer.parsing import ExtractionError
+from spade_core.gym_bridge import make_env, open_store
+from spade_core.models.base import SamplingParams
+from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
+from spade_core.rollout.trajectory import single_turn_trajectory
 from spade_core.seeding import (
     small_world_designer_seed,
     small_world_episode_seed,
@@ -35,6 +39,12 @@ from spade_core.seeding import (
 from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
 from spade_core.smallworld.language import OPENING, extract_design
 from spade_core.smallworld.policy import AGENT_SYSTEM_PROMPT, designer_prompt_ids
+from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
+from spade_core.training.backend import find_trainer_backend
+from spade_core.training.designer_reward import designer_reward
+from spade_core.training.regret import RegretConfig, regret_from_trajectories
+from spade_core.validation import ValidationConfig, validate_many
+from spade_core.validation.pipeline import record_outcome
 from spade_registry.records import Status, Trust
 
 ARMS = ("designed", "uniform", "fixed")
@@ -109,14 +119,6 @@ class SmallWorld:
     """A small-world run in ``root`` (its registry store and policy copy live there)."""
 
     def __init__(self, config: WorldConfig, policy_dir: str | Path, root: str | Path) -> None:
-        from spade_core.gym_bridge import open_store
-        from spade_core.models.base import SamplingParams
-        from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
-        from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
-        from spade_core.training.backend import find_trainer_backend
-        from spade_core.training.regret import RegretConfig
-        from spade_core.validation import ValidationConfig
-
         self.config = config
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -148,16 +150,11 @@ class SmallWorld:
         self.held_out_ids = [self._environments([d])[0][0] for d in edge_designs()]
 
     # -- environments --------------------------------------------------------------------------------------------
-    def _make_env(self, spec: Any) -> Any:
-        from spade_core.gym_bridge import make_env
-
+    def _make_env(self, spec: EpisodeSpec) -> Any:
         return make_env(spec.env_id, store=self.store_path, **dict(spec.env_kwargs))
 
     def _environments(self, designs: list[Design]) -> list[tuple[str | None, str]]:
         """``(env_id or None, status)`` per design: new designs are validated and stored, known ones reused."""
-        from spade_core.validation import validate_many
-        from spade_core.validation.pipeline import record_outcome
-
         new = [d for d in dict.fromkeys(designs) if d not in self.env_ids]
         if new:
             sources = [module_source(d) for d in new]
@@ -178,7 +175,6 @@ class SmallWorld:
     # -- one iteration ---------------------------------------------------------------------------------------------
     def _design_phase(self, i: int) -> tuple[list[DesignOutcome], list[Any]]:
         """Designer completions (or fixed-pool draws) through extraction, validation and the store."""
-
         cfg = self.config
         if cfg.arm == "fixed":
             outcomes = [DesignOutcome("", self.rng.choice(self.pool)) for _ in range(cfg.designs_per_iteration)]
@@ -201,18 +197,11 @@ class SmallWorld:
             outcome.env_id, outcome.status = env_id, status
         return outcomes, generations
 
-    def designer_sampling(self, i: int) -> Any:
-        from spade_core.models.base import SamplingParams
-
+    def designer_sampling(self, i: int) -> SamplingParams:
         return SamplingParams(max_new_tokens=self.config.designer_max_new_tokens, temperature=self.config.temperature,
                               seed=small_world_designer_seed(self.config.seed, i))
 
     def iteration(self, i: int) -> IterationRecord:
-        from spade_core.rollout.runner import EpisodeSpec
-        from spade_core.rollout.trajectory import single_turn_trajectory
-        from spade_core.training.designer_reward import designer_reward
-        from spade_core.training.regret import regret_from_trajectories
-
         cfg = self.config
         started = time.perf_counter()
         outcomes, generations = self._design_phase(i)
@@ -273,7 +262,7 @@ class SmallWorld:
         self.history.append(record)
         return record
 
-    def _update(self, trajectories: list[Any], estimator: Any, *, steps: int = 1) -> None:
+    def _update(self, trajectories: list[Any], estimator: AdvantageEstimator, *, steps: int = 1) -> None:
         advantages = estimator.compute(trajectories)
         if any(a != 0.0 for a in advantages):  # nothing to learn from: no optimiser step (no stale momentum either)
             for _ in range(steps):
@@ -281,8 +270,6 @@ class SmallWorld:
 
     def evaluate(self) -> tuple[float, dict[str, float]]:
         """Greedy, unhinted success on held-out seeds of every relay configuration (overall and per band)."""
-        from spade_core.rollout.runner import EpisodeSpec
-
         specs = [EpisodeSpec(env_id, seed, role="agent") for env_id in self.held_out_ids if env_id
                  for seed in small_world_held_out_seeds(self.config.eval_seeds)]
         result = self.eval_runner.run(specs, seed=0)
