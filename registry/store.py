@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_by_status ON records (status, env_id, max_turns);
 CREATE INDEX IF NOT EXISTS records_by_domain ON records (domain, status);
+CREATE INDEX IF NOT EXISTS records_by_trust ON records (trust, name);
 CREATE TABLE IF NOT EXISTS payloads (
     rid INTEGER PRIMARY KEY REFERENCES records (rid),
     manifest TEXT NOT NULL,

@@ -143,3 +143,15 @@ MASTERMIND_MANIFEST = json.dumps({
     "name": "Mastermind", "domain": "games", "description": "Guess the hidden code.", "reward_range": [0.0, 1.0],
     "max_turns": 10,
 })
+
+
+def test_the_bundled_name_check_reads_an_index_not_every_record(store_path: Path) -> None:
+    """Every designer add checks its name against the bundled names: that lookup must not scan the whole store
+    (a full scan made filling a 100k-record store quadratic)."""
+    from spade_registry.store import RegistryStore
+
+    with RegistryStore(store_path) as store:
+        plan = store._conn.execute("EXPLAIN QUERY PLAN SELECT DISTINCT name FROM records WHERE trust = ?",
+                                   (Trust.BUNDLED.value,)).fetchall()
+    detail = " ".join(str(row[-1]) for row in plan)
+    assert "INDEX records_by_trust" in detail and "SCAN records" not in detail, detail
