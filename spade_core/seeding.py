@@ -63,7 +63,6 @@ def engine_seed(run_seed: int, rank: int) -> int:
     return share_seed(run_seed, rank)
 
 
-
 # -- validating one candidate environment -----------------------------------------------------------------------------
 def probe_seed(seed: int, probe: str) -> int:
     """The seed of probe episode ``probe`` played on a used instance before the reference episode of ``seed`` replays."""

@@ -161,7 +161,6 @@ def _read_action(prompt: str, interactive: bool) -> str | None:
 @click.pass_context
 def play(ctx: click.Context, env_id: str, seed: int | None, hint: bool, auto: bool, knobs: tuple[str, ...]) -> None:
     """Play an environment in the terminal; actions come from stdin, one per line (scriptable)."""
-
     _store(ctx)
     register_store(ctx.obj["store"])
     name = env_id if "/" in env_id else f"spade/{env_id}"
@@ -240,7 +239,6 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 
     Exit code 0 only if every candidate is accepted; 1 if any is rejected; 2 on a usage error.
     """
-
     files = _candidate_files(path)
     store = _store(ctx)
     sources = [(str(f), f.read_text(encoding="utf-8", errors="surrogateescape")) for f in files]
@@ -303,8 +301,6 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
 
     Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
     """
-
-
     if threads:
         import torch
 
@@ -381,7 +377,6 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
     Several GPUs: torchrun --nproc_per_node N -m spade_core.cli.main selfplay ... (rank 0 runs the loop, every rank
     trains its share of each batch); see configs/selfplay-8gpu.yaml.
     """
-
     from spade_core.training.data_parallel import is_follower_process
 
     extra = list(overrides)

@@ -33,12 +33,13 @@ def _path(source: str) -> Path:
     return fingerprint_cache_dir() / f"{key}.npy"
 
 
-def _well_formed(row: np.ndarray) -> bool:
-    if row.dtype != np.float32 or row.shape != (DIM,) or not np.isfinite(row).all():
-        return False
+def _as_fingerprint(row: object) -> Fingerprint | None:
+    """``row`` as a fingerprint if it is one: float32, DIM finite values, each part unit length or empty."""
+    if not isinstance(row, np.ndarray) or row.dtype != np.float32 or row.shape != (DIM,) or not np.isfinite(row).all():
+        return None
     fp = Fingerprint.from_vector(row)
     norms = [float(np.linalg.norm(part)) for part in (fp.text, fp.dynamics, fp.shape)]
-    return all(n == 0.0 or abs(n - 1.0) < 1e-3 for n in norms)  # each part is unit length or empty
+    return fp if all(n == 0.0 or abs(n - 1.0) < 1e-3 for n in norms) else None
 
 
 def cached_fingerprint(source: str) -> Fingerprint | None:
@@ -47,7 +48,7 @@ def cached_fingerprint(source: str) -> Fingerprint | None:
         row = np.load(_path(source), allow_pickle=False)
     except (OSError, ValueError, EOFError):
         return None
-    return Fingerprint.from_vector(row) if isinstance(row, np.ndarray) and _well_formed(row) else None
+    return _as_fingerprint(row)
 
 
 def remember_fingerprint(source: str, fp: Fingerprint) -> None:
@@ -56,8 +57,11 @@ def remember_fingerprint(source: str, fp: Fingerprint) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "wb") as handle:
             np.save(handle, fp.vector(), allow_pickle=False)
         os.replace(tmp, path)
     except OSError:
-        return
+        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
