@@ -1,8 +1,11 @@
-"""The adapters' README snippets run as written (the OpenEnv one against a real ``spade serve`` app on localhost)."""
+"""The adapters' README snippets run as written (the OpenEnv one against a real ``spade serve`` app on localhost, the
+verifiers one in verifiers' own environment)."""
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,3 +40,18 @@ def test_openenv_snippet_runs(capsys):
         exec(compile(code, "README:OpenEnv", "exec"), {})
     printed = capsys.readouterr().out
     assert "Hint:" in printed and "Move budget" in printed
+
+
+def test_verifiers_snippet_runs():
+    """As written, under verifiers' own environment (it cannot share one with openenv): one task per (environment,
+    seed), each with its hinted twin. Its commented-out rollout is what ``verifiers_check.py`` runs against a
+    scripted server."""
+    from test_verifiers_env import verifiers_python
+
+    python = verifiers_python()
+    out = subprocess.run([str(python), "-c", snippet("**verifiers**")], capture_output=True, text=True, timeout=300,
+                         cwd=README.parent)
+    assert out.returncode == 0, out.stderr[-4000:]
+    tasks = ast.literal_eval(out.stdout.strip().splitlines()[-1])
+    assert [(seed, hinted) for _, seed, hinted in tasks] == [(s, h) for s in range(4) for h in (False, True)]
+    assert all(env_id.startswith("spade/TowerOfHanoi-v") for env_id, _, _ in tasks)
