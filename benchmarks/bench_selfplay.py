@@ -19,9 +19,11 @@ a quiet machine; the per-iteration CPU seconds (user + system of this process) a
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -42,6 +44,32 @@ def peak_rss_gb() -> tuple[float, float]:
     return own, children
 
 
+class PhasePeaks:
+    """Peak resident memory of this process per self-play phase, sampled every ``interval`` seconds."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.phase = "loading the model"
+        self.peaks: dict[str, float] = {}
+        self._interval = interval
+        self._stop = threading.Event()
+        self._page = os.sysconf("SC_PAGE_SIZE")
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> PhasePeaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self._interval):
+            with open("/proc/self/statm") as statm:
+                rss = int(statm.read().split()[1]) * self._page / 2**30
+            self.peaks[self.phase] = max(self.peaks.get(self.phase, 0.0), rss)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(MAIN_JOB_CONFIG), help="self-play config (default: the main job's)")
@@ -59,11 +87,13 @@ def main() -> None:
         started, cpu = time.perf_counter(), time.process_time()
 
         def progress(phase: str, iteration: int, iterations: int, eta: float | None) -> None:
+            peaks.phase = phase.split(" (")[0]
             print(f"[{time.perf_counter() - started:7.1f} s wall, {time.process_time() - cpu:7.1f} s CPU] "
                   f"iteration {iteration}/{iterations}: {phase}", file=sys.stderr, flush=True)
 
-        loop = SelfPlay(config, progress=progress)
-        loop.run()
+        with PhasePeaks() as peaks:
+            loop = SelfPlay(config, progress=progress)
+            loop.run()
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         state_gb = _training_state_gb(loop)
         metrics = read_metrics(Path(tmp) / "run")
@@ -71,6 +101,8 @@ def main() -> None:
     budget = config.time_budget_minutes
     print(f"peak RSS: {own:.2f} GB (largest child process {children:.2f} GB); trainer state (weights + gradients + "
           f"AdamW moments, fp32) {state_gb:.2f} GB; target <= {RSS_TARGET_GB:.0f} GB")
+    print("peak RSS by phase (sampled every 50 ms): " + "; ".join(f"{phase} {gb:.2f} GB"
+                                                                 for phase, gb in peaks.peaks.items()))
     print(f"iterations finished: {len(metrics)} of {config.iterations} in {wall / 60:.1f} min (budget {budget:g} min; "
           f"{cpu / 60:.1f} CPU-min in this process); target >= {ITERATIONS_TARGET}")
     print(f"{'iteration':>9} {'total s':>9} {'generate':>9} {'train':>8} {'validate':>9} {'other':>8} "

@@ -18,6 +18,7 @@ batch) instead of ``model.generate``:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import Iterable, Sequence
@@ -31,6 +32,7 @@ from spade_core.models import decoding
 from spade_core.models.base import Generation, SamplingParams
 from spade_core.models.distribution import sample_tokens
 from spade_core.models.errors import GenerationError, WeightSyncError
+from spade_core.models.scoring import next_token_logprobs
 
 MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass
 
@@ -198,12 +200,10 @@ class HFGenerator:
             ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
             mask[row, :len(seq)] = 1
         ids, mask = ids.to(self.device), mask.to(self.device)
-        if self.autocast_dtype is None:
-            logits = self.model(input_ids=ids, attention_mask=mask).logits
-        else:
-            with torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype):
-                logits = self.model(input_ids=ids, attention_mask=mask).logits
-        logprobs = torch.log_softmax(logits[:, :-1].float(), -1).gather(-1, ids[:, 1:, None])[..., 0]
+        autocast = (torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype)
+                    if self.autocast_dtype is not None else contextlib.nullcontext())
+        with autocast:
+            logprobs = next_token_logprobs(self.model, ids, mask, _untempered_logprobs)
         return [logprobs[row, : len(seq) - 1].tolist() for row, seq in enumerate(sequences)]
 
     def sync_weights(self, state_dict: dict[str, Any]) -> None:
@@ -450,3 +450,9 @@ def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
 
 def _same_storage(a: Any, b: torch.Tensor) -> bool:
     return isinstance(a, torch.Tensor) and a.device == b.device and a.data_ptr() == b.data_ptr() and a.shape == b.shape
+
+
+def _untempered_logprobs(logits: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """``log p(target)`` at temperature 1 over the whole vocabulary (what :meth:`HFGenerator.score` reports)."""
+    logits = logits.float()
+    return logits.gather(-1, targets[:, None])[:, 0] - torch.logsumexp(logits, dim=-1)

@@ -10,6 +10,7 @@ from typing import Any
 
 from spade_core.corpora import open_corpus
 from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
+from spade_core.heap import limit_arenas
 from spade_core.memory import EnvironmentMemory, HashingEmbedder, MiniLMEmbedder
 from spade_core.models.base import SamplingParams
 from spade_core.models.loading import load_model
@@ -47,6 +48,8 @@ class RunParts:
 def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = None,
               on_model_load: Callable[[], None] = lambda: None) -> RunParts:
     """Open the store (seeds synced, accepted environments registered) and build every part of the run."""
+    if config.model.malloc_arenas > 0:
+        limit_arenas(config.model.malloc_arenas)  # before the first threaded work: see spade_core.heap
     store = open_store(config.store)
     sync_seed_environments(store)
     register_store(config.store)
@@ -125,6 +128,7 @@ def trainer_settings(config: SelfPlayConfig, run_dir: Path, spec: Any) -> dict[s
         learning_rate=config.train.learning_rate, seed=config.seed, kl_coef=config.train.kl_coef,
         micro_batch_size=config.train.micro_batch_size, max_completion_tokens=config.train.max_completion_tokens,
         lora_r=config.train.lora_r, generator_max_batch_size=config.model.max_batch_size, run_dir=str(run_dir),
+        gradient_checkpointing=config.train.gradient_checkpointing,
     )
     return spec.settings_from(shared) | dict(config.train.backend_options)
 

@@ -71,6 +71,7 @@ class SharedTrainSettings:
     lora_r: int = 0  # 0: full fine-tuning
     generator_max_batch_size: int = 32
     run_dir: str = ""  # the run directory: a backend keeps files of its own in a subfolder of it
+    gradient_checkpointing: bool | None = None  # None: the backend's own default
 
     def lora(self) -> dict[str, int] | None:
         """The ``lora`` setting both bundled backends take: ``None`` for full fine-tuning."""
@@ -79,3 +80,7 @@ class SharedTrainSettings:
     def common(self) -> dict[str, Any]:
         """What a backend that maps nothing else gets: the learning rate and the seed."""
         return {"learning_rate": self.learning_rate, "seed": self.seed}
+
+    def checkpointing(self) -> dict[str, bool]:
+        """``gradient_checkpointing`` under the name both bundled backends use, when the run sets it."""
+        return {} if self.gradient_checkpointing is None else {"gradient_checkpointing": self.gradient_checkpointing}

@@ -42,6 +42,25 @@ def test_shipped_configs_load_and_their_trainer_settings_are_valid(path: Path, t
     assert config.model.generator in GENERATORS
 
 
+@pytest.mark.parametrize("backend", ["reference", "trl"])
+def test_train_gradient_checkpointing_reaches_the_backend_only_when_set(backend: str, tmp_path: Path) -> None:
+    spec = find_trainer_backend_spec(backend)
+    unset = trainer_settings(load_config(SelfPlayConfig, None, []), tmp_path, spec)
+    assert "gradient_checkpointing" not in unset  # the backend's own default stands
+    for value in (True, False):
+        config = load_config(SelfPlayConfig, None, [f"train.gradient_checkpointing={str(value).lower()}"])
+        assert trainer_settings(config, tmp_path, spec)["gradient_checkpointing"] is value
+    override = load_config(SelfPlayConfig, None, ["train.gradient_checkpointing=true",
+                                                  "train.backend_options={gradient_checkpointing: false}"])
+    assert trainer_settings(override, tmp_path, spec)["gradient_checkpointing"] is False
+
+
+def test_the_main_job_trains_with_gradient_checkpointing_and_two_malloc_arenas() -> None:
+    config = load_config(SelfPlayConfig, Path(__file__).resolve().parents[2] / "configs" / "cpu-demo.yaml", [])
+    assert config.train.gradient_checkpointing is True
+    assert config.model.malloc_arenas == 2
+
+
 def test_the_trl_backend_runs_an_iteration_and_trains_the_policy(setup: dict[str, Path]) -> None:
     pytest.importorskip("trl", reason="the trl extra is not installed (CI installs it)")
     config = tiny_run(setup, "trl", "train.backend=trl")

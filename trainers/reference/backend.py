@@ -15,8 +15,6 @@ separate generator, since a sharded module cannot sample on one rank alone).
 from __future__ import annotations
 
 import copy
-import ctypes
-import ctypes.util
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,8 +25,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from spade_core.heap import release_free_memory
 from spade_core.models.decoding import ContextCache
 from spade_core.models.hf_generator import HFGenerator
+from spade_core.models.scoring import decoder_and_head, next_token_logprobs
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.backend import backend_config, load_policy, trainable_items
 from spade_core.training.checkpoint import (
@@ -246,8 +246,12 @@ class ReferenceTrainer:
     def sequence_logprobs(self, trajectories: Sequence[Trajectory]) -> list[list[float]]:
         """The current policy's logprob of every token after the first (aligned with ``token_ids[1:]``)."""
         batch = pack(list(trajectories), [0.0] * len(trajectories), self.pad_token_id).to(self.device)
-        with torch.no_grad():
-            logprobs = self._policy_logprobs(self.model, batch)
+
+        def pick(logits: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+            return row_logprobs(logits, targets, rows, batch.distributions)
+
+        with torch.no_grad(), self._autocast():
+            logprobs = next_token_logprobs(self.model, batch.input_ids, batch.attention_mask, pick)
         return [logprobs[i, : len(t.token_ids) - 1].tolist() for i, t in enumerate(trajectories)]
 
     def policy_state_dict(self) -> dict[str, torch.Tensor]:
@@ -346,7 +350,7 @@ class ReferenceTrainer:
         context was computed with (the policy, or the reference for the KL term)."""
         if only_trained and self.sharded:
             return self._trained_logprobs_sharded(model, batch)
-        decoder = _decoder_of(model) if only_trained else None
+        decoder = decoder_and_head(model) if only_trained else None
         targets = batch.input_ids[:, 1:]
         if decoder is None:
             with self._autocast():
@@ -474,17 +478,6 @@ def build_reference_trainer(
     return ReferenceTrainer(model, tokenizer, cfg, generator=generator, data_parallel=data_parallel)
 
 
-def _decoder_of(model: Any) -> tuple[Any, Any] | None:
-    """``(decoder stack, output head)`` of a transformers causal LM (LoRA-wrapped or not), or None if unknown."""
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    get_decoder = getattr(base, "get_decoder", None)
-    head = base.get_output_embeddings() if hasattr(base, "get_output_embeddings") else None
-    if get_decoder is None or head is None:
-        return None
-    decoder = get_decoder()
-    return (decoder, head) if decoder is not None and decoder is not base else None
-
-
 def _resolve_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -492,17 +485,6 @@ def _resolve_device(name: str) -> torch.device:
     if device.type == "cuda" and not torch.cuda.is_available():
         raise TrainingConfigError(f"device {name!r} requested but CUDA is not available; use device='cpu' or 'auto'")
     return device
-
-
-def release_free_memory() -> None:
-    """Return the C heap's free pages to the OS (glibc keeps freed blocks below its mmap threshold: after decoding a
-    batch of long prompts, hundreds of MB of key/value buffers stay resident while the update allocates anew)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return  # not glibc: nothing to ask
-    trim(0)
 
 
 def _allow_context_under_checkpointing(model: torch.nn.Module) -> None:

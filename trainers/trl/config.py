@@ -212,4 +212,4 @@ def from_shared(shared: SharedTrainSettings) -> dict[str, Any]:
         "max_completion_length": shared.max_completion_tokens,
         "generator_max_batch_size": shared.generator_max_batch_size, "output_dir": str(Path(shared.run_dir) / "trl"),
         "num_generations": 2, "steps_per_generation": 2,
-    }
+    } | shared.checkpointing()
