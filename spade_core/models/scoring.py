@@ -31,11 +31,12 @@ def next_token_logprobs(model: Any, input_ids: torch.Tensor, attention_mask: tor
                         *, chunk: int = SCORE_CHUNK_POSITIONS) -> torch.Tensor:
     """``[B, T-1]`` logprobs of ``input_ids[:, 1:]``: ``pick(logits [N, V], targets [N], rows [N])`` scores the
     positions of one chunk (rows name each position's batch row). Call it under ``no_grad``; padded positions
-    are scored too (callers cut each row to its length). Models without a known decoder and head run whole."""
+    are scored too (callers cut each row to its length). Models without a known decoder and head, and sharded
+    (FSDP) models, whose root gathers the embeddings and head only when it runs as a whole, run whole."""
     targets = input_ids[:, 1:]
     rows = torch.arange(targets.shape[0], device=targets.device)[:, None].expand_as(targets).reshape(-1)
     flat_targets = targets.reshape(-1)
-    parts = decoder_and_head(model)
+    parts = None if _sharded(model) else decoder_and_head(model)
     if parts is None:
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
         return pick(logits.reshape(-1, logits.shape[-1]), flat_targets, rows).view(targets.shape)
@@ -47,3 +48,11 @@ def next_token_logprobs(model: Any, input_ids: torch.Tensor, attention_mask: tor
         end = start + chunk
         out[start:end] = pick(head(hidden[start:end]), flat_targets[start:end], rows[start:end])
     return out.view(targets.shape)
+
+
+def _sharded(model: Any) -> bool:
+    if not torch.distributed.is_available():
+        return False
+    from torch.distributed.fsdp import FSDPModule
+
+    return isinstance(model, FSDPModule)

@@ -84,3 +84,15 @@ def test_scoring_is_differentiable_and_masked_tokens_carry_no_gradient() -> None
 def test_invalid_settings_say_what_is_wrong(bad) -> None:
     with pytest.raises(GenerationError, match=next(iter(bad))):
         _ = SamplingParams(**bad).distribution
+
+
+@given(st.sampled_from([TokenDistribution(0.7, 5, 1.0), TokenDistribution(1.0, 0, 0.9),
+                        TokenDistribution(1.3, 20, 0.8)]), st.integers(1, 300), st.integers(0, 2**16))
+def test_kept_sets_taken_in_chunks_equal_one_pass(distribution: TokenDistribution, positions: int, seed: int) -> None:
+    import spade_core.models.distribution as module
+
+    scores = torch.randn(positions, 40, generator=torch.Generator().manual_seed(seed)) * 3
+    chunked = module.kept_tokens(scores, distribution)
+    whole = module._kept(scores, distribution.top_k, distribution.top_p)
+    assert chunked is not None and torch.equal(chunked, whole)
+    assert torch.equal(module.kept_tokens(scores.view(1, positions, 40), distribution)[0], whole)

@@ -51,7 +51,7 @@ from spade_core.training.sharding import (
 )
 from spade_core.training.weight_sync import chunk_weights, policy_weights, probe_sequences, push_and_verify
 from spade_trainers.reference.config import ReferenceTrainerConfig
-from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, pack, row_logprobs
+from spade_trainers.reference.loss import PackedBatch, clipped_pg_loss, head_logprobs, pack, row_logprobs
 
 CHECKPOINT_FORMAT = 1
 MIN_CONTEXT_TOKENS = 32  # shorter contexts run with the trained part (a separate no-gradient pass is not worth it)
@@ -373,8 +373,7 @@ class ReferenceTrainer:
                 split = 0
                 hidden = decoder_module(input_ids=batch.input_ids,
                                         attention_mask=batch.attention_mask).last_hidden_state
-            logits = head(hidden[rows, cols - split])
-        picked = row_logprobs(logits, targets[rows, cols], rows, batch.distributions)
+            picked = head_logprobs(head, hidden[rows, cols - split], targets[rows, cols], rows, batch.distributions)
         out = torch.zeros(batch.loss_mask_next.shape, dtype=picked.dtype, device=picked.device)
         return out.index_put((rows, cols), picked)
 

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
+import torch.utils.checkpoint
 
 from spade_core.models.base import TokenDistribution
 from spade_core.models.distribution import token_logprobs
 from spade_core.rollout.trajectory import Trajectory
 
 _LOG_RATIO_BOUND = 20.0  # keeps exp() finite, so masked positions multiply finite values by exactly 0
+HEAD_CHUNK_POSITIONS = 128  # trained positions whose vocabulary logits exist at once (forward and backward)
 
 
 @dataclass
@@ -63,6 +65,26 @@ def row_logprobs(logits: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor
         chosen = torch.isin(rows, torch.tensor(members, device=rows.device))
         out = out.masked_scatter(chosen, token_logprobs(logits[chosen], targets[chosen], distribution))
     return out
+
+
+def head_logprobs(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor,
+                  distributions: Sequence[TokenDistribution], *, chunk: int = HEAD_CHUNK_POSITIONS) -> torch.Tensor:
+    """:func:`row_logprobs` of ``head(hidden)`` (``hidden`` ``[N, H]``), :data:`HEAD_CHUNK_POSITIONS` positions at
+    a time, each chunk recomputed in backward instead of keeping its logits: the vocabulary logits of a few hundred
+    designer tokens and their log-softmax graph (several ``[N, V]`` fp32 tensors) would otherwise stay alive from
+    forward to backward. Without gradient the chunks just run one after another."""
+    if hidden.shape[0] <= chunk:
+        return row_logprobs(head(hidden), targets, rows, distributions)
+
+    def piece(h: torch.Tensor, t: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        return row_logprobs(head(h), t, r, distributions)
+
+    grad = torch.is_grad_enabled() and (hidden.requires_grad or any(p.requires_grad for p in head.parameters()))
+    parts = []
+    for start in range(0, hidden.shape[0], chunk):
+        args = (hidden[start:start + chunk], targets[start:start + chunk], rows[start:start + chunk])
+        parts.append(torch.utils.checkpoint.checkpoint(piece, *args, use_reentrant=False) if grad else piece(*args))
+    return torch.cat(parts)
 
 
 @dataclass
