@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 import hashlib
 
+from spade_registry.syntax import parse_source
+
 
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
@@ -23,7 +25,7 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
 def normalised_ast(source: str) -> str | None:
     """A canonical dump of the code's AST, or ``None`` if it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except (SyntaxError, ValueError):
         return None
     return ast.dump(_strip_docstrings(tree), annotate_fields=False, include_attributes=False)

@@ -11,6 +11,7 @@ import ast
 import math
 from typing import Any
 
+from spade_registry.syntax import parse_source
 from spade_tools.base import ToolDef, ToolError, ToolSet
 from spade_tools.schema import obj
 
@@ -157,7 +158,7 @@ def calculate(expression: str) -> dict[str, Any]:
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ToolError(f"expression has at most {MAX_EXPRESSION_CHARS} characters")
     try:
-        tree = ast.parse(expression.strip(), mode="eval")
+        tree = parse_source(expression.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
         raise ToolError(f"cannot parse expression: {getattr(err, 'msg', None) or err}") from None
     try:

@@ -16,6 +16,8 @@ import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from spade_registry.syntax import parse_source
+
 DOC_LINES = 10
 """At most this many docstring lines per entry."""
 TOOL_DOC_CHARS = 160
@@ -79,7 +81,7 @@ def _result_shape(method: Callable[..., Any], owner: type, depth: int = 0) -> st
     """``{"table", "inserted"}`` from the ``return {...}`` statements of ``method`` (following ``return
     self._helper(...)`` one level), or None when its results are not dict literals."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
+        tree = parse_source(textwrap.dedent(inspect.getsource(method)))
     except (OSError, TypeError, SyntaxError):
         return None
     shapes: list[str] = []

@@ -12,7 +12,6 @@ precisely what it found when it finds nothing.
 
 from __future__ import annotations
 
-import ast
 import bisect
 import itertools
 import re
@@ -20,6 +19,7 @@ import warnings
 from dataclasses import dataclass
 
 from spade_core.errors import SpadeError
+from spade_registry.syntax import parse_source
 
 _OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)[^`\n]*$")
 _CLOSE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*$")
@@ -65,7 +65,7 @@ def _parses(code: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences warn at parse time
-            ast.parse(code)
+            parse_source(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

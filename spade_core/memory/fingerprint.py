@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from spade_core.contract.env import SpadeEnv
+from spade_registry.syntax import parse_source
 
 FINGERPRINT_VERSION = 1
 FINGERPRINT_MODEL = f"behaviour-fingerprint-v{FINGERPRINT_VERSION}"
@@ -202,7 +203,7 @@ def _probe_episode(env: SpadeEnv, name: str, choose: Chooser, seed: int, record:
 def shape_tokens(source: str) -> list[str]:
     """The module's syntax tree in source order, identifiers the module binds and constants normalised away."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     body = [n for n in tree.body if not _is_env_spec(n) and not _is_docstring(n)]

@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from spade_registry.syntax import parse_source
+
 TEXT_VERSION = 1
 """Bump when the recipe changes: the store keys cached vectors by embedder name and this version."""
 
@@ -52,7 +54,7 @@ def record_text(manifest: Mapping[str, Any], code: str, *, max_chars: int = 1500
 def code_summary(code: str) -> str:
     """Docstrings, class/function names and instance attributes of ``code``, as words, de-duplicated in order."""
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except (SyntaxError, ValueError):
         return _unique(words_of(m) for m in _IDENT.findall(code) if m.lower() not in _SKIP)
     docs: list[str] = []

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spade_registry.syntax import parse_source
+
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
     ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
@@ -64,7 +66,7 @@ def plan_test(source: str) -> TestPlan:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+            tree = parse_source(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return TestPlan(source, source, None, (), None, source)
     if not tree.body or not isinstance(tree.body[-1], ast.Assert):

@@ -31,6 +31,7 @@ from RestrictedPython.transformer import (
 )
 
 from spade_core.sandbox.guards import import_refusal
+from spade_registry.syntax import compile_tree, parse_source
 
 MAX_SOURCE_CHARS = 200_000
 MAX_ERRORS_SHOWN = 6
@@ -263,14 +264,14 @@ def compile_env_source(
         raise PolicyRejection([f"line 1: source is {len(source)} characters; the limit is {MAX_SOURCE_CHARS}"])
     if "\x00" in source:
         raise PolicyRejection(["line 1: source contains a NUL character"])
-    tree = ast.parse(source, filename, mode)
+    tree = parse_source(source, filename, mode)
     errors: list[str] = []
     policy = SpadePolicy(errors, [], {}, allowed_modules=allowed_modules, bound_names=_bound_names(tree))
     policy.visit(tree)
     if errors:
         raise PolicyRejection(errors)
     ast.fix_missing_locations(tree)
-    return compile(tree, filename, mode, dont_inherit=True)
+    return compile_tree(tree, filename, mode)
 
 
 def policy_problems(source: str, allowed_modules: Mapping[str, Collection[str]] | None = None) -> list[str]:

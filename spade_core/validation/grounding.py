@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from spade_core.memory.text import words_of
 from spade_core.validation.report import StageResult, Verdict
+from spade_registry.syntax import parse_source
 
 if TYPE_CHECKING:
     from spade_core.validation.stages import Candidate
@@ -75,7 +76,7 @@ def spec_terms(source: str) -> set[str]:
     """Every term in the module's ``ENV_SPEC`` literal (and its docstrings): what it says about itself."""
     out: set[str] = set()
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return out
     for node in ast.walk(tree):
@@ -93,7 +94,7 @@ def identifier_terms(source: str) -> set[str]:
     """The words of every identifier in the code (``self.storming_date`` -> storming, date); string constants are
     not identifiers."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     names: set[str] = set()

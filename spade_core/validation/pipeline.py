@@ -21,6 +21,7 @@ from spade_registry.hashing import content_hash
 from spade_registry.plain_json import first_non_json
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
+from spade_registry.syntax import parse_source
 
 
 def sandbox_handles(source: str, env_id: str) -> HandleFactory:
@@ -108,7 +109,7 @@ def _manifest_of(source: str) -> dict[str, Any]:
     import ast
 
     try:
-        specs = env_spec_assignments(ast.parse(source))
+        specs = env_spec_assignments(parse_source(source))
         value = ast.literal_eval(specs[0].value) if specs else {}
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return {}

@@ -49,6 +49,7 @@ from spade_core.validation.probes import edge_inputs, equivalents, near_misses
 from spade_core.validation.report import StageResult, Verdict
 from spade_registry.manifest import EnvManifest
 from spade_registry.records import Status
+from spade_registry.syntax import parse_source
 
 if TYPE_CHECKING:
     from spade_core.memory.fingerprint import Fingerprint
@@ -157,7 +158,7 @@ def check_structure(c: Candidate) -> StageResult:
         return fail(stage, f"the module is {len(c.source)} characters; the limit is {c.config.max_source_chars}",
                     ["generated text that is not one module"], ["write one compact module"])
     try:
-        tree = ast.parse(c.source)
+        tree = parse_source(c.source)
     except SyntaxError as exc:
         return fail(stage, f"line {exc.lineno}: SyntaxError: {exc.msg}", ["truncated or malformed code"],
                     ["return one complete Python module"], line=exc.lineno)

@@ -49,6 +49,7 @@ from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
 from spade_domains.tool_use.actions import milestones, parse_tool_action
 from spade_registry.manifest import EnvManifest
+from spade_registry.syntax import parse_source
 from spade_tools.guard import CallTimeout, check_plain_data, guarded_arguments, guarded_call, plain_data_problem
 
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
@@ -231,7 +232,7 @@ class Call:
 
 def parse_python_call(text: str) -> Call:
     """``"mv(source='a', destination='b')"`` -> :class:`Call`; arguments must be Python literals."""
-    node = ast.parse(text.strip(), mode="eval").body
+    node = parse_source(text.strip(), mode="eval").body
     return _call_from_node(node)
 
 
@@ -270,7 +271,7 @@ def parse_python_call_list(text: str) -> list[Call] | None:
     if not body.endswith("]"):
         body = body + "]"
     try:
-        node = ast.parse(body, mode="eval").body
+        node = parse_source(body, mode="eval").body
     except SyntaxError as exc:
         raise ValueError(f"the call list does not parse as Python: {exc.msg}") from None
     except (RecursionError, MemoryError):

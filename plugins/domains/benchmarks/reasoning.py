@@ -27,6 +27,7 @@ from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailabl
 from spade_core.evaluation.suite import EvalTask, Suite
 from spade_domains.benchmarks.common import trusted_env
 from spade_registry.manifest import EnvManifest
+from spade_registry.syntax import parse_source
 from spade_tools.guard import CallTimeout, guarded_call
 
 DEFAULT_DATASETS = ("basic_arithmetic", "chain_sum", "letter_counting", "simple_equations", "propositional_logic")
@@ -88,7 +89,7 @@ def code_evaluation_in_scorer(cls: type, depth: int = 3) -> str | None:
             continue
         seen.add(func)
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+            tree = parse_source(textwrap.dedent(inspect.getsource(func)))
         except (OSError, TypeError, SyntaxError):
             return f"{getattr(func, '__qualname__', func)!s} (source unavailable)"
         scope = getattr(func, "__globals__", {})

@@ -20,6 +20,7 @@ import warnings
 from typing import Any
 
 from spade_core.errors import SandboxError
+from spade_registry.syntax import parse_source
 
 MAX_CODE_CHARS = 100_000
 """Longer actions are refused before parsing (parsing 1 MB of code takes seconds)."""
@@ -42,7 +43,7 @@ def check_syntax(code: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escape sequences warn at parse time
-            ast.parse(code)
+            parse_source(code)
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
         return f"{where}{exc.msg}"
@@ -142,7 +143,7 @@ def defined_names(code: str) -> list[str]:
         return []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tree = ast.parse(code)
+        tree = parse_source(code)
     names: list[str] = []
 
     def add(name: str) -> None:
