@@ -4,7 +4,8 @@ Runs ``spade selfplay`` in this process with the default config (or ``--tiny``: 
 ``--set`` overrides, then prints
 
 - peak RSS of this process (what ``/usr/bin/time -v`` reports for the main job), beside the trainer's irreducible
-  state (fp32 weights + gradients + two AdamW moments) and the 4 GB target;
+  state (fp32 weights + gradients + two AdamW moments) and the 4 GB target, then the peak of each phase (loading,
+  designing, agent rollouts, policy update; sampled every 50 ms);
 - iterations finished within ``time_budget_minutes`` (target >= 3), beside the iterations asked for;
 - per iteration: generate / train / validate / other seconds and the overhead share (validate + other; target
   <= 10%), the designer update's seconds and its first-update importance ratio and clip fraction (on-policy: ratio 1,

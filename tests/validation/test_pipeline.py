@@ -126,7 +126,15 @@ def _pool_workers() -> set[int]:
 
 
 def _children() -> set[int]:
-    return {p.pid for p in psutil.Process().children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE}
+    """Live descendants; one that exits between the listing and its status check is not live."""
+    live = set()
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                live.add(process.pid)
+        except psutil.NoSuchProcess:
+            continue
+    return live
 
 
 _EDITS = st.sampled_from([
