@@ -29,8 +29,8 @@ from typing import Any
 import torch
 
 from spade_core.models import decoding
-from spade_core.models.base import Generation, SamplingParams
-from spade_core.models.distribution import sample_tokens
+from spade_core.models.base import Generation, SamplingParams, TokenDistribution
+from spade_core.models.distribution import sample_tokens, token_logprobs
 from spade_core.models.errors import GenerationError, WeightSyncError
 from spade_core.models.scoring import next_token_logprobs
 
@@ -452,7 +452,7 @@ def _same_storage(a: Any, b: torch.Tensor) -> bool:
     return isinstance(a, torch.Tensor) and a.device == b.device and a.data_ptr() == b.data_ptr() and a.shape == b.shape
 
 
+
 def _untempered_logprobs(logits: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
     """``log p(target)`` at temperature 1 over the whole vocabulary (what :meth:`HFGenerator.score` reports)."""
-    logits = logits.float()
-    return logits.gather(-1, targets[:, None])[:, 0] - torch.logsumexp(logits, dim=-1)
+    return token_logprobs(logits, targets, TokenDistribution())
