@@ -13,8 +13,16 @@ import ctypes.util
 import functools
 from typing import Any
 
-M_ARENA_MAX = -8  # mallopt's parameter number (glibc malloc.h)
+M_ARENA_MAX = -8  # mallopt's parameter numbers (glibc malloc.h)
+M_MMAP_THRESHOLD = -3
 TRAINING_ARENAS = 2  # enough for the sampler and the optimiser not to contend; one would serialise every thread
+TRAINING_MMAP_THRESHOLD_MB = 4
+"""Blocks of at least this many MiB get mappings of their own. A designer update's backward over a long prompt's
+context allocates and frees 4-50 MB temporaries per layer (keys and values over the whole context, attention
+scores, the tied head's weight gradients); below glibc's self-raised threshold (up to 32 MiB) they are served from
+the heap, whose freed blocks stay resident and fragment it. Measured on an isolated replay of a designer update
+(SmolLM2-135M, 4 sequences of ~4.4k tokens): backward peak 3.52 -> 3.33-3.40 GB at 4 MiB, with no measurable
+slowdown; 16 MiB changed nothing. Smaller blocks stay on the heap (a new mapping is page-faulted in afresh)."""
 
 
 @functools.cache
@@ -32,6 +40,16 @@ def limit_arenas(arenas: int = TRAINING_ARENAS) -> bool:
     Call it before the first threaded work (model loading); arenas created earlier stay. True if the limit is set."""
     libc = _glibc()
     return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas) == 1)
+
+
+def fix_mmap_threshold(megabytes: int = TRAINING_MMAP_THRESHOLD_MB) -> bool:
+    """Serve every block of at least ``megabytes`` MiB from a mapping of its own, returned to the OS when freed.
+
+    glibc's default threshold starts at 128 KiB and rises to the size of each mapped block freed, up to 32 MiB, so a
+    process that frees large tensors soon serves them from its heap, where freed blocks stay resident. A fixed
+    threshold (``MALLOC_MMAP_THRESHOLD_`` for a running process) stops the rise. True if the threshold is set."""
+    libc = _glibc()
+    return bool(libc is not None and libc.mallopt(M_MMAP_THRESHOLD, megabytes * 2**20) == 1)
 
 
 def release_free_memory() -> bool:

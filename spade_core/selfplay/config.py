@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from spade_core.heap import TRAINING_ARENAS
+from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.selfplay.pool_health import PoolHealthConfig
 
@@ -22,6 +22,7 @@ class ModelSection:
     vllm: dict[str, Any] = field(default_factory=dict)  # VLLMBackend keyword arguments (gpu_memory_utilization, max_model_len, ...)
     torch_threads: int = 1  # 1 keeps CPU runs fast when sandbox workers share the cores (0: torch's default)
     malloc_arenas: int = TRAINING_ARENAS  # glibc malloc arenas this process's threads share (spade_core.heap); 0: glibc's default
+    malloc_mmap_threshold_mb: int = TRAINING_MMAP_THRESHOLD_MB  # blocks this large get mappings of their own; 0: glibc's default
 
 
 @dataclass

@@ -10,14 +10,14 @@ from typing import Any
 
 from spade_core.corpora import open_corpus
 from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
-from spade_core.heap import limit_arenas
+from spade_core.heap import fix_mmap_threshold, limit_arenas
 from spade_core.memory import EnvironmentMemory, HashingEmbedder, MiniLMEmbedder
 from spade_core.models.base import SamplingParams
 from spade_core.models.loading import load_model
 from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
 from spade_core.scale import open_scale_out, ray_requested
 from spade_core.seeding import engine_seed
-from spade_core.selfplay.config import GENERATORS, SelfPlayConfig
+from spade_core.selfplay.config import GENERATORS, ModelSection, SelfPlayConfig
 from spade_core.selfplay.designer_model import DesignerModel, designer_model
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import find_trainer_backend_spec
@@ -45,11 +45,18 @@ class RunParts:
     designer_advantages: AdvantageEstimator
 
 
+def configure_heap(model: ModelSection) -> None:
+    """Apply the model section's C-heap settings to this process (0 leaves glibc's default)."""
+    if model.malloc_arenas > 0:
+        limit_arenas(model.malloc_arenas)
+    if model.malloc_mmap_threshold_mb > 0:
+        fix_mmap_threshold(model.malloc_mmap_threshold_mb)
+
+
 def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = None,
               on_model_load: Callable[[], None] = lambda: None) -> RunParts:
     """Open the store (seeds synced, accepted environments registered) and build every part of the run."""
-    if config.model.malloc_arenas > 0:
-        limit_arenas(config.model.malloc_arenas)  # before the first threaded work: see spade_core.heap
+    configure_heap(config.model)  # before the first threaded work: see spade_core.heap
     store = open_store(config.store)
     sync_seed_environments(store)
     register_store(config.store)

@@ -12,7 +12,8 @@ from safetensors.torch import load_file
 from short_selfplay import overrides, short_run_settings
 
 from spade_core.models.errors import BackendUnavailableError
-from spade_core.selfplay.config import GENERATORS, SelfPlayConfig
+from spade_core.selfplay import wiring
+from spade_core.selfplay.config import GENERATORS, ModelSection, SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.metrics import read_metrics
 from spade_core.selfplay.wiring import trainer_settings
@@ -58,7 +59,18 @@ def test_train_gradient_checkpointing_reaches_the_backend_only_when_set(backend:
 def test_the_main_job_trains_with_gradient_checkpointing_and_two_malloc_arenas() -> None:
     config = load_config(SelfPlayConfig, Path(__file__).resolve().parents[2] / "configs" / "cpu-demo.yaml", [])
     assert config.train.gradient_checkpointing is True
-    assert config.model.malloc_arenas == 2
+    assert config.model.malloc_arenas == 2 and config.model.malloc_mmap_threshold_mb == 4
+
+
+def test_the_heap_settings_reach_glibc_and_zero_leaves_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, int]] = []
+    monkeypatch.setattr(wiring, "limit_arenas", lambda n: calls.append(("arenas", n)))
+    monkeypatch.setattr(wiring, "fix_mmap_threshold", lambda mb: calls.append(("mmap", mb)))
+    wiring.configure_heap(ModelSection(malloc_arenas=3, malloc_mmap_threshold_mb=8))
+    assert calls == [("arenas", 3), ("mmap", 8)]
+    calls.clear()
+    wiring.configure_heap(ModelSection(malloc_arenas=0, malloc_mmap_threshold_mb=0))
+    assert calls == []
 
 
 def test_the_trl_backend_runs_an_iteration_and_trains_the_policy(setup: dict[str, Path]) -> None:

@@ -204,6 +204,7 @@ class ReferenceTrainer:
                                  self.pad_token_id).to(self.device)
                     parts = self._loss(batch, float(normaliser))
                     (parts.loss * 0.0 if padding else parts.loss).backward()
+                    release_free_memory()  # this backward's temporaries, before the next context and forward
                     if padding:
                         continue
                     totals["loss"] += float(parts.loss.detach())
@@ -429,12 +430,15 @@ class _ContextStore:
         """A frozen cache of ``ids`` (``[B, L]``, no padding) for ``decoder``'s weights named ``key``."""
         rows = ids.tolist()
         shared = _common_prefix(rows)
-        previous_ids, previous = self._last.get(key, ([], None))
+        # taken out of the store, not read: a context that is not reused is freed before its successor is computed,
+        # and a reused prefix's views are replaced layer by layer as the extension concatenates onto them
+        previous_ids, previous = self._last.pop(key, ([], None))
         reuse = _common_prefix([previous_ids, rows[0][:shared]]) if previous is not None else 0
         if reuse >= MIN_CONTEXT_TOKENS:
             cache = previous.prefix(reuse)
         else:
             cache, reuse = ContextCache(), 0
+        del previous
         if shared > reuse:
             _extend(decoder, cache, ids[:1, reuse:shared], reuse)
         cache.freeze()
