@@ -452,7 +452,6 @@ def _same_storage(a: Any, b: torch.Tensor) -> bool:
     return isinstance(a, torch.Tensor) and a.device == b.device and a.data_ptr() == b.data_ptr() and a.shape == b.shape
 
 
-
 def _untempered_logprobs(logits: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
     """``log p(target)`` at temperature 1 over the whole vocabulary (what :meth:`HFGenerator.score` reports)."""
     return token_logprobs(logits, targets, TokenDistribution())
