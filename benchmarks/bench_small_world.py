@@ -2,7 +2,7 @@
 
 Every arm runs the real pipeline (design program -> extraction -> validation in the sandbox -> registry store ->
 episode runner -> regret -> per-role advantages -> reference trainer) with a tiny policy trained from scratch on the
-CPU, for the same number of agent episodes (one letter each, so the same agent tokens). The policy is built once
+CPU, for the same number of agent episodes (one or two letters each; the table reports the tokens). The policy is built once
 (the format pass, seed 0) and every arm and seed starts from that same copy; the seeds vary everything self-play
 draws (designs sampled, episode seeds, the fixed pool, the trainer's seed). Printed: the table (mean ± 95% CI over seeds), then the
 plot is written (default ``docs/small_world.png``) and the raw records as JSON.
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=15)
+    parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--arms", default="designed,uniform,fixed")
     parser.add_argument("--plot", default=str(ROOT / "docs" / "small_world.png"))
     parser.add_argument("--json", default=None, help="write every run's iteration records here")

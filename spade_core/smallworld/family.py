@@ -1,14 +1,17 @@
-"""The small world's environment family, Relay: a letter-lookup task whose regret landscape is known in advance.
+"""The small world's environment family, Relay: a letter task whose regret landscape is known in advance.
 
-A design sets two knobs. ``band`` (0-3) picks one of four fixed secret tables that pair each of the twelve letters
-``a``-``l`` with another; ``mode`` picks the kind of task (an episode draws its start letter from all twelve):
+A design sets two knobs. ``band`` (0-3) names the channel an episode speaks on (it is shown, and changes nothing
+else); ``mode`` picks the kind of task. An episode draws its start letter from the twelve letters ``a``-``l``:
 
-- ``mode=0`` *repeat*: the observation names the answer (``repeat 2 k`` -> ``k``). An agent that can copy solves
-  it without the hint: **trivial** (regret 0).
-- ``mode=1`` *relay*: the answer is the start letter's partner in the band's table (``relay 2 c`` -> ``i``); the
-  hint names the third of the alphabet the answer is in (four letters). Until the agent has learnt the band's
-  table the hint helps (regret about 1/4 - 1/12 for an agent that picks among the four); once it has, the task
-  is trivial: **at the edge**, and the edge moves band by band as the agent learns.
+- ``mode=0`` *repeat*: the observation names the answer (``repeat 2 k`` -> ``k``); the hint names the third of the
+  alphabet it is in. An agent that can copy solves it with or without the hint: **trivial** (regret 0).
+- ``mode=1`` *relay*: reply with the secret code letter, then the letter (``relay 2 c`` -> ``h c``). The hint names
+  the third of the alphabet the code is in. Until the agent has learnt the code the hint helps (an agent that
+  copies the letter and picks a code: 1/12 without the hint, 1/4 with it); once it has, the task is solved without
+  it: **at the edge**, and the edge moves as the agent learns. The copied letter comes from the seed, so the answer
+  changes from seed to seed (no constant solves a relay) and held-out seeds ask for letters the agent never
+  relayed. (One code for every band: a policy this size does not learn to tell bands apart by self-play in
+  minutes, so per-band codes would be learnt one at a time, each overwriting the last.)
 - ``mode=2`` *guess*: the answer is the letter a four-digit number shown with the task selects (its remainder by
   twelve); the hint only says so. Learnable in principle, far beyond a model of this size in minutes:
   **impossible** (hinted and unhinted success about 1/12).
@@ -23,17 +26,17 @@ from dataclasses import dataclass
 
 FAMILY = "relay"
 LETTERS = "abcdefghijkl"
-PARTNERS = ("hldkiejbagcf", "bcahgdelkfji", "lgijckfdbeha", "fkjiabdchleg")
-"""``PARTNERS[band][i]`` answers ``LETTERS[i]`` (no letter is its own partner; no two tables agree on a letter)."""
-BANDS = len(PARTNERS)
+CODE = "h"
+"""The secret code letter, the first letter of a relay's answer."""
+BANDS = 4
 MODES = ("repeat", "relay", "guess")
 KNOBS = ("band", "mode")
 CATEGORY = {"repeat": "trivial", "relay": "edge", "guess": "impossible"}
 CATEGORIES = ("trivial", "edge", "impossible")
-DESCRIPTION = "Reply with one letter, a to l."
+DESCRIPTION = "Reply with letters a to l."
 GUESS_HINT = "the number picks the letter"
 THIRDS = ("first", "middle", "last")
-"""The relay hint names the third of ``LETTERS`` (four letters) the answer is in."""
+"""The hint names the third of ``LETTERS`` (four letters) the answer is in (a relay's: its code)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -72,8 +75,9 @@ def edge_designs() -> list[Design]:
     return [Design(band, MODES.index("relay")) for band in range(BANDS)]
 
 
-def partner(band: int, letter: str) -> str:
-    return PARTNERS[band][LETTERS.index(letter)]
+def relay_answer(letter: str) -> str:
+    """What a relay showing ``letter`` answers: the code, then the letter."""
+    return f"{CODE} {letter}"
 
 
 _TEMPLATE = '''\
@@ -85,15 +89,15 @@ ENV_SPEC = {
     "max_turns": 1,
     "players": 1,
     "difficulty": {
-        "band": {"min": 0, "max": %(max_band)d, "default": %(band)d, "description": "which table pairs the letters"},
+        "band": {"min": 0, "max": %(max_band)d, "default": %(band)d, "description": "the channel (shown; changes nothing else)"},
         "mode": {"min": 0, "max": %(max_mode)d, "default": %(mode)d, "description": "0 repeat, 1 relay, 2 guess"},
     },
-    "grounding": "the relay table of the small world",
+    "grounding": "the relay rule of the small world",
     "tags": ["smallworld", "relay"],
 }
 
 LETTERS = "%(letters)s"
-PARTNERS = %(partners)r
+CODE = "%(code)s"
 THIRDS = %(thirds)r
 
 
@@ -112,7 +116,7 @@ class Relay:
             self.answer = self.start
             observation = "repeat " + str(self.band) + " " + self.start
         elif self.mode == 1:
-            self.answer = PARTNERS[self.band][LETTERS.index(self.start)]
+            self.answer = CODE + " " + self.start
             observation = "relay " + str(self.band) + " " + self.start
         else:
             number = rng.randint(1000, 9999)
@@ -121,17 +125,18 @@ class Relay:
         return observation, {}
 
     def step(self, action):
-        reply = action.strip().lower()
-        if len(reply) != 1 or reply not in LETTERS:
-            return "reply with one letter from a to l", 0.0, True, False, {
-                "success": False, "format_error": "expected one letter from a to l"}
-        solved = reply == self.answer
+        words = action.strip().lower().split()
+        expected = self.answer.split()
+        if len(words) != len(expected) or any(len(w) != 1 or w not in LETTERS for w in words):
+            return "reply with " + str(len(expected)) + " letter(s) from a to l", 0.0, True, False, {
+                "success": False, "format_error": "expected " + str(len(expected)) + " letter(s) from a to l"}
+        solved = words == expected
         return ("correct" if solved else "wrong"), (1.0 if solved else 0.0), True, False, {"success": solved}
 
     def privileged_hint(self):
         if self.mode == 2:
             return "%(guess_hint)s"
-        return "in the " + THIRDS[LETTERS.index(self.answer) // 4] + " third"
+        return "in the " + THIRDS[LETTERS.index(self.answer[0]) // 4] + " third"
 
     def reference_action(self):
         return self.answer
@@ -142,6 +147,6 @@ def module_source(design: Design) -> str:
     """The environment module a design compiles to."""
     return _TEMPLATE % {
         "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
-        "max_band": BANDS - 1, "max_mode": len(MODES) - 1, "letters": LETTERS, "partners": list(PARTNERS),
+        "max_band": BANDS - 1, "max_mode": len(MODES) - 1, "letters": LETTERS, "code": CODE,
         "guess_hint": GUESS_HINT, "thirds": list(THIRDS),
     }

@@ -6,11 +6,11 @@ policy gets the same, and nothing more, from a short supervised pass on *format 
 
 - designer turns: the design prompt followed by a program whose knob values are drawn uniformly (so the untrained
   designer samples the design space uniformly);
-- agent turns: ``repeat b x`` is answered ``x`` (copying, which any instruction-tuned model can do); every other
-  observation is answered with a uniformly random letter, or a random letter of the third a hint names (reading a
-  hint, which instruction-tuned models do).
+- agent turns: ``repeat b x`` is answered ``x``; ``relay b x`` with a random code letter, then ``x``; a guess with
+  a random letter; a hint that names a third is followed (the repeat's letter, the relay's code is in it):
+  copying, answering in a stated shape and reading a hint, which any instruction-tuned model can do.
 
-Nothing in it correlates with the relay table, so what the agent learns about the table it learns by self-play.
+Nothing in it ties a band to its code, so what the agent learns about the codes it learns by self-play.
 """
 
 from __future__ import annotations
@@ -29,13 +29,15 @@ DESIGNER_SYSTEM = "Design a relay environment: band 0-3, mode 0 repeat, 1 relay,
 DESIGNER_USER = "Write one design."
 AGENT_SYSTEM_PROMPT = "{description}"
 """The agent's system prompt in the small world (the runner's ``system_prompt``): short prompts keep CPU runs fast."""
+AGENT_HINT_PLACEMENT = "user"
+"""The runner's ``hint_placement`` in the small world (the format pass builds its prompts the same way)."""
 
 
 @dataclass(frozen=True)
 class PretrainConfig:
     """The format pass: ``steps`` optimiser steps on ``batch_size`` examples each."""
 
-    steps: int = 900
+    steps: int = 1800
     batch_size: int = 32
     learning_rate: float = 3e-3
     seed: int = 0
@@ -53,9 +55,11 @@ def designer_prompt_ids(tokenizer: Any) -> list[int]:
 
 
 def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None) -> list[int]:
-    """The agent's first prompt exactly as the episode runner builds it (hint after the observation)."""
+    """The agent's first prompt exactly as the episode runner builds it (``AGENT_HINT_PLACEMENT``)."""
     system = AGENT_SYSTEM_PROMPT.format(role="agent", description=DESCRIPTION, env_id="").strip()
-    content = observation if hint is None else f"{observation}\n\n{HINT_TEMPLATE.format(hint=hint)}"
+    shown = HINT_TEMPLATE.format(hint=hint)
+    content = (observation if hint is None else f"{shown}\n\n{observation}" if AGENT_HINT_PLACEMENT == "before"
+               else f"{observation}\n\n{shown}")
     return ChatFormatter(tokenizer).first_prompt([{"role": "system", "content": system},
                                                    {"role": "user", "content": content}])
 
@@ -86,22 +90,27 @@ class _Encoder:
         return self.replies[text]
 
 
+def _third(letter: str) -> int:
+    return LETTERS.index(letter) // 4
+
+
 def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[int], list[int]]:
-    """One supervised example. Reading is what takes a tiny model longest to pick up, so the pass goes in three
-    stages: copies (and designer programs), then hinted relays (a letter of the named third) beside copies, then
-    everything, unhinted relays and guesses (any letter) included."""
+    """One supervised example, shaped as the environments answer and hint: a repeat is answered with its letter; a
+    relay with a random code letter, then its letter; a guess with a random letter; a hint names the third of the
+    letter it speaks of (the repeat's answer, the relay's code). Codes and guesses are random, so nothing ties a band
+    to its code. Reading takes a tiny model longest, so the pass goes in stages: copies (and designer programs),
+    then relays beside copies, then everything, guesses included."""
     draw = rng.random()
     if draw < 0.15:
         return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}")
-    band, start = rng.randrange(BANDS), rng.choice(LETTERS)
+    band, start, third = rng.randrange(BANDS), rng.choice(LETTERS), rng.randrange(len(THIRDS))
+    hint = _hint_text(third) if stage > 0 and rng.random() < 0.5 else None
     if stage == 0 or draw < 0.4:
-        hint = _hint_text(rng.randrange(len(THIRDS))) if stage > 0 and rng.random() < 0.5 else None
+        hint = hint and _hint_text(_third(start))
         return enc.agent(f"repeat {band} {start}", hint), enc.reply(start)
     if stage == 1 or draw < 0.8:
-        third = rng.randrange(len(THIRDS))
-        return enc.agent(f"relay {band} {start}", _hint_text(third)), enc.reply(rng.choice(LETTERS[4 * third:4 * third + 4]))
-    if rng.random() < 0.5:
-        return enc.agent(f"relay {band} {start}", None), enc.reply(rng.choice(LETTERS))
+        code = rng.choice(LETTERS[4 * third:4 * third + 4] if hint else LETTERS)
+        return enc.agent(f"relay {band} {start}", hint), enc.reply(f"{code} {start}")
     hint = GUESS_HINT if rng.random() < 0.5 else None
     return enc.agent(f"guess {band} {rng.randint(1000, 1099)}", hint), enc.reply(rng.choice(LETTERS))
 
@@ -148,6 +157,7 @@ def tokenizer_text() -> str:
         lines.append(f"{OPENING} band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}\n```")
         hint = HINT_TEMPLATE.format(hint=_hint_text(rng.randrange(len(THIRDS))))
         lines.append(f"{rng.choice(MODES)} {rng.randrange(BANDS)} {rng.choice(LETTERS)}\n\n{hint}")
+        lines.append(f"{rng.choice(LETTERS)} {rng.choice(LETTERS)}")
     return "\n".join(lines)
 
 

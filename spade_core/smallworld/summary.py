@@ -50,9 +50,16 @@ def _mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else 0.0
 
 
+def _peak(values: Sequence[float], width: int) -> float:
+    """The highest mean of ``width`` consecutive values."""
+    width = max(1, min(width, len(values)))
+    return max(_mean(values[i:i + width]) for i in range(len(values) - width + 1)) if values else 0.0
+
+
 def directions(run: Run) -> dict[str, float]:
-    """First third vs last third of one run: designer mean regret, the share of trivial + impossible designs, the
-    share of the most frequent design, and held-out success (start and end)."""
+    """First third vs last third of one run: designer mean regret (and its best third: regret rises while the
+    designer finds the edge and falls as the agent masters it), the share of trivial + impossible designs, the share
+    of the most frequent design, and held-out success (start and end)."""
     early, late = _thirds(run)
 
     def waste(records: Run) -> float:
@@ -62,8 +69,10 @@ def directions(run: Run) -> dict[str, float]:
         designs = [d["design"] for r in records for d in r["designs"] if d["design"]]
         return max(designs.count(d) for d in set(designs)) / len(designs) if designs else 0.0
 
+    regrets = [r["mean_regret"] for r in run]
     return {
         "regret_early": _mean([r["mean_regret"] for r in early]), "regret_late": _mean([r["mean_regret"] for r in late]),
+        "regret_peak": _peak(regrets, len(early)),
         "waste_early": waste(early), "waste_late": waste(late),
         "top_design_share_early": top_share(early), "top_design_share_late": top_share(late),
         "held_out_start": run[0]["held_out_success"], "held_out_end": run[-1]["held_out_success"],
@@ -83,6 +92,7 @@ def table(runs: dict[str, list[Run]]) -> list[dict[str, Any]]:
             "held_out_mean": estimate([d["held_out_mean"] for d in dirs]),
             "agent_tokens": estimate([float(run[-1]["cumulative_agent_tokens"]) for run in seeds]),
             "regret_early": estimate([d["regret_early"] for d in dirs]),
+            "regret_peak": estimate([d["regret_peak"] for d in dirs]),
             "regret_late": estimate([d["regret_late"] for d in dirs]),
             "waste_early": estimate([d["waste_early"] for d in dirs]),
             "waste_late": estimate([d["waste_late"] for d in dirs]),
@@ -92,11 +102,11 @@ def table(runs: dict[str, list[Run]]) -> list[dict[str, Any]]:
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     headers = ("arm", "seeds", "held-out success (end)", "held-out success (mean over run)", "agent tokens",
-               "designer regret (first → last third)", "trivial+impossible share (first → last third)")
+               "designer regret (first → best → last third)", "trivial+impossible share (first → last third)")
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         lines.append(f"| {row['arm']} | {row['seeds']} | {row['held_out_end']} | {row['held_out_mean']} | "
-                     f"{row['agent_tokens'].mean:,.0f} | {row['regret_early']} → {row['regret_late']} | "
+                     f"{row['agent_tokens'].mean:,.0f} | {row['regret_early']} → {row['regret_peak']} → {row['regret_late']} | "
                      f"{row['waste_early']} → {row['waste_late']} |")
     return "\n".join(lines)
 
@@ -116,11 +126,11 @@ def plot(runs: dict[str, list[Run]], path: str | Path) -> Path:
         tokens = [_mean([run[i]["cumulative_agent_tokens"] for run in seeds]) for i in range(iterations)]
         points = [estimate([run[i]["held_out_success"] for run in seeds]) for i in range(iterations)]
         ax.plot(tokens, [p.mean for p in points], marker="o", markersize=3, label=arm)
-        ax.fill_between(tokens, [p.mean - p.half_width for p in points], [p.mean + p.half_width for p in points],
-                        alpha=0.2)
+        ax.fill_between(tokens, [max(0.0, p.mean - p.half_width) for p in points],
+                        [min(1.0, p.mean + p.half_width) for p in points], alpha=0.2)  # a success rate: in [0, 1]
     ax.set_xlabel("agent tokens")
-    ax.set_ylabel("held-out success (greedy, no hint)")
-    ax.set_title("Agent on held-out seeds of every relay table")
+    ax.set_ylabel("held-out success (sampled, no hint)")
+    ax.set_title("Agent on held-out seeds of every relay design")
     ax.legend()
     designed = runs.get("designed", [])
     if designed:

@@ -5,13 +5,14 @@ Per iteration (arm ``designed``): the policy, as the designer, writes ``designs_
 (sandbox, all stages) -> the registry store (a private SQLite store) -> the :class:`EpisodeRunner` plays K hinted and
 K unhinted episodes per design with the same policy as the agent -> :func:`regret_from_trajectories` -> the
 designer's reward (``RegretConfig.objective``) -> per-role advantages (:class:`AdvantageEstimator`) -> the reference
-trainer's update, agent first, then designer. After every iteration the agent is evaluated, greedily and without
-hints, on held-out seeds of every relay configuration.
+trainer's update, agent first, then designer. After every iteration the agent is evaluated, without hints, on
+held-out seeds of every relay configuration.
 
-Baselines, for the same number of agent episodes (and so the same agent tokens, one letter each):
+Baselines, for the same number of agent episodes (one or two letters each: the table reports the tokens):
 
-- ``uniform``: the designer writes designs but is never rewarded (objective ``uniform``), so it keeps sampling its
-  prior, which the format pass made uniform over the design space;
+- ``uniform``: a designer that samples the design space uniformly: each iteration draws its designs uniformly from
+  all of the family's designs (the policy's own prior would drift: agent updates move the shared weights, and an
+  unrewarded designer's programs stop parsing);
 - ``fixed``: no designer; each iteration draws its designs from a fixed pool of ``fixed_pool_size`` designs of the
   family, chosen once per run.
 """
@@ -38,7 +39,7 @@ from spade_core.seeding import (
 )
 from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
 from spade_core.smallworld.language import OPENING, extract_design
-from spade_core.smallworld.policy import AGENT_SYSTEM_PROMPT, designer_prompt_ids
+from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import find_trainer_backend
 from spade_core.training.designer_reward import designer_reward
@@ -48,6 +49,8 @@ from spade_core.validation.pipeline import record_outcome
 from spade_registry.records import Status, Trust
 
 ARMS = ("designed", "uniform", "fixed")
+AGENT_MAX_NEW_TOKENS = 4
+"""An agent reply: at most two letters and the end of the turn."""
 EXTRACTION_STAGE = "extraction"
 
 
@@ -59,9 +62,11 @@ class WorldConfig:
     seed: int = 0
     iterations: int = 12
     designs_per_iteration: int = 8
-    seeds_per_design: int = 6  # K: K hinted + K unhinted episodes per design
+    seeds_per_design: int = 12  # K: K hinted + K unhinted episodes per design (6: the no-hint-success gate often
+    # penalises an edge design whose hinted success is still ~1/4 by chance, and the designer flees to trivial ones)
     fixed_pool_size: int = 6
-    eval_seeds: int = 12  # per relay configuration
+    eval_seeds: int = 48  # per relay configuration
+    eval_temperature: float = 1.0  # held-out success of the policy as it samples (0: greedy)
     learning_rate: float = 2e-3
     agent_epochs: int = 1  # optimiser steps on each iteration's agent batch (clipped ratio to the sampler's logprobs)
     agent_advantage: str = "dr_grpo"
@@ -124,8 +129,7 @@ class SmallWorld:
         self.root.mkdir(parents=True, exist_ok=True)
         self.store_path = str(self.root / "registry.sqlite3")
         self.store = open_store(self.store_path)
-        objective = {"designed": config.objective, "uniform": "uniform", "fixed": config.objective}[config.arm]
-        self.regret_config = RegretConfig(k=config.seeds_per_design, objective=objective)
+        self.regret_config = RegretConfig(k=config.seeds_per_design, objective=config.objective)
         self.validation = ValidationConfig()
         self.trainer = find_trainer_backend("reference")(str(policy_dir), None, config={
             "learning_rate": config.learning_rate, "seed": config.seed, "max_completion_tokens": 8,
@@ -134,15 +138,17 @@ class SmallWorld:
         self.tokenizer = self.generator.tokenizer
         make = self._make_env
         self.runner = EpisodeRunner(self.generator, RolloutConfig(
-            sampling=SamplingParams(max_new_tokens=2, temperature=config.temperature),
-            system_prompt=AGENT_SYSTEM_PROMPT, max_concurrent_episodes=128, seed=config.seed), make_env=make)
+            sampling=SamplingParams(max_new_tokens=AGENT_MAX_NEW_TOKENS, temperature=config.temperature),
+            system_prompt=AGENT_SYSTEM_PROMPT, hint_placement=AGENT_HINT_PLACEMENT, max_concurrent_episodes=128,
+            seed=config.seed), make_env=make)
         self.eval_runner = EpisodeRunner(self.generator, RolloutConfig(
-            sampling=SamplingParams(max_new_tokens=2, temperature=0.0),
+            sampling=SamplingParams(max_new_tokens=AGENT_MAX_NEW_TOKENS, temperature=config.eval_temperature),
             system_prompt=AGENT_SYSTEM_PROMPT, max_concurrent_episodes=128, seed=config.seed), make_env=make)
         self.agent_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.agent_advantage))
         self.designer_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.designer_advantage))
         self.rng = random.Random(f"smallworld:{config.seed}")
-        self.pool = self.rng.sample(all_designs(), config.fixed_pool_size) if config.arm == "fixed" else []
+        self.pool = {"fixed": self.rng.sample(all_designs(), config.fixed_pool_size), "uniform": all_designs(),
+                     "designed": []}[config.arm]
         self.env_ids: dict[Design, str | None] = {}
         self.failures: dict[Design, str] = {}
         self.history: list[IterationRecord] = []
@@ -176,7 +182,7 @@ class SmallWorld:
     def _design_phase(self, i: int) -> tuple[list[DesignOutcome], list[Any]]:
         """Designer completions (or fixed-pool draws) through extraction, validation and the store."""
         cfg = self.config
-        if cfg.arm == "fixed":
+        if cfg.arm in ("fixed", "uniform"):
             outcomes = [DesignOutcome("", self.rng.choice(self.pool)) for _ in range(cfg.designs_per_iteration)]
             generations: list[Any] = [None] * len(outcomes)
         else:
@@ -269,7 +275,8 @@ class SmallWorld:
                 self.trainer.update(trajectories, advantages)
 
     def evaluate(self) -> tuple[float, dict[str, float]]:
-        """Greedy, unhinted success on held-out seeds of every relay configuration (overall and per band)."""
+        """Unhinted success on held-out seeds of every relay configuration (overall and per band), sampled at
+        ``eval_temperature``."""
         specs = [EpisodeSpec(env_id, seed, role="agent") for env_id in self.held_out_ids if env_id
                  for seed in small_world_held_out_seeds(self.config.eval_seeds)]
         result = self.eval_runner.run(specs, seed=0)

@@ -8,12 +8,13 @@ import pytest
 
 from spade_core.gym_bridge import make_env, open_store
 from spade_core.smallworld.family import (
+    CODE,
     LETTERS,
-    PARTNERS,
     THIRDS,
     Design,
     all_designs,
     module_source,
+    relay_answer,
 )
 from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.pipeline import record_outcome
@@ -73,32 +74,66 @@ def _copy(obs: str, hint: str | None, rng: random.Random) -> str:
     return obs.split()[-1]
 
 
-def _hint_reader(obs: str, hint: str | None, rng: random.Random) -> str:
-    """Picks uniformly among the letters the hint allows (all twelve without a usable hint)."""
+def _hinted_coder(obs: str, hint: str | None, rng: random.Random) -> str:
+    """Copies the letter; for a relay, a code letter drawn from the third the hint names (any, without one); for a
+    guess, any letter of that third."""
+    kind, _, shown = obs.split()
+    letters = LETTERS
     for k, third in enumerate(THIRDS):
         if hint and f" {third} third" in hint:
-            return rng.choice(LETTERS[4 * k:4 * k + 4])
-    return rng.choice(LETTERS)
+            letters = LETTERS[4 * k:4 * k + 4]
+    if kind == "relay":
+        return f"{rng.choice(letters)} {shown}"
+    return shown if kind == "repeat" else rng.choice(letters)
 
 
-def _table_knower(obs: str, hint: str | None, rng: random.Random) -> str:
-    kind, band, shown = obs.split()
-    return PARTNERS[int(band)][LETTERS.index(shown)] if kind == "relay" else shown
+def _code_knower(obs: str, hint: str | None, rng: random.Random) -> str:
+    kind, _, shown = obs.split()
+    return relay_answer(shown) if kind == "relay" else shown
+
+
+def test_a_relay_is_answered_with_the_code_then_the_letter(stored: tuple[str, dict[Design, str]]) -> None:
+    path, ids = stored
+    env = make_env(ids[Design(2, 1)], store=path)
+    try:
+        letters = set()
+        for seed in range(40):
+            obs, _ = env.reset(seed=seed)
+            kind, band, shown = obs.split()
+            assert (kind, band) == ("relay", "2") and shown in LETTERS
+            letters.add(shown)
+            assert env.step(f"{CODE} {shown}")[4]["success"]
+    finally:
+        env.close()
+    assert len(letters) >= 10  # the answer moves with the seed: no constant solves a relay
+
+
+def test_a_reply_of_the_wrong_shape_is_a_format_error(stored: tuple[str, dict[Design, str]]) -> None:
+    path, ids = stored
+    env = make_env(ids[Design(0, 1)], store=path)
+    try:
+        for action in ("h", "h c d", "hc", "1 c", ""):
+            env.reset(seed=3)
+            _, reward, _, _, info = env.step(action)
+            assert reward == 0.0 and not info["success"] and "format_error" in info, action
+    finally:
+        env.close()
 
 
 def test_the_known_landscape(stored: tuple[str, dict[Design, str]]) -> None:
-    """Trivial: copying solves repeat without the hint. Edge: relay is unsolved by copying, a hint reader gets about
-    1/4 with the hint and 1/12 without, and an agent that knows the table solves it. Impossible: guess stays near
-    1/12 with or without the hint."""
+    """Trivial: copying solves repeat, with or without the hint. Edge: an agent that copies the letter and picks a
+    code gets about 1/12 without the hint and 1/4 with it; one that knows the code solves it. Impossible:
+    guess stays near 1/12 with or without the hint."""
     path, ids = stored
     for design, env_id in ids.items():
         if design.category == "trivial":
             assert _rate(path, env_id, _copy, hinted=False) == 1.0
+            assert _rate(path, env_id, _hinted_coder, hinted=True) == 1.0
         elif design.category == "edge":
+            assert _rate(path, env_id, _code_knower, hinted=False) == 1.0
             assert _rate(path, env_id, _copy, hinted=False) == 0.0
-            assert _rate(path, env_id, _table_knower, hinted=False) == 1.0
-            assert 0.1 <= _rate(path, env_id, _hint_reader, hinted=True) <= 0.45
-            assert _rate(path, env_id, _hint_reader, hinted=False) <= 0.25
+            assert _rate(path, env_id, _hinted_coder, hinted=False) <= 0.2
+            assert 0.12 <= _rate(path, env_id, _hinted_coder, hinted=True) <= 0.45
         else:
-            assert _rate(path, env_id, _hint_reader, hinted=True) <= 0.25
+            assert _rate(path, env_id, _hinted_coder, hinted=True) <= 0.25
             assert _rate(path, env_id, _copy, hinted=False) == 0.0
