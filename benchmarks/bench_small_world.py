@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=30)
+    parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--arms", default="designed,uniform,fixed")
     parser.add_argument("--plot", default=str(ROOT / "docs" / "small_world.png"))
     parser.add_argument("--json", default=None, help="write every run's iteration records here")

@@ -61,7 +61,7 @@ class WorldConfig:
     arm: str = "designed"
     seed: int = 0
     iterations: int = 12
-    designs_per_iteration: int = 8
+    designs_per_iteration: int = 16  # the designer's group: with 8, one lucky draw decides where it goes first
     seeds_per_design: int = 12  # K: K hinted + K unhinted episodes per design (6: the no-hint-success gate often
     # penalises an edge design whose hinted success is still ~1/4 by chance, and the designer flees to trivial ones)
     fixed_pool_size: int = 6
