@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from spade_core.smallworld.policy import build_policy
+from spade_core.smallworld.family import LETTERS, THIRDS
+from spade_core.smallworld.policy import agent_prompt_ids, build_policy
 from spade_core.smallworld.summary import directions
 from spade_core.smallworld.world import WorldConfig, run_world
 
@@ -55,3 +56,26 @@ def test_the_agent_learns_more_from_designed_environments_than_from_a_fixed_pool
     assert sum(r["agent_tokens"] for r in designed) > 0 and sum(r["agent_tokens"] for r in fixed) > 0
     assert directions(designed)["held_out_mean"] >= directions(fixed)["held_out_mean"]
     assert designed[-1]["held_out_success"] > designed[0]["held_out_success"] + 0.3
+
+
+def test_the_format_pass_teaches_copying_with_and_without_the_hint_and_the_relay_shape(policy: Path) -> None:
+    """A trivial design must be trivial for the format-trained agent with the hint too (regret 0, not negative),
+    and a relay must be answered in its shape (a code letter, then the letter) before self-play starts."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(policy)
+    model = AutoModelForCausalLM.from_pretrained(policy).eval()
+
+    def greedy(observation: str, hint: str | None) -> str:
+        ids = agent_prompt_ids(tokenizer, observation, hint)
+        with torch.no_grad():
+            out = model.generate(torch.tensor([ids]), max_new_tokens=4, do_sample=False)
+        return tokenizer.decode(out[0, len(ids):], skip_special_tokens=True).strip()
+
+    hint = {letter: f"in the {THIRDS[LETTERS.index(letter) // 4]} third" for letter in LETTERS}
+    cases = [(band, letter) for band in range(4) for letter in LETTERS]
+    assert sum(greedy(f"repeat {b} {x}", None) == x for b, x in cases) >= 46
+    assert sum(greedy(f"repeat {b} {x}", hint[x]) == x for b, x in cases) >= 46
+    shapes = [greedy(f"relay {b} {x}", None).split() for b, x in cases]
+    assert sum(len(w) == 2 and w[0] in LETTERS and w[1] == x for w, (_, x) in zip(shapes, cases)) >= 46
