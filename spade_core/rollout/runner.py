@@ -39,6 +39,12 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 HINT_TEMPLATE = "Hint: {hint}"
 HINT_PLACEMENTS = ("user", "before", "system")
+
+
+def with_hint(content: str, shown_hint: str, placement: str) -> str:
+    """A user message's content with the rendered hint placed in it: before the observation for ``before``, after
+    it otherwise (``system`` puts the first turn's hint in the system message instead)."""
+    return f"{shown_hint}\n\n{content}" if placement == "before" else f"{content}\n\n{shown_hint}"
 """Where a hinted rollout shows the hint: ``"user"`` after the observation in the user turn (the end of the
 observation); ``"before"`` ahead of the observation in the user turn; ``"system"`` the first hint in the system
 message (later turns' hints after their observation)."""
@@ -444,8 +450,7 @@ class _Episode:
             return None
         content = seat.pending or ""
         if hint is not None and not (self.config.hint_placement == "system" and not seat.ids):
-            shown = self.config.hint_template.format(hint=hint)
-            content = f"{shown}\n\n{content}" if self.config.hint_placement == "before" else f"{content}\n\n{shown}"
+            content = with_hint(content, self.config.hint_template.format(hint=hint), self.config.hint_placement)
         message = {"role": "user", "content": content}
         if not seat.ids:
             system = self.system

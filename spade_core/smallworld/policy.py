@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.rollout.chat import ChatFormatter
-from spade_core.rollout.runner import HINT_TEMPLATE
+from spade_core.rollout.runner import HINT_TEMPLATE, with_hint
 from spade_core.smallworld.family import BANDS, DESCRIPTION, GUESS_HINT, LETTERS, MODES, THIRDS
 from spade_core.smallworld.language import OPENING
 
@@ -57,9 +57,8 @@ def designer_prompt_ids(tokenizer: Any) -> list[int]:
 def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None) -> list[int]:
     """The agent's first prompt exactly as the episode runner builds it (``AGENT_HINT_PLACEMENT``)."""
     system = AGENT_SYSTEM_PROMPT.format(role="agent", description=DESCRIPTION, env_id="").strip()
-    shown = HINT_TEMPLATE.format(hint=hint)
-    content = (observation if hint is None else f"{shown}\n\n{observation}" if AGENT_HINT_PLACEMENT == "before"
-               else f"{observation}\n\n{shown}")
+    content = observation if hint is None else with_hint(observation, HINT_TEMPLATE.format(hint=hint),
+                                                         AGENT_HINT_PLACEMENT)
     return ChatFormatter(tokenizer).first_prompt([{"role": "system", "content": system},
                                                    {"role": "user", "content": content}])
 
