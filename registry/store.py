@@ -197,10 +197,12 @@ class RegistryStore:
         failed_stage: str | None = None,
         provenance: dict[str, Any] | None = None,
         report: dict[str, Any] | None = None,
+        version: int | None = None,
     ) -> tuple[Record, bool]:
         """Store a record unless identical code (normalised AST) exists; return ``(record, created)``.
 
-        An ``accepted`` record gets the next ``<Name>-v<N>`` id in the same transaction; it needs a valid
+        An ``accepted`` record gets the next ``<Name>-v<N>`` id in the same transaction (``version``: that version
+        when no record of the name has it, e.g. an imported environment keeping its id); it needs a valid
         manifest, and a designer record a name no bundled environment has (:meth:`reserved_name_problem`).
         Every manifest, provenance and report must be plain JSON data (``StoreError`` otherwise).
         """
@@ -227,7 +229,7 @@ class RegistryStore:
                  None if report is None else _dumps(report, "report")),
             )
             if Status(status) is Status.ACCEPTED:
-                self._assign_version(conn, rid, name, Trust(trust))
+                self._assign_version(conn, rid, name, Trust(trust), prefer=version)
         return self._get_rid(rid), True
 
     def set_status(
@@ -264,13 +266,19 @@ class RegistryStore:
             )
         return stats
 
-    def _assign_version(self, conn: sqlite3.Connection, rid: int, name: str, trust: Trust) -> None:
+    def _assign_version(self, conn: sqlite3.Connection, rid: int, name: str, trust: Trust, *,
+                        prefer: int | None = None) -> None:
         if trust is Trust.DESIGNER:
             problem = self._reserved_name_problem(conn, name)
             if problem:
                 raise ReservedNameError(problem)
-        (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
-        version = 0 if latest is None else int(latest) + 1
+        taken = prefer is None or prefer < 0 or conn.execute(
+            "SELECT 1 FROM records WHERE name = ? AND version = ?", (name, prefer)).fetchone() is not None
+        if not taken:
+            version = int(prefer)
+        else:
+            (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
+            version = 0 if latest is None else int(latest) + 1
         conn.execute(
             "UPDATE records SET version = ?, env_id = ? WHERE rid = ?", (version, format_env_id(name, version), rid)
         )

@@ -1,0 +1,68 @@
+"""Open a pack from wherever it is: a folder, a tarball, a parquet file or folder, or an installed pack's name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from spade_core.packs.errors import PackError, PackFormatError, PackRefusedError
+from spade_core.packs.files import FolderFiles, PackFiles, TarFiles, is_tarball
+from spade_core.packs.installed import find_installed, installed_packs
+from spade_core.packs.parquet import read_parquet
+from spade_core.packs.schema import (
+    INDEX_FILE,
+    MAX_INDEX_BYTES,
+    MAX_MODULE_CHARS,
+    MAX_RECORD_BYTES,
+    MODULE_FILE,
+    PARQUET_FILE,
+    RECORD_FILE,
+    BrokenEnvironment,
+    Pack,
+    PackEnvironment,
+    load_json,
+    parse_environment,
+    parse_index,
+)
+
+
+def read_files(files: PackFiles) -> Pack:
+    """A pack from its files: a malformed index refuses the whole pack; a malformed environment is kept as a
+    :class:`BrokenEnvironment` (rejected on import with the reason) and the others still load."""
+    header, entries = parse_index(load_json(files.read(INDEX_FILE, MAX_INDEX_BYTES), INDEX_FILE, MAX_INDEX_BYTES))
+    environments: list[PackEnvironment | BrokenEnvironment] = []
+    for entry in entries:
+        try:
+            code = files.read(f"{entry.path}/{MODULE_FILE}", MAX_MODULE_CHARS * 4)
+            record = files.read(f"{entry.path}/{RECORD_FILE}", MAX_RECORD_BYTES)
+            environments.append(parse_environment(entry, code, record))
+        except PackFormatError as exc:
+            environments.append(BrokenEnvironment(entry.pack_id, str(exc)))
+        except PackRefusedError:
+            raise
+        except PackError as exc:
+            environments.append(BrokenEnvironment(entry.pack_id, str(exc)))
+    return Pack(header=header, environments=tuple(environments), origin=files.origin)
+
+
+def open_pack(source: str, *, search_path: Iterable[str] | None = None) -> Pack:
+    """Read the pack at ``source``: a folder with ``pack.json``, a ``.tar.gz``/``.tgz``/``.tar``, a ``.parquet``
+    file or a folder with ``data/environments.parquet``, else the name of an installed pack."""
+    path = Path(source).expanduser()
+    if path.is_dir():
+        if (path / INDEX_FILE).is_file():
+            return read_files(FolderFiles(path))
+        if (path / PARQUET_FILE).is_file():
+            return read_parquet(path)
+        raise PackError(f"{source} is a folder without {INDEX_FILE} or {PARQUET_FILE}; is it a SPADE pack?")
+    if path.is_file():
+        if is_tarball(path):
+            return read_files(TarFiles(path))
+        if path.name.endswith(".parquet"):
+            return read_parquet(path)
+        raise PackError(f"{source} is a file but not a pack (.tar.gz, .tgz, .tar or .parquet)")
+    installed = find_installed(source, search_path)
+    if installed is not None:
+        return read_files(installed.files())
+    known = ", ".join(p.name for p in installed_packs(search_path)) or "none"
+    raise PackError(f"{source!r} is neither a pack file or folder nor an installed pack (installed packs: {known})")
