@@ -5,7 +5,7 @@ the bundled corpora (wiki, jsonl, parquet, hf) and model backends (hf, openai, v
 from __future__ import annotations
 
 from spade_core.corpora import BUILTIN_CORPORA
-from spade_core.plugins.contributions import CorpusSpec, ModelBackendSpec
+from spade_core.plugins.contributions import CorpusSpec, EvalSuiteSpec, ModelBackendSpec, PackSpec
 from spade_core.plugins.hookspecs import hookimpl
 
 _CORPUS_DESCRIPTIONS = {
@@ -32,3 +32,20 @@ def spade_corpora() -> list[CorpusSpec]:
 @hookimpl
 def spade_model_backends() -> list[ModelBackendSpec]:
     return [ModelBackendSpec(name, factory, description) for name, (factory, description) in MODEL_BACKENDS.items()]
+
+
+@hookimpl
+def spade_packs() -> list[PackSpec]:
+    """Packs installed with pip (the ``spade.packs`` entry-point group), read as data and never imported."""
+    from spade_core.packs.installed import installed_packs
+
+    return [pack.as_spec() for pack in installed_packs()]
+
+
+@hookimpl
+def spade_eval_suites() -> list[EvalSuiteSpec]:
+    return [EvalSuiteSpec(
+        name="pack", description="An environment pack as a frozen held-out pool: imported through the local gate "
+        "(duplicates of stored environments are reused), then every accepted environment on a few fixed seeds.",
+        loader="spade_core.packs.suite:load_pack_suite", argument="a pack folder, .tar.gz, .parquet or installed "
+        "pack name", argument_required=True, tags=("pack",))]

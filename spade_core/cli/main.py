@@ -16,6 +16,7 @@ from rich.table import Table
 from spade_core import __version__
 from spade_core.cli.eval_command import eval_command
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
+from spade_core.cli.pack_commands import PACK_HOOK, export_command, import_command, pack_table
 from spade_core.cli.serve_command import serve_command
 from spade_core.corpora import open_corpus
 from spade_core.designer.loop import DesignConfig, Designer
@@ -455,6 +456,8 @@ def plugins() -> None:
     registry = get_plugins()
     contributions: dict[str, dict[str, list[str]]] = {}
     for hook in all_hook_names():
+        if hook == PACK_HOOK:  # packs are data, listed apart from code below
+            continue
         for plugin_name, result in registry.collect(hook):
             items = result.keys() if isinstance(result, dict) else [getattr(x, "name", getattr(x, "module", str(x))) for x in result]
             contributions.setdefault(plugin_name, {})[hook.removeprefix("spade_")] = list(items)
@@ -465,6 +468,9 @@ def plugins() -> None:
         parts = [f"{hook}: {', '.join(names)}" for hook, names in sorted(contributions.get(p.name, {}).items()) if names]
         table.add_row(text(p.name), text(p.distribution), text(p.version), text("\n".join(parts) or "-"))
     console.print(table)
+    packs = pack_table(registry)
+    if packs is not None:
+        console.print(packs)
     for failure in registry.failures:
         err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
 
@@ -472,6 +478,8 @@ def plugins() -> None:
 def _attach_commands() -> None:
     cli.add_command(eval_command)
     cli.add_command(serve_command)
+    cli.add_command(export_command)
+    cli.add_command(import_command)
 
 
 _attach_commands()

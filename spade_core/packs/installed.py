@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from spade_core.packs.errors import PackError
 from spade_core.packs.files import FolderFiles
 from spade_core.packs.schema import ENTRY_POINT_GROUP, INDEX_FILE, PACK_NAME_PATTERN
+from spade_core.plugins.contributions import PackSpec
 
 CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".pyi", ".so", ".dll", ".dylib", ".pth", ".pyz", ".pyw", ".egg",
                  ".whl", ".zip")
@@ -33,6 +34,9 @@ class InstalledPack:
     data_folder: str
     root: Path | None
     problem: str | None = None
+
+    def as_spec(self) -> PackSpec:
+        return PackSpec(self.name, str(self.root) if self.root else "", self.distribution, self.version, self.problem)
 
     def files(self) -> FolderFiles:
         if self.root is None:

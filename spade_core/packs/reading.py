@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spade_core.packs.errors import PackError, PackFormatError, PackRefusedError
 from spade_core.packs.files import FolderFiles, PackFiles, TarFiles, is_tarball
-from spade_core.packs.installed import find_installed, installed_packs
+from spade_core.packs.installed import installed_packs
 from spade_core.packs.parquet import read_parquet
 from spade_core.packs.schema import (
     INDEX_FILE,
@@ -24,6 +24,8 @@ from spade_core.packs.schema import (
     parse_environment,
     parse_index,
 )
+from spade_core.plugins.contributions import PackSpec
+from spade_core.plugins.manager import get_plugins
 
 
 def read_files(files: PackFiles) -> Pack:
@@ -61,8 +63,21 @@ def open_pack(source: str, *, search_path: Iterable[str] | None = None) -> Pack:
         if path.name.endswith(".parquet"):
             return read_parquet(path)
         raise PackError(f"{source} is a file but not a pack (.tar.gz, .tgz, .tar or .parquet)")
-    installed = find_installed(source, search_path)
-    if installed is not None:
-        return read_files(installed.files())
-    known = ", ".join(p.name for p in installed_packs(search_path)) or "none"
+    specs = pack_specs(search_path)
+    for spec in specs:
+        if spec.name == source:
+            if spec.problem is not None:
+                raise PackError(f"pack {spec.name!r} ({spec.distribution}) is refused: {spec.problem}")
+            if not spec.location or not Path(spec.location).exists():
+                raise PackError(f"pack {spec.name!r} ({spec.distribution}): {spec.location!r} does not exist")
+            return open_pack(spec.location)
+    known = ", ".join(sorted(s.name for s in specs)) or "none"
     raise PackError(f"{source!r} is neither a pack file or folder nor an installed pack (installed packs: {known})")
+
+
+def pack_specs(search_path: Iterable[str] | None = None) -> list[PackSpec]:
+    """Every pack offered by name: by plugins (``spade_packs``, which covers pip-installed packs), or the packs
+    installed on ``search_path`` only when it is given."""
+    if search_path is not None:
+        return [pack.as_spec() for pack in installed_packs(search_path)]
+    return [spec for spec in get_plugins().collect_flat("spade_packs") if isinstance(spec, PackSpec)]

@@ -77,6 +77,22 @@ class SeedEnvironment:
 
 
 @dataclass(frozen=True)
+class PackSpec:
+    """An environment pack a plugin offers: data (a pack folder, tarball or parquet at ``location``), never code.
+
+    Its environments stay designer-trust: ``spade import``, ``agent.pool_packs`` and ``spade eval --suite pack:NAME``
+    re-validate them with the local gate and run them only in the sandbox. ``problem``: why the pack is refused
+    (e.g. its distribution carries Python); a refused pack is listed, never read.
+    """
+
+    name: str
+    location: str
+    distribution: str = ""
+    version: str = ""
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """A tool: an OpenAI-format JSON schema plus the implementation it names."""
 

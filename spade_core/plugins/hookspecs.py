@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         DomainSpec,
         EvalSuiteSpec,
         ModelBackendSpec,
+        PackSpec,
         SeedEnvironment,
         ToolSpec,
         TrainerBackendSpec,
@@ -71,6 +72,13 @@ def spade_corpora() -> list[CorpusSpec]:
 @hookspec
 def spade_eval_suites() -> list[EvalSuiteSpec]:
     """Evaluation suites (held-out benchmarks as SPADE environments) for ``spade eval``."""
+
+
+@hookspec
+def spade_packs() -> list[PackSpec]:
+    """Environment packs (data, never code) this plugin offers by name; their environments stay untrusted: they are
+    re-validated on import and run only in the sandbox. The core implements it for pip-installed packs, which
+    declare their data folder in the ``spade.packs`` entry-point group and carry no Python."""
 
 
 def all_hook_names() -> list[str]:
