@@ -51,6 +51,8 @@ class ImportReport:
     outcomes: list[ImportOutcome] = field(default_factory=list)
     seconds: float = 0.0
     validate_seconds: float = 0.0
+    validated: int = 0
+    """Environments that went through the validation gate (the others were settled before it)."""
 
     def count(self, verdict: str) -> int:
         return sum(o.verdict == verdict for o in self.outcomes)
@@ -67,7 +69,8 @@ class ImportReport:
     def summary(self) -> dict[str, Any]:
         return {"pack": self.pack, "origin": self.origin, "accepted": self.count(ACCEPTED),
                 "rejected": self.count(REJECTED), "duplicate": self.count(DUPLICATE),
-                "seconds": round(self.seconds, 3), "validate_seconds": round(self.validate_seconds, 3)}
+                "validated": self.validated, "seconds": round(self.seconds, 3),
+                "validate_seconds": round(self.validate_seconds, 3)}
 
 
 def check_environment(env: PackEnvironment | BrokenEnvironment) -> ImportOutcome | None:
@@ -131,6 +134,7 @@ def import_pack(pack: Pack, store: RegistryStore, *, workers: int = 2, config: V
     t0 = time.perf_counter()
     reports = _validate(to_validate, store, workers=workers, config=config, novelty=novelty, progress=progress)
     report.validate_seconds = time.perf_counter() - t0
+    report.validated = len(reports)
     behaviour = BehaviourIndex(store)
     for (i, env), checked in zip(to_validate, reports, strict=True):
         outcomes[i] = _store(pack, env, checked, store, behaviour)

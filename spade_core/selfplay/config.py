@@ -61,6 +61,9 @@ class AgentSection:
     hint_placement: str = "user"  # where hinted rollouts show the hint: rollout.runner.HINT_PLACEMENTS
     pool_tags: list[str] | None = None  # replay only environments carrying one of these tags (None: any)
     pool_ids: list[str] | None = None  # replay only these environment ids (None: any)
+    # environment packs (folders, .tar.gz, .parquet or installed pack names) imported into the store before the first
+    # iteration, through the local gate (spade_core.packs); their accepted environments join the pool
+    pool_packs: list[str] | None = None
 
 
 @dataclass

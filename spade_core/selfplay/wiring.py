@@ -14,6 +14,8 @@ from spade_core.heap import fix_mmap_threshold, limit_arenas
 from spade_core.memory import EnvironmentMemory, HashingEmbedder, MiniLMEmbedder
 from spade_core.models.base import SamplingParams
 from spade_core.models.loading import load_model
+from spade_core.packs.importing import import_pack
+from spade_core.packs.reading import open_pack
 from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
 from spade_core.scale import open_scale_out, ray_requested
 from spade_core.seeding import engine_seed
@@ -59,6 +61,7 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
     configure_heap(config.model)  # before the first threaded work: see spade_core.heap
     store = open_store(config.store)
     sync_seed_environments(store)
+    start_pool(config, store)
     register_store(config.store)
     memory = EnvironmentMemory(store, embedder=build_embedder(config.memory.embedder))
     corpus = open_corpus(config.designer.corpus)
@@ -78,6 +81,15 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
         agent_advantages=AdvantageEstimator(AdvantageConfig(estimator=config.train.agent_advantage)),
         designer_advantages=AdvantageEstimator(AdvantageConfig(estimator=config.train.designer_advantage)),
     )
+
+
+def start_pool(config: SelfPlayConfig, store: Any) -> list[str]:
+    """Import ``agent.pool_packs`` into the store through the local gate (a rerun or resumption finds them stored
+    and validates nothing); return the local ids of the packs' environments now in the pool."""
+    ids: list[str] = []
+    for source in config.agent.pool_packs or ():
+        ids += import_pack(open_pack(source), store).usable_ids
+    return ids
 
 
 def regret_config(config: SelfPlayConfig) -> RegretConfig:
