@@ -126,7 +126,7 @@ def import_command(ctx: click.Context, pack: str, workers: int, novelty: bool, a
     store = open_store(ctx.obj["store"])
     sync_seed_environments(store)  # bundled names must be known before any pack name is checked
     opened = open_pack(pack)
-    with console.status("validating", spinner="dots") if not as_json else _Quiet() as status:
+    with err_console.status("validating", spinner="dots") if not as_json else _Quiet() as status:
         def progress(phase: str, done: int, total: int) -> None:
             if status is not None:
                 status.update(f"{phase} {done}/{total}")
