@@ -249,6 +249,9 @@ def export_pack(store: RegistryStore, out: Path, *, name: str, fmt: str | None =
         environments.append(env)
         if progress is not None:
             progress(i + 1, len(records))
+    if not environments:
+        raise PackError(f"no designer environment of {store.path} matches the filters {filters.to_dict()}"
+                        + (f" and run {run.run}" if run else "") + "; nothing to export (see `spade list --status all`)")
     header = PackHeader(name=name, description=description, created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                         spade_version=__version__, made_by={"filters": filters.to_dict(), "format": fmt,
                                                             "run": run.run if run else None, **dict(made_by or {})})

@@ -78,6 +78,9 @@ class TarFiles:
                 self._load(archive)
         except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
             raise PackError(f"{self.origin} is not a readable tarball: {type(exc).__name__}: {exc}") from None
+        tops = {name.split("/", 1)[0] for name in self._files}
+        # ``tar czf pack.tar.gz pack/`` puts everything under one folder: read the pack inside it
+        self._top = tops.pop() if len(tops) == 1 and all("/" in name for name in self._files) else None
 
     def _load(self, archive: tarfile.TarFile) -> None:
         total = 0
@@ -103,6 +106,7 @@ class TarFiles:
 
     def read(self, path: str, limit: int) -> bytes:
         rel = safe_relative(path, self.origin)
+        rel = rel if rel in self._files else f"{self._top}/{rel}" if self._top else rel
         if rel not in self._files:
             raise PackError(f"{self.origin}: {rel} is missing")
         data = self._files[rel]

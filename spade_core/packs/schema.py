@@ -46,8 +46,8 @@ MAX_MODULE_CHARS = ValidationConfig().max_source_chars
 MAX_RECORD_BYTES = 4 * 1024 * 1024
 MAX_INDEX_BYTES = 64 * 1024 * 1024
 MAX_CARD_BYTES = 1024 * 1024
-MAX_PACK_BYTES = 2 * 1024 * 1024 * 1024
-"""Reading stops past this many bytes in all (a tarball's members, a folder's files)."""
+MAX_PACK_BYTES = 1024 * 1024 * 1024
+"""Reading stops past this many bytes in all (a tarball's members, held in memory; a folder's files)."""
 MAX_MEMBERS = 4 * MAX_ENVIRONMENTS + 16
 
 
