@@ -119,3 +119,22 @@ def test_folder_pack_has_index_card_and_no_python_file(tmp_path: Path, make_sour
     assert index["environments"][0]["content_hash"] == source.get("spade/PackLayoutOne-v0").content_hash
     assert not list(folder.rglob("*.py")), "a pack holds module sources as text, never importable files"
     assert "## How it was made" in (folder / "README.md").read_text(encoding="utf-8")
+
+
+def test_export_command_filters_and_reports(tmp_path: Path, make_source) -> None:
+    from click.testing import CliRunner
+
+    from spade_core.cli.main import cli
+
+    source = make_source(["PackCliLow", "PackCliHigh"])  # regrets 0.25 and 0.35
+    out = tmp_path / "cli-pack.tar.gz"
+    result = CliRunner().invoke(cli, ["--store", str(source.path), "export", str(out), "--min-regret", "0.3",
+                                      "--domain", "games", "--no-parents", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["environments"] == 1
+    (env,) = open_pack(str(out)).environments
+    assert env.pack_id == "spade/PackCliHigh-v0" and env.stats.regret == pytest.approx(0.35)
+    again = CliRunner().invoke(cli, ["--store", str(source.path), "export", str(out)])
+    assert again.exit_code == 1 and "already exists" in again.output
+    bad = CliRunner().invoke(cli, ["--store", str(source.path), "export", str(tmp_path / "x"), "--iterations", "2"])
+    assert bad.exit_code == 2 and "--iterations needs --run" in bad.output
