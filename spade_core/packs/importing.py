@@ -77,7 +77,11 @@ def check_environment(env: PackEnvironment | BrokenEnvironment) -> ImportOutcome
     """The rejection of an environment whose files, hash or manifest do not hold together, else None."""
     if isinstance(env, BrokenEnvironment):
         return ImportOutcome(env.pack_id, REJECTED, stage=FORMAT_STAGE, reason=env.reason)
-    actual = content_hash(env.code)
+    try:
+        actual = content_hash(env.code)
+    except (RecursionError, MemoryError) as exc:  # nesting deep enough to exhaust the parser: not an environment
+        return ImportOutcome(env.pack_id, REJECTED, stage=HASH_STAGE, reason=(
+            f"the module cannot be hashed ({type(exc).__name__}: it nests too deeply to parse)"))
     if actual != env.content_hash:
         return ImportOutcome(env.pack_id, REJECTED, stage=HASH_STAGE, reason=(
             f"the module's content hash is {actual}, but the pack claims {env.content_hash}: the module was changed "

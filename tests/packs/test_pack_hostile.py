@@ -120,6 +120,14 @@ def test_bundled_name_and_hostile_module_are_rejected_and_nothing_runs_on_the_ho
     assert not marker.exists()
 
 
+def test_a_module_too_deep_to_parse_is_rejected_and_the_import_goes_on(tmp_path: Path) -> None:
+    pack = hand_pack(tmp_path / "pack", {"spade/PackShallow-v0": variant("PackShallow")})
+    deep = "-" * 150_000 + "1\n"
+    (pack / "environments" / "PackShallow-v0" / MODULE_FILE).write_text(deep, encoding="utf-8")
+    (outcome,) = import_pack(open_pack(str(pack)), fresh_store(tmp_path / "t.sqlite3")).outcomes
+    assert outcome.verdict == "rejected" and outcome.stage == "content_hash"
+
+
 def test_malformed_index_is_refused_naming_file_and_field(tmp_path: Path, make_source) -> None:
     source = make_source(["PackMalformedA"])
     pack = export_pack(source, tmp_path / "pack", name="bad", find_parents=False).path
