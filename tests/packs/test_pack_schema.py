@@ -77,3 +77,25 @@ def test_a_tarball_of_the_pack_folder_reads_too(tmp_path: Path, make_source) -> 
         archive.addfile(tarfile.TarInfo("x.txt"), io.BytesIO(b""))
     with pytest.raises(PackError, match="pack.json is missing"):
         open_pack(str(tmp_path / "junk.tar.gz"))
+
+
+def test_parquet_without_header_or_with_a_forged_hash(tmp_path: Path, make_source) -> None:
+    import pyarrow.parquet as pq
+
+    from spade_core.gym_bridge import open_store, sync_seed_environments
+    from spade_core.packs import import_pack
+    from spade_core.packs.schema import PARQUET_FILE
+
+    source = make_source(["PackParquetForged"])
+    folder = export_pack(source, tmp_path / "hf", name="forged", fmt="parquet", find_parents=False).path
+    table = pq.read_table(folder / PARQUET_FILE)
+    forged = table.set_column(table.schema.get_field_index("module"), "module",
+                              [[table.column("module")[0].as_py() + "\nEXTRA = 1\n"]])
+    pq.write_table(forged, folder / PARQUET_FILE)
+    target = open_store(tmp_path / "t.sqlite3")
+    sync_seed_environments(target)
+    (outcome,) = import_pack(open_pack(str(folder)), target).outcomes
+    assert outcome.verdict == "rejected" and outcome.stage == "content_hash"
+    pq.write_table(table.replace_schema_metadata(None), folder / PARQUET_FILE)
+    with pytest.raises(PackFormatError, match="spade_pack"):
+        open_pack(str(folder))
