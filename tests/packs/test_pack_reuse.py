@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from spade_core.evaluation.suite import load_suite, suite_specs
 from spade_core.gym_bridge import open_store
-from spade_core.packs import export_pack
+from spade_core.packs import PackError, export_pack
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.wiring import start_pool
 from spade_core.typed_config import load_config
@@ -34,3 +36,32 @@ def test_a_pack_is_an_eval_suite_and_a_selfplay_pool(tmp_path: Path, make_source
     assert {r.env_id for r in run_store.query(status="accepted") if r.provenance.get("pack") == "reuse"} == {
         "spade/PackReuseA-v0", "spade/PackReuseB-v0"}
     assert start_pool(config, run_store) == ["spade/PackReuseA-v0", "spade/PackReuseB-v0"]  # resumption: duplicates
+
+
+def test_a_plugin_offers_a_pack_by_name_through_the_hook(tmp_path: Path, make_source) -> None:
+    from spade_core.cli.pack_commands import pack_table
+    from spade_core.packs import open_pack
+    from spade_core.plugins import get_plugins, hookimpl
+    from spade_core.plugins.contributions import PackSpec
+
+    source = make_source(["PackByHook"])
+    folder = export_pack(source, tmp_path / "pool", name="hooked", find_parents=False).path
+
+    class Offering:
+        @hookimpl
+        def spade_packs(self) -> list[PackSpec]:
+            return [PackSpec("hooked_pool", str(folder), "offering-dist", "0.1"),
+                    PackSpec("refused_pool", str(folder), "offering-dist", "0.1", problem="it carries code")]
+
+    registry = get_plugins()
+    assert registry.register(Offering(), "offering-plugin")
+    try:
+        assert [e.pack_id for e in open_pack("hooked_pool").environments] == ["spade/PackByHook-v0"]
+        with pytest.raises(PackError, match="refused: it carries code"):
+            open_pack("refused_pool")
+        with pytest.raises(PackError, match="installed packs: .*hooked_pool"):
+            open_pack("no_such_pool")
+        table = pack_table(registry)
+        assert table is not None and table.row_count >= 2
+    finally:
+        registry.unregister("offering-plugin")
