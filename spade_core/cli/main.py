@@ -280,7 +280,7 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 
 
 @cli.command()
-@click.option("--domain", required=True, help="Domain to design for (math, code, tool_use, games, ...).")
+@click.option("--domain", required=True, help="Domain to design for (`spade plugins` lists the loaded ones).")
 @click.option("--n", "count", type=click.IntRange(1, 10_000), default=4, show_default=True, help="Candidates.")
 @click.option("--model", default=None, help=MODEL_HELP + " Default: the embedded SmolLM2-135M-Instruct.")
 @click.option("--corpus", default="wiki", show_default=True, help="Grounding corpus: wiki, jsonl:<path>, "

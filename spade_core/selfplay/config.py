@@ -7,6 +7,7 @@ from typing import Any
 
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
 from spade_core.models.openai_backend import OpenAIOptions
+from spade_core.plugins.domains import default_domains
 from spade_core.selfplay.pool_health import PoolHealthConfig
 
 GENERATORS = ("hf", "hf_engine", "vllm")  # model.generator: who samples (see ModelSection)
@@ -27,7 +28,8 @@ class ModelSection:
 
 @dataclass
 class DesignerSection:
-    domains: list[str] = field(default_factory=lambda: ["math", "games"])
+    # default: the loaded domains whose DomainSpec says selfplay_default (short, CPU-quick episodes)
+    domains: list[str] = field(default_factory=default_domains)
     candidates_per_iteration: int = 2
     max_repairs: int = 1
     max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
@@ -54,8 +56,9 @@ class AgentSection:
     max_new_tokens: int = 24
     temperature: float = 1.0
     max_env_turns: int = 4  # replay only environments whose max_turns is at most this (keeps CPU runs short)
-    # replay only these domains (None: every domain); the CPU default keeps to short observations
-    domains: list[str] | None = field(default_factory=lambda: ["math", "games"])
+    # replay only these domains (None: every domain); the default, the selfplay_default domains, keeps to short
+    # observations on a CPU
+    domains: list[str] | None = field(default_factory=default_domains)
     train_on_hinted: bool = False
     max_concurrent_episodes: int = 64
     hint_placement: str = "user"  # where hinted rollouts show the hint: rollout.runner.HINT_PLACEMENTS
