@@ -147,8 +147,7 @@ class SelfPlay:
         finally:
             if self.parts is not None:
                 self.parts.scale.close()
-                if hasattr(self.parts.trainer, "close"):
-                    self.parts.trainer.close()  # releases data-parallel followers
+                self.parts.trainer.close()  # releases data-parallel followers, engines, temporary files
             self.records.close()
         return write_report(self.run_dir)
 
