@@ -37,10 +37,10 @@ class DesignConfig:
     """Every knob of one designer run."""
 
     domain: str  # a loaded domain's name (spade_core.plugins.domains)
-    max_repairs: int = 2
+    max_repairs: int = 1  # the self-play designer.max_repairs and `spade design --max-repairs` default to this
     seed: int = 0
     max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
-    temperature: float = 0.7
+    temperature: float = 0.8  # the self-play designer.temperature defaults to this
     top_p: float = 0.95
     neighbours: int = 3
     failures: int = 3
