@@ -68,3 +68,10 @@ def test_help_config_prints_every_knob_with_type_default_and_help() -> None:
     assert not undocumented, f"knobs without a help comment in their dataclass: {undocumented}"
     at = lines.index("model.generator: 'hf' | 'hf_engine' | 'vllm' = \"hf\"")
     assert lines[at + 1].startswith("    who samples")
+
+
+def test_spade_design_rejects_an_unknown_domain_before_loading_a_model() -> None:
+    result = CliRunner().invoke(cli, ["design", "--domain", "nosuch", "--model", "/no/such/model"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert "Invalid value for --domain: unknown domain 'nosuch'; loaded domains: code, games, math" in said

@@ -27,6 +27,7 @@ from spade_core.memory import EnvironmentMemory
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.resolve import LoadOptions, load_backend
 from spade_core.plugins import get_plugins
+from spade_core.plugins.domains import get_domain
 from spade_core.plugins.hookspecs import all_hook_names
 from spade_core.selfplay.ablations import load_plan
 from spade_core.selfplay.config import SelfPlayConfig
@@ -302,6 +303,10 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
 
     Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
     """
+    try:
+        get_domain(domain)  # before the model loads: an unknown domain fails at once, naming the loaded ones
+    except SpadeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--domain") from exc
     if threads:
         import torch
 
