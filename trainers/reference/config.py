@@ -29,7 +29,7 @@ class ReferenceTrainerConfig:
     ``micro_batch_size`` sequences accumulate gradients exactly (the normaliser is fixed per optimiser step).
     """
 
-    learning_rate: float = 1e-6
+    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
     betas: tuple[float, float] = (0.9, 0.999)
     adam_eps: float = 1e-8
     weight_decay: float = 0.0

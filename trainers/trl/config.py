@@ -58,7 +58,7 @@ class TRLTrainerConfig:
     generation calls); otherwise the generator is an ``HFGenerator`` sharing the trained module.
     """
 
-    learning_rate: float = 1e-6
+    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
     adam_epsilon: float = 1e-8
