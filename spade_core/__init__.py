@@ -6,6 +6,7 @@ code can ``gymnasium.make("spade/<Name>-v<N>")`` (or ``"spade_core:spade/<Name>-
 
 from __future__ import annotations
 
+import logging
 from importlib.metadata import PackageNotFoundError, version
 
 from spade_core.contract import EnvManifest, EpisodeRandom, FreeText, SpadeEnv
@@ -13,6 +14,8 @@ from spade_core.errors import SpadeError
 from spade_core.gym_bridge import register_store
 from spade_core.gym_bridge.register import register_on_import
 from spade_core.plugins import hookimpl
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())  # this package's logger: silent until an app configures logging
 
 try:
     __version__ = version("spade-rl")

@@ -7,7 +7,12 @@ value's type against the field annotation, and names the bad key (``agent.rollou
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import io
+import textwrap
+import tokenize
 import types
 import typing
 from pathlib import Path
@@ -142,3 +147,71 @@ def merge_mappings(base: dict[str, Any], update: dict[str, Any]) -> dict[str, An
         else:
             merged[key] = value
     return merged
+
+
+@dataclasses.dataclass(frozen=True)
+class Knob:
+    """One leaf setting of a config tree: its dotted key, type, default and help (the comment beside the field)."""
+
+    key: str
+    type: str
+    default: Any
+    help: str
+
+
+def knobs(cls: type, prefix: str = "") -> list[Knob]:
+    """Every leaf setting of dataclass ``cls`` and its nested dataclasses, in declaration order."""
+    hints = typing.get_type_hints(cls)
+    defaults = to_dict(cls())
+    helps = field_help(cls)
+    out: list[Knob] = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        key = f"{prefix}{f.name}"
+        hint = hints[f.name]
+        if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+            out += knobs(hint, prefix=f"{key}.")
+            continue
+        out.append(Knob(key, _type_text(hint), defaults[f.name], helps.get(f.name, "")))
+    return out
+
+
+def _type_text(hint: Any) -> str:
+    if typing.get_origin(hint) is typing.Literal:
+        return " | ".join(repr(a) for a in typing.get_args(hint))
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " | ".join(_type_text(a) for a in typing.get_args(hint))
+    if hint is type(None):
+        return "None"
+    return hint.__name__ if isinstance(hint, type) and not typing.get_args(hint) else str(hint).replace("typing.", "")
+
+
+def field_help(cls: type) -> dict[str, str]:
+    """The help of each field of dataclass ``cls`` (and its dataclass bases): the comment lines right above the field
+    and the comment at the end of its line, joined."""
+    out: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            source = textwrap.dedent(inspect.getsource(klass))
+        except (OSError, TypeError):
+            continue
+        lines = source.splitlines()
+        comments = {tok.start[0]: tok.string.lstrip("#").strip()
+                    for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+        [classdef] = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
+        for node in classdef.body:
+            if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
+                continue
+            above: list[str] = []
+            row = node.lineno - 1
+            while row in comments and lines[row - 1].lstrip().startswith("#"):
+                above.insert(0, comments[row])
+                row -= 1
+            trailing = comments.get(node.end_lineno or node.lineno)
+            text = " ".join([*above, *([trailing] if trailing else [])])
+            if text:
+                out[node.target.id] = text
+    return out

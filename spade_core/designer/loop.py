@@ -12,15 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spade_core import seeding
+from spade_core.corpora.topics import topic_weights_for
 from spade_core.designer.budget import cut_note, resolve_budget
+from spade_core.designer.domain_material import domain_guidance, importable_modules, worked_example_sources
 from spade_core.designer.parsing import ExtractionError, extract_module
 from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
+from spade_core.plugins.domains import get_domain
 from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.calibration import AgentProbe, CalibrationProbe
 from spade_core.validation.config import DESIGN_VALIDATION
-from spade_core.validation.pipeline import allowed_modules, record_outcome
+from spade_core.validation.pipeline import record_outcome
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_registry.hashing import content_hash
 from spade_registry.records import Status, Trust
@@ -33,11 +36,11 @@ CLOSING_FENCE = "\n```\n"  # the end of a fenced block; an opening fence carries
 class DesignConfig:
     """Every knob of one designer run."""
 
-    domain: str = "games"
-    max_repairs: int = 2
+    domain: str  # a loaded domain's name (spade_core.plugins.domains)
+    max_repairs: int = 1  # the self-play designer.max_repairs and `spade design --max-repairs` default to this
     seed: int = 0
     max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
-    temperature: float = 0.7
+    temperature: float = 0.8  # the self-play designer.temperature defaults to this
     top_p: float = 0.95
     neighbours: int = 3
     failures: int = 3
@@ -128,7 +131,7 @@ class Designer:
     """Writes environments for one domain with a model, validates them, repairs failures, and stores everything."""
 
     def __init__(self, backend: ModelBackend, corpus: Any, store: Any, *, memory: Any = None,
-                 config: DesignConfig | None = None, validation: ValidationConfig | None = None,
+                 config: DesignConfig, validation: ValidationConfig | None = None,
                  validate: Callable[..., list[ValidationReport]] = validate_many,
                  probe: CalibrationProbe | None = None) -> None:
         """``validate`` runs the pipeline over a round's candidates (``validate_many``'s contract; e.g. Ray tasks).
@@ -138,13 +141,14 @@ class Designer:
         self.corpus = corpus
         self.store = store
         self.memory = memory
-        self.config = config or DesignConfig()
+        self.config = config
         self.validation = validation or DESIGN_VALIDATION
         self.validate = validate
-        self._guidance, self._examples = self._domain_material(self.config.domain)
+        self._domain = get_domain(self.config.domain)
+        self._guidance, self._examples = domain_guidance(self._domain), worked_example_sources(self._domain)
         self._example = self._examples[0] if self._examples else ""
         self.max_new_tokens = resolve_budget(self.config.max_new_tokens, self._examples)
-        self._modules = sorted(allowed_modules())
+        self._modules = importable_modules(self._domain)
         self.generate_seconds = 0.0
         self.validate_seconds = 0.0
         self._behaviour: BehaviourIndex | None = None
@@ -154,18 +158,6 @@ class Designer:
         self.probe = probe if probe is not None else AgentProbe(backend) if self.config.calibrate and playable else None
 
     # -- prompt material ---------------------------------------------------------------------------------------
-    @staticmethod
-    def _domain_material(domain: str) -> tuple[str, list[str]]:
-        from spade_core.errors import SpadeError
-        from spade_core.plugins import get_plugins
-        from spade_core.plugins.contributions import SeedEnvironment
-
-        domains = {d.name: d for d in get_plugins().collect_flat("spade_domains")}
-        if domain not in domains:
-            raise SpadeError(f"unknown domain {domain!r}; loaded domains: {', '.join(sorted(domains))}")
-        spec = domains[domain]
-        return spec.designer_guidance, [SeedEnvironment(module).source() for module in spec.worked_examples]
-
     def _memory_examples(self, text: str) -> tuple[list[MemoryExample], list[MemoryExample]]:
         cfg = self.config
         if self.memory is None:
@@ -237,9 +229,7 @@ class Designer:
         return DesignResult(candidates, time.perf_counter() - started)
 
     def _sample_documents(self, n: int, seed: int) -> list[Any]:
-        from spade_core.corpora.wiki import DOMAIN_TOPIC_WEIGHTS
-
-        weights = DOMAIN_TOPIC_WEIGHTS.get(self.config.domain) if getattr(self.corpus, "name", "") == "wiki" else None
+        weights = topic_weights_for(self.corpus, self._domain.topics)
         return list(self.corpus.sample(n, seed, topic_weights=weights))
 
     def _validate_round(self, pending: list[tuple[Any, Any, list[dict[str, str]]]], generations: list[Generation],

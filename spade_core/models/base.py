@@ -12,6 +12,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from spade_core.models.errors import GenerationError
 
+MAX_BATCH_SIZE = 32
+"""Default for how many sequences a local generator runs in one forward pass (larger requests are chunked): the
+self-play ``model.max_batch_size`` and every generator and trainer that builds one take this value by default."""
+
 
 @dataclass(frozen=True)
 class TokenDistribution:

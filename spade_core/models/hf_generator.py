@@ -29,7 +29,7 @@ from typing import Any
 import torch
 
 from spade_core.models import decoding
-from spade_core.models.base import Generation, SamplingParams, TokenDistribution
+from spade_core.models.base import MAX_BATCH_SIZE, Generation, SamplingParams, TokenDistribution
 from spade_core.models.distribution import sample_tokens, token_logprobs
 from spade_core.models.errors import GenerationError, WeightSyncError
 from spade_core.models.scoring import next_token_logprobs
@@ -81,7 +81,7 @@ class HFGenerator:
         tokenizer: Any,
         *,
         device: str | torch.device | None = None,
-        max_batch_size: int = 64,
+        max_batch_size: int = MAX_BATCH_SIZE,
         extra_eos_token_ids: Iterable[int] = (),
         autocast_dtype: torch.dtype | None = None,
         share_prefix: bool = True,

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from spade_core.models.base import ModelBackend
+from spade_core.models.base import MAX_BATCH_SIZE, ModelBackend
 from spade_core.models.errors import ModelSpecError
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.models.spec import FORMS, ModelSpec, local_source, parse_model_spec
@@ -23,7 +23,7 @@ from spade_core.plugins import get_plugins
 class LoadOptions:
     """How to load a backend: batch size and device for in-process models, request options for servers."""
 
-    max_batch_size: int = 64
+    max_batch_size: int = MAX_BATCH_SIZE
     device: str | None = None
     openai: OpenAIOptions = field(default_factory=OpenAIOptions)
 

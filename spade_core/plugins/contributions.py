@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from spade_core.errors import PluginError
 
@@ -48,16 +48,54 @@ class ParsedAction:
         return self.format_error is None
 
 
+AnswerKind = Literal["numeric", "label", "text"]
+"""What a domain's final answers are, which decides how validation probes a verifier with variants of a correct
+answer (:mod:`spade_core.validation.probes`):
+
+- ``"numeric"``: numbers compared by value. Another spelling of the value (``42.0``, ``2/6``) must be accepted; a
+  sign-flipped, bumped or permuted number must be rejected.
+- ``"label"``: numbers in an answer are codes or labels (a Mastermind guess ``1 2 3 4``, a board cell), not signed
+  quantities: no sign flips, no numeric re-spellings; permuted or bumped ones must still be rejected.
+- ``"text"``: anything else (programs, tool calls, words): near misses by editing the text; numbers in it may be
+  sign-flipped.
+"""
+
+ANSWER_KINDS: tuple[AnswerKind, ...] = get_args(AnswerKind)
+
+
 @dataclass(frozen=True)
 class DomainSpec:
-    """A domain: what good environments look like and how actions are parsed and verified."""
+    """A domain: every fact core needs about it. Core never names a domain; it reads these.
+
+    ``designer_guidance`` is the domain's own prose for the designer prompt; the prompt adds the list of importable
+    modules and the API reference of ``sandbox_modules`` (both generated from the allow-list, so the prose need not
+    restate them). ``worked_examples`` are seed modules shown to the designer as complete examples.
+    ``sandbox_modules`` names stand-in modules (contributed through ``spade_sandbox_modules`` by this or another
+    plugin) that the domain's environments import besides the standard stand-ins. ``answer_kind`` says how
+    validation probes the verifier (:data:`AnswerKind`). ``topics`` weighs corpus topics when documents are drawn
+    for this domain's designer (matched case-insensitively; ``"*"`` weighs every unlisted topic, see
+    :func:`spade_core.corpora.topics.topic_weights_for`). ``selfplay_default``: designed for and replayed by a
+    self-play run whose config names no domains (keep it for domains whose episodes are short and quick on a CPU).
+    """
 
     name: str
     description: str
     designer_guidance: str = ""
     worked_examples: tuple[str, ...] = ()
-    parse_action: Callable[[str], ParsedAction] | None = None
+    sandbox_modules: tuple[str, ...] = ()
+    answer_kind: AnswerKind = "text"
     topics: Mapping[str, float] = field(default_factory=dict)
+    selfplay_default: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise PluginError(f"domain name {self.name!r} must be an identifier (letters, digits, _)")
+        if self.answer_kind not in ANSWER_KINDS:
+            raise PluginError(f"domain {self.name!r}: answer_kind {self.answer_kind!r} is not one of {ANSWER_KINDS}")
+        bad = {k: v for k, v in self.topics.items() if not isinstance(k, str) or isinstance(v, bool)
+               or not isinstance(v, int | float) or not v >= 0}
+        if bad:
+            raise PluginError(f"domain {self.name!r}: topic weights must map names to numbers >= 0, got {bad}")
 
 
 @dataclass(frozen=True)

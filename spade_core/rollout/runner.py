@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 import gymnasium as gym
 
@@ -38,7 +38,8 @@ DEFAULT_SYSTEM_PROMPT = (
     "Read each observation and reply with your action only."
 )
 HINT_TEMPLATE = "Hint: {hint}"
-HINT_PLACEMENTS = ("user", "before", "system")
+HintPlacement = Literal["user", "before", "system"]
+HINT_PLACEMENTS: tuple[HintPlacement, ...] = get_args(HintPlacement)
 
 
 def with_hint(content: str, shown_hint: str, placement: str) -> str:
@@ -78,7 +79,7 @@ class RolloutConfig:
     max_context_tokens: int = 4096
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     hint_template: str = HINT_TEMPLATE
-    hint_placement: str = "user"  # one of HINT_PLACEMENTS
+    hint_placement: HintPlacement = "user"  # one of HINT_PLACEMENTS
     hint_every_turn: bool = True  # multi-turn: refresh the hint from env.privileged_hint() before each turn
     use_system_role: bool = True  # False: the system text opens the first user message (templates without one)
     seed: int | None = 0  # None: sampling seeds come from torch's global RNG

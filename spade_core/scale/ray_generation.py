@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from spade_core.models.base import Generation, SamplingParams
+from spade_core.models.base import MAX_BATCH_SIZE, Generation, SamplingParams
 from spade_core.models.batch_split import merge_round_robin, share_params, split_round_robin, with_batch_seed
 from spade_core.models.errors import GenerationError
 from spade_core.scale.errors import ScaleError
@@ -92,7 +92,7 @@ class RayGeneratorPool:
     name = "ray-generators"
 
     def __init__(self, model_dir: str, *, kind: str = "hf", num_actors: int = 2, actor_cpus: float = 1.0,
-                 actor_gpus: float = 0.0, options: dict[str, Any] | None = None, max_batch_size: int = 32,
+                 actor_gpus: float = 0.0, options: dict[str, Any] | None = None, max_batch_size: int = MAX_BATCH_SIZE,
                  timeout_s: float = 1800.0, seed: int = 0) -> None:
         from spade_core.models.loading import load_tokenizer
 

@@ -1,24 +1,41 @@
-"""Every knob of a self-play run, as typed dataclasses (YAML-loadable, overridable with ``--set a.b=v``)."""
+"""Every knob of a self-play run, as typed dataclasses (YAML-loadable, overridable with ``--set a.b=v``).
+
+A knob that a component also has takes the component's default (``DesignConfig``, ``SharedTrainSettings``,
+``MAX_BATCH_SIZE``): one home per default. Enum-like knobs are ``Literal`` types, so a wrong value fails when the file
+is loaded, naming the key and the allowed values; so do an unknown designer domain and an unknown trainer backend.
+The comments beside the fields are their help (``spade selfplay --help-config``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
+from spade_core.designer.loop import DesignConfig
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
+from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.models.openai_backend import OpenAIOptions
+from spade_core.plugins.domains import default_domains, loaded_domains
+from spade_core.rollout.runner import HintPlacement
 from spade_core.selfplay.pool_health import PoolHealthConfig
+from spade_core.training.advantages import Estimator
+from spade_core.training.backend import find_trainer_backend_spec
+from spade_core.training.errors import UnknownTrainerBackendError
+from spade_core.training.regret import Objective, Statistic
+from spade_core.training.settings import SharedTrainSettings
+from spade_core.typed_config import ConfigError
 
-GENERATORS = ("hf", "hf_engine", "vllm")  # model.generator: who samples (see ModelSection)
+Generator = Literal["hf", "hf_engine", "vllm"]
+GENERATORS: tuple[Generator, ...] = get_args(Generator)  # model.generator: who samples (see ModelSection)
 
 
 @dataclass
 class ModelSection:
     spec: str | None = None  # None: the embedded SmolLM2-135M-Instruct; or a directory / .gguf path
-    max_batch_size: int = 32
+    max_batch_size: int = MAX_BATCH_SIZE  # sequences one forward pass of a local generator holds (more are chunked)
     # who samples: "hf" the trainer's own module; "vllm" a colocated vLLM engine (GPU, `gpu` extra); "hf_engine" a
     # separate transformers copy of the policy. The last two get every update pushed and verified (needed with FSDP).
-    generator: str = "hf"
+    generator: Generator = "hf"
     vllm: dict[str, Any] = field(default_factory=dict)  # VLLMBackend keyword arguments (gpu_memory_utilization, max_model_len, ...)
     torch_threads: int = 1  # 1 keeps CPU runs fast when sandbox workers share the cores (0: torch's default)
     malloc_arenas: int = TRAINING_ARENAS  # glibc malloc arenas this process's threads share (spade_core.heap); 0: glibc's default
@@ -27,13 +44,14 @@ class ModelSection:
 
 @dataclass
 class DesignerSection:
-    domains: list[str] = field(default_factory=lambda: ["math", "games"])
-    candidates_per_iteration: int = 2
-    max_repairs: int = 1
+    # default: the loaded domains whose DomainSpec says selfplay_default (short, CPU-quick episodes)
+    domains: list[str] = field(default_factory=default_domains)
+    candidates_per_iteration: int = 2  # new environments the designer writes per iteration, split over the domains
+    max_repairs: int = DesignConfig.max_repairs  # repair rounds a rejected candidate gets (the validator's message)
     max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
-    temperature: float = 0.8
-    corpus: str = "wiki"
-    validation_seeds: int = 6
+    temperature: float = DesignConfig.temperature  # the designer's sampling temperature
+    corpus: str = "wiki"  # grounding documents: wiki, jsonl:PATH, parquet:PATH, hf:PATH, a plugin corpus name
+    validation_seeds: int = 6  # seeds each candidate is validated on (and baseline episodes played)
     worked_example: bool = True  # show one seed environment's full code in the prompt
     # who designs: None, the policy being trained; or any model spec (openai:<model>@<url>, a local path, tiny:<dir>),
     # which is frozen: its updates are skipped and the metrics say so
@@ -46,19 +64,27 @@ class DesignerSection:
     grounding: bool = True  # False: no corpus document in the prompt or the grounding stage (a manifest note suffices)
     memory: bool = True  # False: no pool neighbours and no past failures in the prompt
 
+    def __post_init__(self) -> None:
+        loaded = loaded_domains()
+        unknown = [d for d in self.domains if d not in loaded]
+        if unknown:
+            raise ConfigError(f"designer.domains: unknown domain(s) {unknown}; loaded: {sorted(loaded)} (a plugin adds "
+                              "a domain through spade_domains; `spade plugins` lists them)")
+
 
 @dataclass
 class AgentSection:
-    envs_per_iteration: int = 2
+    envs_per_iteration: int = 2  # environments the agent plays per iteration (new ones first, then replay)
     seeds_per_env: int = 3  # K paired rollouts: K hinted + K unhinted on the same seeds
-    max_new_tokens: int = 24
-    temperature: float = 1.0
+    max_new_tokens: int = 24  # the agent's tokens per turn
+    temperature: float = 1.0  # the agent's sampling temperature
     max_env_turns: int = 4  # replay only environments whose max_turns is at most this (keeps CPU runs short)
-    # replay only these domains (None: every domain); the CPU default keeps to short observations
-    domains: list[str] | None = field(default_factory=lambda: ["math", "games"])
-    train_on_hinted: bool = False
-    max_concurrent_episodes: int = 64
-    hint_placement: str = "user"  # where hinted rollouts show the hint: rollout.runner.HINT_PLACEMENTS
+    # replay only these domains (None: every domain); the default, the selfplay_default domains, keeps to short
+    # observations on a CPU
+    domains: list[str] | None = field(default_factory=default_domains)
+    train_on_hinted: bool = False  # also train on the hinted episodes (off: they only measure regret)
+    max_concurrent_episodes: int = 64  # episodes stepped together (one batched generation per turn)
+    hint_placement: HintPlacement = "user"  # where hinted rollouts show the hint (spade_core.rollout.runner)
     pool_tags: list[str] | None = None  # replay only environments carrying one of these tags (None: any)
     pool_ids: list[str] | None = None  # replay only these environment ids (None: any)
     # environment packs (folders, .tar.gz, .parquet or installed pack names) imported into the store before the first
@@ -68,34 +94,41 @@ class AgentSection:
 
 @dataclass
 class RegretSection:
-    no_hint_success_penalty: float = -0.5
-    invalid_reward: float = -1.0
-    learnability_weight: float = 0.0
-    statistic: str = "mean"
-    objective: str = "regret"  # the designer's reward: training.regret.OBJECTIVES (regret | learnability | target | uniform)
+    no_hint_success_penalty: float = -0.5  # the designer's reward when the agent succeeds without the hint
+    invalid_reward: float = -1.0  # the designer's reward for a rejected candidate
+    learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
+    statistic: Statistic = "mean"  # "mean": the shrunk regret | "lcb": its lower confidence bound
+    objective: Objective = "regret"  # the designer's reward (spade_core.training.regret)
     target_success: float = 0.5  # objective "target": the unhinted success rate aimed at (GenEnv's alpha)
 
 
 @dataclass
 class TrainSection:
-    learning_rate: float = 2e-6
-    kl_coef: float = 0.0
-    micro_batch_size: int = 1  # sequences per forward; designer prompts are long, so 1 bounds activation memory
-    max_completion_tokens: int = 512
+    learning_rate: float = SharedTrainSettings.learning_rate  # the optimiser's step size (both roles)
+    kl_coef: float = SharedTrainSettings.kl_coef  # KL penalty towards the initial policy (0: none)
+    # sequences per forward; designer prompts are long, so 1 bounds activation memory
+    micro_batch_size: int = SharedTrainSettings.micro_batch_size
+    max_completion_tokens: int = SharedTrainSettings.max_completion_tokens  # the loss normaliser's length
     backend: str = "reference"  # a trainer backend plugin: "reference" (PyTorch), "trl" (TRL GRPOTrainer)
     backend_options: dict[str, Any] = field(default_factory=dict)  # the backend's own config fields
-    agent_advantage: str = "dr_grpo"
-    designer_advantage: str = "ema"
-    lora_r: int = 0  # 0: full fine-tuning
+    agent_advantage: Estimator = "dr_grpo"  # the agent's advantage estimator (spade_core.training.advantages)
+    designer_advantage: Estimator = "ema"  # the designer's advantage estimator
+    lora_r: int = SharedTrainSettings.lora_r  # 0: full fine-tuning
     # recompute each layer's activations in backward instead of keeping them: a designer sequence's ~300 trained
     # tokens attend over ~4k prompt keys, and keeping that attention's inputs for backward costs ~1 GB per sequence
     # on SmolLM2-135M (about 15% more update time). None: the backend's own default
-    gradient_checkpointing: bool | None = None
+    gradient_checkpointing: bool | None = SharedTrainSettings.gradient_checkpointing
+
+    def __post_init__(self) -> None:
+        try:
+            find_trainer_backend_spec(self.backend)
+        except UnknownTrainerBackendError as exc:
+            raise ConfigError(f"train.backend: {exc}") from exc
 
 
 @dataclass
 class MemorySection:
-    embedder: str = "minilm"  # "minilm": the packaged all-MiniLM-L6-v2; "hashing": a fast lexical embedder
+    embedder: Literal["minilm", "hashing"] = "minilm"  # "minilm": the packaged all-MiniLM-L6-v2; "hashing": lexical
 
 
 @dataclass
@@ -116,10 +149,10 @@ class RaySection:
 
 @dataclass
 class SelfPlayConfig:
-    run_dir: str = "runs/selfplay"
+    run_dir: str = "runs/selfplay"  # where the run writes its config, metrics, checkpoints, report and errors.log
     store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
-    seed: int = 0
-    iterations: int = 3
+    seed: int = 0  # every seed of the run (designer, rollouts, replay, engines) derives from this
+    iterations: int = 3  # designer -> agent -> update rounds
     time_budget_minutes: float = 18.0  # no new iteration starts once it looks like it would end past this
     model: ModelSection = field(default_factory=ModelSection)
     designer: DesignerSection = field(default_factory=DesignerSection)

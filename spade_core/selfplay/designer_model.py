@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spade_core.models.base import ModelBackend
+from spade_core.models.base import MAX_BATCH_SIZE, ModelBackend
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.models.resolve import LoadOptions, load_backend
 
@@ -33,7 +33,7 @@ class DesignerModel:
 
 
 def designer_model(spec: str | None, policy: ModelBackend, *, openai: OpenAIOptions | None = None,
-                   max_batch_size: int = 32) -> DesignerModel:
+                   max_batch_size: int = MAX_BATCH_SIZE) -> DesignerModel:
     """``designer.model`` resolved: ``None`` (or ``"policy"``) designs with ``policy``; anything else is loaded
     through :func:`spade_core.models.resolve.load_backend` and frozen."""
     if spec is None or spec.strip().lower() == POLICY:

@@ -147,8 +147,7 @@ class SelfPlay:
         finally:
             if self.parts is not None:
                 self.parts.scale.close()
-                if hasattr(self.parts.trainer, "close"):
-                    self.parts.trainer.close()  # releases data-parallel followers
+                self.parts.trainer.close()  # releases data-parallel followers, engines, temporary files
             self.records.close()
         return write_report(self.run_dir)
 
@@ -175,7 +174,7 @@ class SelfPlay:
         rollouts = self._agent_phase(i, design.metrics.accepted_ids, times, errors)
 
         self.progress("policy update", i, cfg.iterations, eta)
-        train = self._train_phase(design, rollouts, times, errors)
+        train = self._train_phase(i, design, rollouts, times, errors)
 
         total = time.perf_counter() - t_start
         other = max(0.0, total - times["generate"] - times["validate"] - times["train"])
@@ -249,7 +248,7 @@ class SelfPlay:
                 )
                 design = designer.design(n)
             except Exception as exc:  # noqa: BLE001 - a failed designer phase must not kill the run
-                errors.append(f"designer[{domain}]: {type(exc).__name__}: {exc}")
+                errors.append(self.records.record_failure(i, f"designer[{domain}]", exc))
                 continue
             times["generate"] += designer.generate_seconds
             times["validate"] += designer.validate_seconds
@@ -313,7 +312,7 @@ class SelfPlay:
         try:
             result = parts.runner.run(specs, seed=seeding.rollout_seed(self.config.seed, i))
         except Exception as exc:  # noqa: BLE001 - keep the run alive; the iteration trains on what it has
-            errors.append(f"agent rollouts: {type(exc).__name__}: {exc}")
+            errors.append(self.records.record_failure(i, "agent rollouts", exc))
             return phase
         times["generate"] += result.stats.generate_seconds
         trajectories = result.trajectories
@@ -331,7 +330,7 @@ class SelfPlay:
             try:
                 estimate = regret_from_trajectories(mine, parts.regret_config)
             except Exception as exc:  # noqa: BLE001 - one env's bad pairing must not lose the others
-                errors.append(f"regret[{env_id}]: {type(exc).__name__}: {exc}")
+                errors.append(self.records.record_failure(i, f"regret[{env_id}]", exc))
                 continue
             phase.regret[env_id] = estimate
             stats = parts.store.get(env_id).stats
@@ -348,7 +347,7 @@ class SelfPlay:
             write=lambda name, text: self.records.write_transcript(i, name, text))
         return phase
 
-    def _train_phase(self, design: DesignPhase, rollouts: AgentPhase, times: Counter[str],
+    def _train_phase(self, i: int, design: DesignPhase, rollouts: AgentPhase, times: Counter[str],
                      errors: list[str]) -> TrainMetrics:
         parts = self._parts()
         train = TrainMetrics()
@@ -379,7 +378,7 @@ class SelfPlay:
             except WeightSyncMismatchError:
                 raise  # the generator no longer samples the trained policy: stop rather than train off-policy
             except Exception as exc:  # noqa: BLE001 - a failed update is recorded; the run goes on
-                errors.append(f"update[{role}]: {type(exc).__name__}: {exc}")
+                errors.append(self.records.record_failure(i, f"update[{role}]", exc))
                 continue
             loss = update.get("loss")
             setattr(train, role, RoleUpdate(

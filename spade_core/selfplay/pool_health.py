@@ -37,12 +37,12 @@ RETIRED_KEY = "retired"
 class PoolHealthConfig:
     """When self-play retires a pool environment (see :mod:`spade_core.selfplay.pool_health`)."""
 
-    enabled: bool = True
+    enabled: bool = True  # False: no environment is ever retired
     min_episodes: int = 6  # hinted and unhinted episodes each, summed over iterations, before a verdict
-    trivial_above: float = 0.95
-    impossible_below: float = 0.0
-    copy_min_successes: int = 3
-    copy_fraction: float = 0.8
+    trivial_above: float = 0.95  # unhinted success at or above this: trivial
+    impossible_below: float = 0.0  # hinted success at or below this: impossible
+    copy_min_successes: int = 3  # hinted successes needed before hint-copying is judged
+    copy_fraction: float = 0.8  # this share of hinted wins copied the hint: hint-copying
     keep_at_least: int = 4  # never retire below this many accepted environments
 
 

@@ -9,15 +9,19 @@ Layout (relative to the run directory)::
     tensorboard/                     scalars of every iteration
     designs/iter-NNNNN/cK-aJ.py      candidate K's attempt J (``.txt``: a completion with no code extracted)
     transcripts/iter-NNNNN/*.txt     the example episodes of the report, as text
+    errors.log                       the traceback of every failed phase; its metrics line says where it starts
     report.html                      written by spade_core.selfplay.report
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
+import traceback
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,7 +34,9 @@ CHECKPOINT_DIR = "checkpoints"
 TENSORBOARD_DIR = "tensorboard"
 DESIGNS_DIR = "designs"
 TRANSCRIPTS_DIR = "transcripts"
+ERRORS_FILE = "errors.log"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+log = logging.getLogger(__name__)
 
 
 class Checkpointable(Protocol):
@@ -130,6 +136,21 @@ class RunRecords:
         if self._tensorboard is not None:
             self._tensorboard.close()
             self._tensorboard = None
+
+    # -- failures -------------------------------------------------------------------------------------------------
+    def record_failure(self, iteration: int, phase: str, error: BaseException) -> str:
+        """Append ``error``'s traceback to ``errors.log`` (under a header naming the iteration and the phase) and
+        return the line the iteration's metrics keep: the phase, the error, and where its traceback starts."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        path = self.run_dir / ERRORS_FILE
+        when = datetime.now(UTC).isoformat(timespec="seconds")
+        entry = f"== iteration {iteration} | {phase} | {when} ==\n{''.join(traceback.format_exception(error))}\n"
+        with open(path, "a+", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.seek(0)
+            line = sum(1 for _ in handle) + 1
+            handle.write(entry)
+        log.error("iteration %d: %s failed (%s:%d)", iteration, phase, path, line, exc_info=error)
+        return f"{phase}: {type(error).__name__}: {error} (traceback: {ERRORS_FILE}:{line})"
 
     # -- designs and transcripts ------------------------------------------------------------------------------
     def write_design(self, iteration: int, candidate: int, attempt: int, text: str, *, is_code: bool) -> str:

@@ -19,12 +19,13 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.errors import TrainingConfigError
 
-ESTIMATORS = ("grpo", "dr_grpo", "ema")
+Estimator = Literal["grpo", "dr_grpo", "ema"]
+ESTIMATORS: tuple[Estimator, ...] = get_args(Estimator)
 KEY_FIELDS = ("role", "env_id", "seat", "group_id", "hinted")
 
 
@@ -98,7 +99,7 @@ class EMABaseline:
 class AdvantageConfig:
     """Which estimator and its coefficients. ``ema_key`` must include ``"role"``."""
 
-    estimator: str = "dr_grpo"
+    estimator: Estimator = "dr_grpo"
     eps: float = 1e-6
     ema_decay: float = 0.95
     ema_key: tuple[str, ...] = ("role", "env_id", "seat")

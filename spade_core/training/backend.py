@@ -1,18 +1,25 @@
-"""The trainer-backend interface every backend implements (reference PyTorch now; vLLM/TRL later; docs/design.md §6).
+"""The trainer-backend interface every backend implements (reference PyTorch, TRL; docs/design.md §6).
 
 A backend owns the policy's trainable weights and a :class:`~spade_core.models.base.ModelBackend` generator that
 samples from them. The core drives it:
 
-1. the episode runner plays episodes with ``backend.generator`` and returns trajectories;
+1. the episode runner plays episodes with ``backend.generator`` (formatting chats with ``generator.tokenizer``)
+   and returns trajectories;
 2. the core computes advantages (``spade_core.training.advantages``) per role;
 3. ``backend.update(trajectories, advantages)`` takes the optimiser step(s) and then makes the generator sample
-   from the new weights (``generator.sync_weights`` or a shared module), returning metrics;
-4. ``backend.save(dir, loop_state=...)`` / ``backend.load(dir)`` checkpoint everything needed to resume exactly.
+   from the new weights (a shared module, or a push through ``generator.sync_weights`` that is verified on a probe
+   batch: :func:`spade_core.training.weight_sync.push_and_verify`), returning metrics;
+4. ``backend.save(dir, loop_state=...)`` / ``backend.load(dir)`` checkpoint everything needed to resume exactly;
+5. ``backend.close()`` when the run ends (always called; release engines, followers, temporary files).
 
 Backends are plugins: a ``spade_trainer_backends`` hook returns
-``TrainerBackendSpec(name, factory="pkg.module:callable")``; the factory is called as
-``factory(model, tokenizer=None, config=None, **kwargs)`` where ``model`` is a path or a loaded model and
-``config`` the backend's own config dataclass or a mapping of its fields.
+``TrainerBackendSpec(name, factory="pkg.module:callable")``. The self-play loop calls the factory as
+``factory(model, tokenizer, config=settings, generator=engine, data_parallel=group)``: ``model`` is a loaded model
+(or a ``save_pretrained`` path), ``config`` the backend's own config dataclass or a mapping of its fields,
+``generator`` (passed only with ``model.generator=hf_engine|vllm`` or Ray generator actors) a separate sampling
+engine the backend must sample through and push every update to, and ``data_parallel``
+(:class:`~spade_core.training.data_parallel.DataParallel`, passed only under torchrun/accelerate) this process's
+place among several. :func:`spade_core.training.conformance.check_trainer_backend` checks all of it.
 """
 
 from __future__ import annotations
@@ -37,7 +44,8 @@ class TrainerBackend(Protocol):
 
     @property
     def generator(self) -> ModelBackend:
-        """A generator that samples from the current policy weights (synced after every update)."""
+        """A generator that samples from the current policy weights (synced after every update). Its ``tokenizer``
+        is the policy's; a separate engine passed as the factory's ``generator=`` is returned as is."""
 
     @property
     def step(self) -> int:
@@ -55,6 +63,9 @@ class TrainerBackend(Protocol):
 
     def load(self, directory: str | Path) -> dict[str, Any]:
         """Restore a checkpoint written by :meth:`save`; return its ``loop_state``."""
+
+    def close(self) -> None:
+        """Release what the backend holds (engines, data-parallel followers, temporary files); may be called twice."""
 
 
 def find_trainer_backend(name: str, registry: Any | None = None) -> Any:

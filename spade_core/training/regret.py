@@ -29,7 +29,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec
 from spade_core.rollout.trajectory import FAILURE_ENV, Trajectory
@@ -39,7 +39,10 @@ GATE_INVALID = "invalid"
 GATE_NO_HINT_SUCCESS = "no_hint_success"
 GATE_TRIVIAL = "trivial"
 GATE_NONE = "scored"
-OBJECTIVES = ("regret", "learnability", "target", "uniform")
+Objective = Literal["regret", "learnability", "target", "uniform"]
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+Statistic = Literal["mean", "lcb"]  # "mean": the shrunk regret | "lcb": its lower confidence bound
+STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 """What the designer is rewarded for (``RegretConfig.objective``; the self-play knob ``regret.objective``)."""
 
 
@@ -53,12 +56,12 @@ class RegretConfig:
     invalid_reward: float = -1.0
     no_hint_success_penalty: float = -0.5
     trivial_reward: float = 0.0
-    statistic: str = "mean"  # "mean": the shrunk regret | "lcb": its lower confidence bound
+    statistic: Statistic = "mean"  # "mean": the shrunk regret | "lcb": its lower confidence bound
     z: float = 1.0
     clamp_at_zero: bool = True
     learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
     max_error_fraction: float = 0.5  # more failed pairs than this (environment errors) -> treated as invalid
-    objective: str = "regret"  # one of OBJECTIVES
+    objective: Objective = "regret"  # one of OBJECTIVES
     target_success: float = 0.5  # objective "target": the unhinted success rate the designer aims at (GenEnv's alpha)
 
     def __post_init__(self) -> None:
@@ -66,8 +69,8 @@ class RegretConfig:
             raise TrainingConfigError(f"RegretConfig.k must be >= 1, got {self.k}")
         if self.prior_alpha <= 0 or self.prior_beta <= 0:
             raise TrainingConfigError("RegretConfig.prior_alpha and prior_beta must be > 0 (Beta prior)")
-        if self.statistic not in ("mean", "lcb"):
-            raise TrainingConfigError(f"RegretConfig.statistic must be 'mean' or 'lcb', got {self.statistic!r}")
+        if self.statistic not in STATISTICS:
+            raise TrainingConfigError(f"RegretConfig.statistic must be one of {STATISTICS}, got {self.statistic!r}")
         if self.z < 0:
             raise TrainingConfigError(f"RegretConfig.z must be >= 0, got {self.z}")
         if not 0.0 <= self.learnability_weight <= 1.0:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 
@@ -63,13 +64,13 @@ class SharedTrainSettings:
     """The self-play ``train`` knobs every trainer backend is offered; each backend's plugin maps them onto its own
     config names (``TrainerBackendSpec.shared_settings``), and ``train.backend_options`` overrides the result."""
 
-    learning_rate: float
-    seed: int
+    learning_rate: float = 2e-6
+    seed: int = 0
     kl_coef: float = 0.0
     micro_batch_size: int = 1
     max_completion_tokens: int = 512
     lora_r: int = 0  # 0: full fine-tuning
-    generator_max_batch_size: int = 32
+    generator_max_batch_size: int = MAX_BATCH_SIZE
     run_dir: str = ""  # the run directory: a backend keeps files of its own in a subfolder of it
     gradient_checkpointing: bool | None = None  # None: the backend's own default
 

@@ -11,15 +11,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from spade_core.plugins.domains import answer_kind
 from spade_core.validation.adversaries import ActionTemplate
 from spade_core.validation.hint_leaks import answer_core, parse_number
-
-ORDERED_CODE_DOMAINS = frozenset({"games"})
-"""Domains where a number in a move may be a code or a label (a Mastermind guess), not a signed quantity: no sign
-flips there."""
-
-NUMERIC_DOMAINS = frozenset({"math"})
-"""Domains whose answers are numbers compared by value: an equivalent form (42.0, 6/18) must be accepted."""
 
 SHORT_ANSWER_CHARS = 64
 """Answers up to this long get the full set of near misses; a longer action (a program, a tool call) only loses
@@ -49,7 +43,8 @@ def _format(value: Fraction) -> str:
 def near_misses(action: str, domain: str) -> list[Probe]:
     """Wrong variants of a correct final action: off by one, truncated, and when the action is an answer (a number
     or one word, not a tool call or a phrase whose wording may vary) sign-flipped (numeric domains), digits or
-    letters permuted, embedded in a longer number, listed among its neighbours, joined with other candidates."""
+    letters permuted, embedded in a longer number, listed among its neighbours, joined with other candidates. The
+    domain's :data:`~spade_core.plugins.contributions.AnswerKind` decides: no sign flips for ``"label"`` answers."""
     if len(action) > SHORT_ANSWER_CHARS:
         return _unique([Probe("", "the empty answer"), Probe(action[:-1], "the answer without its last character"),
                         Probe(action[: len(action) // 2], "the first half of the answer")], action)
@@ -66,7 +61,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
         return _unique(probes, action)
     value = parse_number(core)
     if value is not None:
-        if value != 0 and domain not in ORDERED_CODE_DOMAINS:
+        if value != 0 and answer_kind(domain) != "label":
             probes.append(Probe(template.render(_format(-value)), "the sign-flipped answer"))
         digits = str(abs(value.numerator)) if value.denominator == 1 else ""
         sign = "-" if value < 0 else ""
@@ -108,11 +103,11 @@ def _unique(probes: list[Probe], action: str) -> list[Probe]:
 
 def equivalents(action: str, domain: str) -> list[Probe]:
     """Other correct spellings of a correct final action: surrounding spaces (any domain, short answers), and for
-    numeric domains the same value written differently (42 -> 42.0, 17.5 -> 17.50, 1/3 -> 2/6)."""
+    domains whose answer kind is ``"numeric"`` the same value written differently (42 -> 42.0, 17.5 -> 17.50, 1/3 -> 2/6)."""
     if len(action) > SHORT_ANSWER_CHARS or not action.strip():
         return []
     probes = [Probe(f"  {action}  ", "the correct answer with surrounding spaces")]
-    if domain not in NUMERIC_DOMAINS:
+    if answer_kind(domain) != "numeric":
         return probes
     core = answer_core(action)
     value = parse_number(core)

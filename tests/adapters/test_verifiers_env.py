@@ -21,8 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 VENV_PYTHON = ROOT / ".venv-verifiers" / "bin" / "python"
 CHECK = Path(__file__).with_name("verifiers_check.py")
-SETUP = ('python -m venv --system-site-packages .venv-verifiers && '
-         '.venv-verifiers/bin/python -m pip install "verifiers==0.4.0" "uv>=0.13,<0.14"')
+SETUP = "python scripts/make_verifiers_env.py .venv-verifiers  (run with the interpreter that has SPADE installed)"
 
 
 def verifiers_python() -> Path:

@@ -96,8 +96,8 @@ def test_sampling_is_deterministic_prefix_stable_and_distinct(wiki: WikiOfflineC
 
 
 def test_domain_topic_weights_shift_the_sample(wiki: WikiOfflineCorpus) -> None:
-    weights = topic_weights_for("math", wiki)
-    assert weights is not None and weights["Mathematics"] > weights["*"]
+    weights = topic_weights_for(wiki, {"mathematics": 20.0, "Physical sciences": 4.0, "*": 0.2, "astrology": 5.0})
+    assert weights == {"Mathematics": 20.0, "Physical sciences": 4.0, "*": 0.2}
     math_share = Counter(t for d in wiki.sample(100, seed=1, topic_weights=weights) for t in d.topics)
     uniform_share = Counter(t for d in wiki.sample(100, seed=1) for t in d.topics)
     assert math_share["Mathematics"] > 30 > 3 * uniform_share["Mathematics"]  # ~45% vs ~2.6% expected
@@ -239,8 +239,8 @@ def test_open_corpus_by_name_prefix_and_path(jsonl_path: Path, parquet_path: Pat
 
 def test_domain_topics_match_corpus_topics_by_name(jsonl_path: Path, wiki: WikiOfflineCorpus) -> None:
     corpus = JsonlCorpus(jsonl_path)
-    assert topic_weights_for("math", corpus, {"Probability": 2.0, "number theory": 1.0}) == {
+    assert topic_weights_for(corpus, {"Probability": 2.0, "number theory": 1.0}) == {
         "probability": 2.0, "*": 0.1,
     }
-    assert topic_weights_for("math", corpus, {"number theory": 1.0}) is None
-    assert topic_weights_for("unknown-domain", wiki) is None
+    assert topic_weights_for(corpus, {"number theory": 1.0, "*": 3.0}) is None
+    assert topic_weights_for(wiki, {}) is None and topic_weights_for(wiki, None) is None

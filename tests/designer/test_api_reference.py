@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 from spade_core.designer.api_reference import resolve, schema_text, signature_text, tool_line
+from spade_core.designer.domain_material import domain_guidance
 from spade_core.designer.prompts import CONTRACT
 from spade_core.plugins import get_plugins
 
 DOMAINS = {d.name: d for d in get_plugins().collect_flat("spade_domains") if d.worked_examples}
+GUIDANCE = {name: domain_guidance(spec) for name, spec in DOMAINS.items()}
 CONTRACT_METHODS = {"__init__", "reset", "step", "privileged_hint", "reference_action"}
 MENTION = re.compile(r"(?<![\w\"'])((?:[\w]+\.)*)([A-Za-z_]\w*)\(([^()]*)\)")
 HEADER = "API REFERENCE (generated"
@@ -83,7 +85,7 @@ def accepts(obj: Any, args: list[str]) -> bool:
 
 @pytest.mark.parametrize("domain", sorted(DOMAINS))
 def test_the_reference_lists_every_importable_name_with_its_exact_signature(domain: str) -> None:
-    guidance = DOMAINS[domain].designer_guidance
+    guidance = GUIDANCE[domain]
     listed = referenced(guidance)
     assert listed, f"{domain}: no API reference in the guidance"
     reference = guidance[guidance.index(HEADER):]
@@ -103,7 +105,7 @@ def test_the_reference_lists_every_importable_name_with_its_exact_signature(doma
 
 @pytest.mark.parametrize("domain", sorted(DOMAINS))
 def test_every_call_the_guidance_mentions_exists_with_those_arguments(domain: str) -> None:
-    guidance = DOMAINS[domain].designer_guidance
+    guidance = GUIDANCE[domain]
     prose = CONTRACT + guidance[:guidance.index(HEADER)]
     api = api_callables(guidance)
     checked = 0
@@ -117,7 +119,7 @@ def test_every_call_the_guidance_mentions_exists_with_those_arguments(domain: st
 
 
 def test_tool_results_show_their_shape() -> None:
-    reference = DOMAINS["tool_use"].designer_guidance
+    reference = GUIDANCE["tool_use"]
     assert 'insert(table: string, rows: array[1..100] of {name: string|number|null}) -> {"table", "inserted"}' in reference
     assert "SqlDatabase(tables: Mapping[str, Mapping[str, Any]] | None = None)" in reference
     assert '"primary_key": "sku"' in reference  # the table format, from the class docstring
@@ -125,7 +127,7 @@ def test_tool_results_show_their_shape() -> None:
 
 
 def test_a_mention_that_does_not_bind_is_caught() -> None:
-    api = api_callables(DOMAINS["code"].designer_guidance)
+    api = api_callables(GUIDANCE["code"])
     assert not any(accepts(obj, ["result", "visible", "labels", "limit", "extra"]) for obj in api["describe_results"])
     assert not any(accepts(obj, ["results=x"]) for obj in api["describe_results"])
     assert any(accepts(obj, ["result", "visible", "labels"]) for obj in api["describe_results"])

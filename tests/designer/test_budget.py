@@ -33,7 +33,7 @@ def test_the_default_fits_a_module_as_long_as_the_longest_worked_example_and_mor
 
 
 def test_every_entry_point_leaves_the_budget_to_the_one_default() -> None:
-    assert DesignConfig().max_new_tokens is None and DesignerSection().max_new_tokens is None
+    assert DesignConfig(domain="math").max_new_tokens is None and DesignerSection().max_new_tokens is None
     option = next(p for p in design.params if p.name == "max_new_tokens")
     assert option.default is None
     assert resolve_budget(None, ["x" * 30_000]) == design_token_budget(["x" * 30_000]) == 15_360

@@ -24,7 +24,7 @@ from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
 from spade_core.errors import SandboxError
 from spade_core.plugins import get_plugins
-from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment, load_object
+from spade_core.plugins.contributions import DomainSpec, SeedEnvironment, load_object
 from spade_domains.code import plugin
 from spade_domains.code.verify import (
     MAX_CODE_CHARS,
@@ -280,6 +280,7 @@ def test_plugin_hooks() -> None:
     [domain] = plugin.spade_domains()
     assert isinstance(domain, DomainSpec) and domain.name == "code"
     assert "run_tests" in domain.designer_guidance and "privileged hint" in domain.designer_guidance
+    assert domain.answer_kind == "text" and not domain.selfplay_default
     assert len(domain.worked_examples) == 2
     for module in domain.worked_examples:
         load_trusted_module(module)
@@ -300,12 +301,7 @@ def test_plugin_is_discovered_through_its_entry_point() -> None:
     assert "code" in names
 
 
-def test_parse_action_gives_value_or_format_error() -> None:
-    parsed = plugin.parse_action("```python\nx = 1\n```")
-    assert isinstance(parsed, ParsedAction) and parsed.ok and parsed.value == "x = 1"
-    for bad in ["", "no code here, sorry", "\ud800", "x" * 1_000_000, '{"tool": "python", "code": ']:
-        parsed = plugin.parse_action(bad)
-        assert not parsed.ok and parsed.value is None and parsed.format_error
+
 
 
 # -- seed environments (no sandbox needed) ---------------------------------------------------------------------------

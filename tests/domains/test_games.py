@@ -21,6 +21,7 @@ from RestrictedPython import compile_restricted
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
+from spade_core.designer.domain_material import domain_guidance
 from spade_core.plugins.contributions import SeedEnvironment, load_object
 from spade_domains.games import plugin
 from spade_domains.games.verify import clean_move, move_integers, move_tokens, safe_echo, zero_sum_rewards
@@ -135,30 +136,13 @@ def test_move_helpers_never_raise(text: str) -> None:
     assert isinstance(safe_echo(text), str)
 
 
-# -- action parsing -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", MALFORMED + ["z" * 1_000_000], ids=lambda t: f"len{len(t)}-{ascii(t[:12])}")
-def test_parse_action_malformed(text: str) -> None:
-    parsed = plugin.parse_action(text)
-    if clean_move(text) is None:
-        assert parsed.format_error and not parsed.ok
-
-
-@pytest.mark.parametrize("value", [None, 5, b"5", ["5"], {"move": 5}])
-def test_parse_action_wrong_types(value: Any) -> None:
-    assert plugin.parse_action(value).format_error  # type: ignore[arg-type]
-
-
-def test_parse_action_good() -> None:
-    assert plugin.parse_action("Move: E2 e4").value == "e2 e4"
-
-
 # -- plugin hooks ---------------------------------------------------------------------------------------------
 def test_plugin_hooks() -> None:
     (domain,) = plugin.spade_domains()
-    assert domain.name == "games" and domain.parse_action is plugin.parse_action
+    assert domain.name == "games" and domain.answer_kind == "label" and domain.selfplay_default
     assert len(domain.worked_examples) == 2 and set(domain.worked_examples) <= set(SEEDS)
-    for needle in ("player_id", "rewards", "privileged_hint", "format_error", "Trivial"):
-        assert needle in domain.designer_guidance
+    for needle in ("player_id", "rewards", "privileged_hint", "format_error", "Trivial", "zero_sum_rewards(winner"):
+        assert needle in domain_guidance(domain)
     seeds = plugin.spade_seed_environments()
     assert [s.module for s in seeds] == SEEDS and len(SEEDS) >= 8 and len(TWO_PLAYER) >= 2
     assert all(s.source() for s in seeds)

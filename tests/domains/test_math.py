@@ -19,6 +19,7 @@ from RestrictedPython import compile_restricted
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
+from spade_core.designer.domain_material import domain_guidance
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_domains.math import plugin
 from spade_domains.math.verify import (
@@ -171,33 +172,14 @@ def test_fractions_match_their_decimal_and_latex_forms(num: int, den: int) -> No
         assert not answers_match(f"{num + den}/{den}", f"{num}/{den}")
 
 
-# -- action parsing -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", MALFORMED + ["x" * 1_000_000], ids=lambda t: f"len{len(t)}-{ascii(t[:12])}")
-def test_parse_action_malformed_gives_format_error(text: str) -> None:
-    parsed = plugin.parse_action(text)
-    if extract_answer(text) is None:
-        assert parsed.format_error and not parsed.ok
-    else:
-        assert parsed.ok or parsed.format_error
-
-
-@pytest.mark.parametrize("value", [None, 12, b"\\boxed{1}", ["\\boxed{1}"], {"answer": 1}])
-def test_parse_action_wrong_types(value: Any) -> None:
-    assert plugin.parse_action(value).format_error  # type: ignore[arg-type]
-
-
-def test_parse_action_good() -> None:
-    assert plugin.parse_action("I get \\boxed{\\frac{1}{2}}").value == "\\frac{1}{2}"
-    assert plugin.parse_action("Answer: 7").value == "7"
-
-
 # -- plugin hooks -------------------------------------------------------------------------------------------
 def test_plugin_hooks() -> None:
     (domain,) = plugin.spade_domains()
-    assert domain.name == "math" and domain.parse_action is plugin.parse_action
+    assert domain.name == "math" and domain.answer_kind == "numeric" and domain.selfplay_default
+    assert domain.sandbox_modules == ("spade_domains.math.verify",) and domain.topics["Mathematics"] > 1
     assert len(domain.worked_examples) == 2 and set(domain.worked_examples) <= set(SEEDS)
     for needle in ("reset(rng, options)", "privileged_hint", "answers_match", "format_error", "Trivial"):
-        assert needle in domain.designer_guidance
+        assert needle in domain_guidance(domain)
     seeds = plugin.spade_seed_environments()
     assert [s.module for s in seeds] == SEEDS and len(MULTI_TURN) >= 8
     assert all(isinstance(s, SeedEnvironment) and s.source() for s in seeds)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, load_trusted_module
+from spade_core.designer.domain_material import domain_guidance
 from spade_core.plugins import get_plugins
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.validation import validate_source
@@ -23,7 +24,7 @@ from spade_domains.tool_use.actions import (
     render_tools,
 )
 from spade_domains.tool_use.episode import ToolEpisode
-from spade_domains.tool_use.plugin import SEED_PACKAGE, SEEDS, parse_action
+from spade_domains.tool_use.plugin import SEED_PACKAGE, SEEDS
 from spade_registry.manifest import EnvManifest
 from spade_tools.filesystem import FileSystem
 from spade_tools.ledger import Ledger
@@ -126,13 +127,16 @@ def test_sandbox_friendly_parse_returns_plain_data() -> None:
     assert bad["calls"] == [] and bad["final"] is None and "unknown tool" in bad["error"]
 
 
-def test_domain_parse_action_uses_every_plugin_tool() -> None:
-    assert parse_action('{"name": "calculate", "arguments": {"expression": "1+1"}}').ok
-    assert parse_action('{"name": "find_free_slot", "arguments": {"day": "2025-01-01", "duration_minutes": 30}}').ok
-    assert "unknown tool" in parse_action('{"name": "nope", "arguments": {}}').format_error
+def test_actions_parse_against_every_plugin_tool() -> None:
+    catalogue = get_plugins().collect_flat("spade_tools")
+    assert parse_tool_action('{"name": "calculate", "arguments": {"expression": "1+1"}}', catalogue).ok
+    assert parse_tool_action('{"name": "find_free_slot", "arguments": {"day": "2025-01-01", "duration_minutes": 30}}',
+                             catalogue).ok
+    assert "unknown tool" in parse_tool_action('{"name": "nope", "arguments": {}}', catalogue).format_error
     domains = {d.name: d for d in get_plugins().collect_flat("spade_domains")}
     spec = domains["tool_use"]
-    assert spec.parse_action is parse_action and len(spec.worked_examples) == 2 and "milestone" in spec.designer_guidance
+    assert len(spec.worked_examples) == 2 and "milestone" in spec.designer_guidance
+    assert "Toolbox(*tools: ToolSet)" in domain_guidance(spec) and spec.answer_kind == "text"
 
 
 def test_render_tools_and_milestones() -> None:

@@ -44,7 +44,7 @@ def _sampling_sections(path: Path) -> list[tuple[str, dict]]:
 def config_settings() -> dict[str, TokenDistribution]:
     """Each distinct (role, distribution) the self-play defaults and the shipped configs sample with."""
     defaults = SelfPlayConfig()
-    design_top_p = DesignConfig().top_p  # self-play's designer samples with DesignConfig's top-p
+    design_top_p = DesignConfig(domain="math").top_p  # self-play's designer samples with DesignConfig's top-p
     found: dict[str, TokenDistribution] = {}
     for name, mapping in [("defaults", {}), *(item for path in CONFIGS for item in _sampling_sections(path))]:
         designer, agent = mapping.get("designer") or {}, mapping.get("agent") or {}

@@ -333,6 +333,9 @@ class ReferenceTrainer:
             self._push_weights(probe=[], before=[])  # the engine must sample from what was restored
         return dict(state.get("loop_state") or {})
 
+    def close(self) -> None:
+        """Nothing to release: the model, optimiser and own generator live in this process and go with it."""
+
     # -- internals -------------------------------------------------------------------------------------------
     def _autocast(self) -> Any:
         if self.autocast_dtype is None:

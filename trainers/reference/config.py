@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 from spade_core.training.settings import SHARDING_MODES, LoraSettings, SharedTrainSettings
@@ -28,7 +29,7 @@ class ReferenceTrainerConfig:
     ``micro_batch_size`` sequences accumulate gradients exactly (the normaliser is fixed per optimiser step).
     """
 
-    learning_rate: float = 1e-6
+    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
     betas: tuple[float, float] = (0.9, 0.999)
     adam_eps: float = 1e-8
     weight_decay: float = 0.0
@@ -53,7 +54,7 @@ class ReferenceTrainerConfig:
     context_gradient: bool = False
     sharding: str = "replicate"  # across data-parallel ranks: "replicate" (whole replicas) or "fsdp" (FSDP2 shards)
     seed: int = 0
-    generator_max_batch_size: int = 64
+    generator_max_batch_size: int = MAX_BATCH_SIZE
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator (vLLM): see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE
     push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size

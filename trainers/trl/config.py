@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 from spade_core.training.settings import LoraSettings, SharedTrainSettings
@@ -57,7 +58,7 @@ class TRLTrainerConfig:
     generation calls); otherwise the generator is an ``HFGenerator`` sharing the trained module.
     """
 
-    learning_rate: float = 1e-6
+    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
     adam_epsilon: float = 1e-8
@@ -92,7 +93,7 @@ class TRLTrainerConfig:
     seed: int = 0
     output_dir: str | None = None  # None: a fresh temporary directory (TRL writes logs/checkpoints of train() there)
     logging_steps: int = 1
-    generator_max_batch_size: int = 64
+    generator_max_batch_size: int = MAX_BATCH_SIZE
     check_sampler_logprobs: bool = True  # one extra no-grad forward per update: sampler vs trainer logprob drift
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE

@@ -1,13 +1,9 @@
-"""The code domain plugin: designer guidance, code-block parsing, sandbox helpers and seed environments."""
+"""The code domain plugin: designer guidance, sandbox helpers, topic weights and seed environments."""
 
 from __future__ import annotations
 
-import functools
-
-from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import hookimpl
-from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
-from spade_domains.code.verify import parse_code
+from spade_core.plugins.contributions import DomainSpec, SeedEnvironment
 
 VERIFY_MODULE = "spade_domains.code.verify"
 SANDBOX_HELPERS = (
@@ -61,18 +57,7 @@ determine the outputs the hidden tests expect (ties, ordering, rounding, error t
 """
 
 
-@functools.cache
-def designer_guidance() -> str:
-    """The guidance above plus the generated API reference of every helper environment code may import."""
-    return GUIDANCE + "\n" + api_reference(spade_sandbox_modules())
-
-
-def parse_action(text: str) -> ParsedAction:
-    """The agent's Python code, or a format error saying what is wrong with the action."""
-    code, error = parse_code(text)
-    if error is not None:
-        return ParsedAction(format_error=error)
-    return ParsedAction(value=code)
+TOPICS = {"Technology": 6.0, "Mathematics": 4.0, "Physical sciences": 1.5, "*": 0.25}  # the wiki corpus's topics
 
 
 @hookimpl
@@ -81,9 +66,11 @@ def spade_domains() -> list[DomainSpec]:
         DomainSpec(
             name="code",
             description="Write, fix and complete Python code checked by hidden tests run in the sandbox.",
-            designer_guidance=designer_guidance(),
+            designer_guidance=GUIDANCE,
             worked_examples=("spade_domains.code.seeds.implement_function", "spade_domains.code.seeds.fix_the_bug"),
-            parse_action=parse_action,
+            sandbox_modules=(VERIFY_MODULE,),
+            answer_kind="text",
+            topics=TOPICS,
         )
     ]
 

@@ -1,13 +1,9 @@
-"""The games domain plugin: move parsing, designer guidance, sandbox helpers and seed games."""
+"""The games domain plugin: designer guidance, move helpers, topic weights and seed games."""
 
 from __future__ import annotations
 
-import functools
-
-from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import hookimpl
-from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
-from spade_domains.games.verify import MAX_MOVE_CHARS, clean_move
+from spade_core.plugins.contributions import DomainSpec, SeedEnvironment
 
 SEED_MODULES = (
     "tic_tac_toe",
@@ -41,10 +37,9 @@ and exactly ONE plain class (no base class, no gymnasium import) with
   step(action) -> (obs, reward, terminated, truncated, info)
   privileged_hint() -> str           help that does not give the move or the solution away
   reference_action() -> str          the next move of a scripted solver (it may read internal state)
-Allowed imports: math, re, json, string, itertools, collections, heapq, bisect, fractions, statistics, copy,
-functools.reduce and the helpers below. No print, open, eval, exec, getattr/setattr, str.format (use
-f-strings), dunder names or attributes, or global statements (a single leading underscore on your own helper
-methods is fine).
+Import only the modules the contract lists and the helpers below. No print, open, eval, exec, getattr/setattr,
+str.format (use f-strings), dunder names or attributes, or global statements (a single leading underscore on
+your own helper methods is fine).
 
 MOVES: parse every move with the helpers of spade_domains.games.verify (exact signatures in the API REFERENCE at
 the end): clean_move(text) for a normalised move string, move_tokens(text) / move_integers(text) for its words
@@ -72,24 +67,13 @@ A difficulty knob must really change difficulty: search space, scramble depth, g
 """
 
 
-@functools.cache
-def designer_guidance() -> str:
-    """The guidance above plus the generated API reference of every helper environment code may import."""
-    return GUIDANCE + "\n" + api_reference(spade_sandbox_modules())
-
-
-def parse_action(text: str) -> ParsedAction:
-    """A move string, cleaned (see :func:`clean_move`); the game's rules decide whether it is legal."""
-    if not isinstance(text, str):
-        return ParsedAction(format_error=f"a move must be text, got {type(text).__name__}")
-    if not text.strip():
-        return ParsedAction(format_error="empty move: reply with one move")
-    if len(text) > MAX_MOVE_CHARS:
-        return ParsedAction(format_error=f"a move is a short string (at most {MAX_MOVE_CHARS} characters)")
-    move = clean_move(text)
-    if move is None:
-        return ParsedAction(format_error="the move has unprintable characters; reply with plain text")
-    return ParsedAction(value=move)
+TOPICS = {
+    # the embedded wiki corpus's topics: games and puzzles are built from everyday, historical and cultural material
+    "Everyday life": 3.0, "History": 2.0, "Geography": 2.0, "Arts": 2.0, "People": 1.0,
+    "Society and social sciences": 1.0, "*": 0.5,
+    # topic names other corpora use
+    "deduction": 1.0, "planning puzzles": 1.0, "board games": 1.0, "card games": 0.5, "combinatorial games": 1.0,
+}
 
 
 @hookimpl
@@ -98,11 +82,12 @@ def spade_domains() -> list[DomainSpec]:
         DomainSpec(
             name="games",
             description="Puzzles and two-player zero-sum self-play games with rule-checked moves.",
-            designer_guidance=designer_guidance(),
+            designer_guidance=GUIDANCE,
             worked_examples=WORKED_EXAMPLES,
-            parse_action=parse_action,
-            topics={"deduction": 1.0, "planning puzzles": 1.0, "board games": 1.0, "card games": 0.5,
-                    "combinatorial games": 1.0},
+            sandbox_modules=(VERIFY_MODULE,),
+            answer_kind="label",  # a number in a move is a cell, a pile or a code peg, not a signed quantity
+            topics=TOPICS,
+            selfplay_default=True,
         )
     ]
 

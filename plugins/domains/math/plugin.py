@@ -1,13 +1,9 @@
-"""The math domain plugin: designer guidance, answer parsing, sandbox helpers and seed environments."""
+"""The math domain plugin: designer guidance, sandbox helpers, topic weights and seed environments."""
 
 from __future__ import annotations
 
-import functools
-
-from spade_core.designer.api_reference import api_reference
 from spade_core.plugins import hookimpl
-from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
-from spade_domains.math.answers import MAX_EXPR_CHARS, extract_answer
+from spade_core.plugins.contributions import DomainSpec, SeedEnvironment
 
 SEED_MODULES = (
     "arithmetic_chain",
@@ -43,10 +39,9 @@ tags) and exactly ONE plain class (no base class, no gymnasium import) with
   step(action) -> (obs, reward, terminated, truncated, info)
   privileged_hint() -> str           help that does not give the answer away
   reference_action() -> str          the next answer of a solver that reads the internal state
-Never import random; use rng. Allowed imports: math, fractions, itertools, collections, functools.reduce, re,
-json, string, heapq, bisect, statistics, copy, and the verification helpers below. No print, open, eval, exec,
-getattr/setattr, str.format (use f-strings), dunder names or attributes, or global statements (a single
-leading underscore on your own helper methods is fine).
+Never import random; use rng. Import only the modules the contract lists and the verification helpers below.
+No print, open, eval, exec, getattr/setattr, str.format (use f-strings), dunder names or attributes, or global
+statements (a single leading underscore on your own helper methods is fine).
 
 VERIFICATION HELPERS: the functions of spade_domains.math.verify, with their exact signatures, are listed in the
 API REFERENCE at the end.
@@ -71,22 +66,13 @@ A difficulty knob must really change difficulty: more steps, larger numbers, mor
 """
 
 
-@functools.cache
-def designer_guidance() -> str:
-    """The guidance above plus the generated API reference of every helper environment code may import."""
-    return GUIDANCE + "\n" + api_reference(spade_sandbox_modules())
-
-
-def parse_action(text: str) -> ParsedAction:
-    """A final answer from ``\\boxed{...}``, an ``Answer: ...`` line or a bare number; else a format error."""
-    if not isinstance(text, str):
-        return ParsedAction(format_error=f"an answer must be text, got {type(text).__name__}")
-    answer = extract_answer(text)
-    if answer is None:
-        return ParsedAction(format_error="no final answer: write \\boxed{...} or 'Answer: ...'")
-    if len(answer) > MAX_EXPR_CHARS:
-        return ParsedAction(format_error=f"the final answer is longer than {MAX_EXPR_CHARS} characters")
-    return ParsedAction(value=answer)
+TOPICS = {
+    # the embedded wiki corpus's topics: its Mathematics articles are this domain's natural material
+    "Mathematics": 20.0, "Physical sciences": 4.0, "Technology": 2.0, "Everyday life": 1.0, "*": 0.2,
+    # topic names other corpora use
+    "arithmetic": 1.0, "word problems": 1.0, "number theory": 1.0, "units": 0.5, "probability": 1.0,
+    "modular arithmetic": 0.5, "sequences": 0.5, "linear algebra": 0.5, "combinatorics": 1.0,
+}
 
 
 @hookimpl
@@ -95,13 +81,12 @@ def spade_domains() -> list[DomainSpec]:
         DomainSpec(
             name="math",
             description="Multi-step problems with verifiable answers, checked step by step with feedback.",
-            designer_guidance=designer_guidance(),
+            designer_guidance=GUIDANCE,
             worked_examples=WORKED_EXAMPLES,
-            parse_action=parse_action,
-            topics={
-                "arithmetic": 1.0, "word problems": 1.0, "number theory": 1.0, "units": 0.5, "probability": 1.0,
-                "modular arithmetic": 0.5, "sequences": 0.5, "linear algebra": 0.5, "combinatorics": 1.0,
-            },
+            sandbox_modules=(VERIFY_MODULE,),
+            answer_kind="numeric",
+            topics=TOPICS,
+            selfplay_default=True,
         )
     ]
 

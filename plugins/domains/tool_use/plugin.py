@@ -1,14 +1,9 @@
-"""The tool-use domain plugin: designer guidance, tool-call parsing, sandbox helpers and seed environments."""
+"""The tool-use domain plugin: designer guidance, episode helpers, topic weights and seed environments."""
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
-from spade_core.designer.api_reference import api_reference
-from spade_core.plugins import get_plugins, hookimpl
-from spade_core.plugins.contributions import DomainSpec, ParsedAction, SeedEnvironment
-from spade_domains.tool_use.actions import parse_tool_action
+from spade_core.plugins import hookimpl
+from spade_core.plugins.contributions import DomainSpec, SeedEnvironment
 from spade_tools.plugin import SANDBOX_MODULES
 
 SEEDS = (
@@ -69,19 +64,11 @@ calendar overlap) blocks the reference. A random string must never succeed.
 """
 
 
-@functools.cache
-def designer_guidance() -> str:
-    """The guidance above plus the generated API reference of the tool classes and the episode helpers."""
-    return GUIDANCE + "\n" + api_reference({**SANDBOX_MODULES, **spade_sandbox_modules()})
-
-
-def _catalogue() -> list[Any]:
-    return get_plugins().collect_flat("spade_tools")
-
-
-def parse_action(text: str) -> ParsedAction:
-    """Parse a tool-use action against every tool the loaded plugins provide (plus ``finish``)."""
-    return parse_tool_action(text, _catalogue())
+ACTIONS_MODULE = "spade_domains.tool_use.actions"
+EPISODE_MODULE = "spade_domains.tool_use.episode"
+TOPICS = {  # the wiki corpus's topics: errands and records from everyday life and institutions
+    "Everyday life": 4.0, "Society and social sciences": 3.0, "Technology": 2.0, "Geography": 1.5, "*": 0.5,
+}
 
 
 @hookimpl
@@ -91,9 +78,12 @@ def spade_domains() -> list[DomainSpec]:
             name="tool_use",
             description="Multi-turn tasks solved with structured calls to stateful tools (file system, ledger, "
                         "calendar, SQL table, calculator), scored by final-state equality with a reference run.",
-            designer_guidance=designer_guidance(),
+            designer_guidance=GUIDANCE,
             worked_examples=(f"{SEED_PACKAGE}.organize_downloads", f"{SEED_PACKAGE}.pay_invoices"),
-            parse_action=parse_action,
+            # the bundled tool classes (spade_tools) first, then the episode helpers
+            sandbox_modules=(*SANDBOX_MODULES, ACTIONS_MODULE, EPISODE_MODULE),
+            answer_kind="text",
+            topics=TOPICS,
         )
     ]
 
@@ -105,9 +95,7 @@ def spade_seed_environments() -> list[SeedEnvironment]:
 
 @hookimpl
 def spade_sandbox_modules() -> dict[str, dict[str, str]]:
-    actions = "spade_domains.tool_use.actions"
-    episode = "spade_domains.tool_use.episode"
     return {
-        actions: {name: f"{actions}:{name}" for name in ("parse_tool_calls", "render_tools", "milestones")},
-        episode: {"ToolEpisode": f"{episode}:ToolEpisode"},
+        ACTIONS_MODULE: {name: f"{ACTIONS_MODULE}:{name}" for name in ("parse_tool_calls", "render_tools", "milestones")},
+        EPISODE_MODULE: {"ToolEpisode": f"{EPISODE_MODULE}:ToolEpisode"},
     }

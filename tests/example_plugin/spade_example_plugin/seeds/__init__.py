@@ -1,0 +1,1 @@
+"""Seed environments of the tally domain, in the designer format."""
