@@ -87,7 +87,7 @@ def test_repair_loop_sends_the_validator_message_back_and_records_every_attempt(
 
     def act(prompt: str) -> str:
         seen.append(prompt)
-        if "was rejected at stage" in prompt:
+        if "was rejected" in prompt:
             return "Fixed:\n```python\n" + GOOD + "```"
         return "Let me think about it... no code yet."
 
@@ -95,7 +95,7 @@ def test_repair_loop_sends_the_validator_message_back_and_records_every_attempt(
     designer = Designer(ScriptedPolicy(tokenizer, act), corpus, store,
                         config=DesignConfig(domain="math", max_repairs=2, max_new_tokens=4096, calibrate=False),
                         # the fixed module shows one word of its document ("picked"): enough for this loop test
-                        validation=ValidationConfig(grounding=GroundingThresholds(min_terms=1)))
+                        validation=ValidationConfig(grounding=GroundingThresholds(require_use=False)))
     result = designer.design(1, documents=[corpus.get("d1")])
     candidate = result.candidates[0]
     assert [a.report.failed_stage for a in candidate.attempts] == [EXTRACTION_STAGE, None]
