@@ -39,9 +39,9 @@ if TYPE_CHECKING:
 MAX_DOCUMENT_CHARS = 400_000
 GROUNDING_SEEDS = 8
 """Reference seeds replayed on the perturbed module."""
-MAX_FACT_PROBES = 16
+MAX_FACT_PROBES = 32
 """Document literals perturbed one at a time (each costs one module load and a few episodes): those in the reference
-answers first, then those seen in play, then the rest."""
+answers first, then those the agent never sees (data the answers are computed from), then the rest."""
 QUOTE_WORDS = 8
 """This many consecutive document words in an observation are a quotation."""
 SHIFT = 7
@@ -94,10 +94,11 @@ def content_terms(text: str) -> set[str]:
 
 @dataclass(frozen=True)
 class Literal:
-    """One document fact in the code: where it is and what it holds."""
+    """One document fact in the code: which constant it is (its index in :func:`_constants` order) and what it
+    holds."""
 
+    index: int
     line: int
-    col: int
     value: str | int | float
 
     @property
@@ -139,21 +140,15 @@ def document_literals(source: str, document: str) -> list[Literal]:
     words = content_terms(document)
     numbers = set(_NUMBER.findall(document))
     out: list[Literal] = []
-    seen: set[tuple[int, int]] = set()
-    for node in _constants(tree):
+    for index, node in enumerate(_constants(tree)):
         value = node.value
-        key = (node.lineno, node.col_offset)
-        if key in seen:
-            continue
         if isinstance(value, str):
             own = content_terms(value)
             if own and len(own & words) * 2 >= len(own):
-                out.append(Literal(*key, value))
-                seen.add(key)
+                out.append(Literal(index, node.lineno, value))
         elif isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 10:
             if _number_text(value) in numbers:
-                out.append(Literal(*key, value))
-                seen.add(key)
+                out.append(Literal(index, node.lineno, value))
     return out
 
 
@@ -178,10 +173,10 @@ def perturbed(value: str | int | float) -> str | int | float:
 
 def perturbed_source(source: str, targets: Iterable[Literal]) -> str:
     """``source`` with the literals at ``targets`` perturbed (ENV_SPEC and docstrings unchanged)."""
-    where = {(t.line, t.col) for t in targets}
+    where = {t.index for t in targets}
     tree = parse_source(source)
-    for node in _constants(tree):
-        if (node.lineno, node.col_offset) in where:
+    for index, node in enumerate(_constants(tree)):
+        if index in where:
             node.value = perturbed(node.value)
     return ast.unparse(tree)
 
@@ -251,7 +246,7 @@ def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
     facts: list[Literal] = []
     if changed:
         answers = "\n".join(a for e in episodes for a in e.actions)
-        probes = sorted(literals, key=lambda lit: (lit.text not in answers, lit not in in_play))[:MAX_FACT_PROBES]
+        probes = sorted(literals, key=lambda lit: (lit.text not in answers, lit in in_play))[:MAX_FACT_PROBES]
         on = [e for e in episodes if e.seed in changed]
         facts = [lit for lit in probes if _changed_seeds(c, perturbed_source(c.source, [lit]), on)]
     score = dependence * min(1.0, len(facts) / max(1, min_facts))

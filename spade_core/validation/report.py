@@ -98,6 +98,14 @@ class ValidationReport:
         return next((s.stage for s in self.stages if s.failed), None)
 
     @property
+    def grounding_score(self) -> float | None:
+        """The grounding stage's score in [0, 1] (None when it did not measure one): how much the task's answers
+        take from its document (``spade_core.validation.grounding``)."""
+        stage = next((s for s in self.stages if s.stage == "grounding"), None)
+        score = stage.details.get("score") if stage is not None else None
+        return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+
+    @property
     def failures(self) -> list[StageResult]:
         """Every failing stage, in pipeline order."""
         return [s for s in self.stages if s.failed]
@@ -147,7 +155,7 @@ class ValidationReport:
         return {
             "file": self.file, "verdict": self.verdict.value, "status": Status(self.status).value,
             "stage": self.failed_stage, "message": self.message,
-            "failed_stages": [s.stage for s in self.failures],
+            "failed_stages": [s.stage for s in self.failures], "grounding_score": self.grounding_score,
             "skipped": [{"stage": s.stage, "why": s.observed} for s in self.skipped],
             "not_run": [{"stage": s.stage, "why": s.observed} for s in self.not_run],
             "env_id": self.env_id, "name": self.name, "domain": self.domain,
