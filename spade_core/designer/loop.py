@@ -144,7 +144,7 @@ class Designer:
         self._guidance, self._examples = self._domain_material(self.config.domain)
         self._example = self._examples[0] if self._examples else ""
         self.max_new_tokens = resolve_budget(self.config.max_new_tokens, self._examples)
-        self._modules = sorted(allowed_modules())
+        self._modules = allowed_modules()
         self.generate_seconds = 0.0
         self.validate_seconds = 0.0
         self._behaviour: BehaviourIndex | None = None

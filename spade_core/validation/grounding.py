@@ -50,9 +50,8 @@ _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _LETTERS = re.compile(r"[A-Za-z]+")
 
-GROUNDING_RULE = ("with a document: its facts (names, numbers, dates, items) are the task's data, drawn per seed, "
-                  "and decide the answers (changing them in the code changes the reference answers); quoted "
-                  "document text counts for nothing, and quoting it while no answer depends on it is rejected")
+GROUNDING_RULE = ("the document's facts (names, numbers, dates, items) are the data each seed draws and decide "
+                  "the answers; quoted text counts for nothing, and quoting it while no answer uses it is rejected")
 
 STOPWORDS = frozenset("""
 about above after again against also although among another anything around away back because been before behind

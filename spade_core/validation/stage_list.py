@@ -70,52 +70,48 @@ _ADVERSARY = f"at most {_LIMITS.baseline_max_success:.0%} of episodes (95% confi
 
 STAGES: tuple[Stage, ...] = (
     Stage("structure", check_structure, off_driver=True, runs_code=False,
-          rule="one top-level ENV_SPEC dict literal with every required field, and exactly one class defining "
-               "reset, step, privileged_hint and reference_action"),
+          rule="one ENV_SPEC dict literal with valid fields; exactly one class with the five methods"),
     Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
-          needs=("structure",), rule="ENV_SPEC['name'] is new (not a bundled environment's name)"),
+          needs=("structure",), rule="a new name (not a bundled environment's)"),
     Stage("policy", check_policy, off_driver=True, runs_code=False, needs=("structure",),
-          rule="only the imports listed above; no open/eval/exec/compile/globals/vars/dir/input, no dunder names or "
+          rule="only the IMPORTS above; no open/eval/exec/compile/globals/vars/dir/input, no dunder names or "
                "attributes, no private attributes of other objects"),
     Stage("instantiate", check_instantiate, off_driver=True, runs_code=True, needs=("exact_duplicate", "policy"),
-          rule="the class builds with its difficulty defaults and reset runs, in milliseconds"),
+          rule="the class builds with its difficulty defaults and reset runs (every call takes milliseconds)"),
     Stage("contract", check_contract, off_driver=True, runs_code=True, needs=("instantiate",),
-          rule="reset returns (str, dict); step returns (str, float, bool, bool, dict) for any action, an empty "
-               "one included (never raise); info holds JSON data only; the hint and reference are str"),
+          rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
     Stage("determinism", check_determinism, off_driver=True, runs_code=True, needs=("contract",),
-          rule="one seed gives one episode: on fresh and reused instances, with or without privileged_hint calls "
-               "(draw all randomness from rng, reset every attribute in reset); different seeds give different "
-               "tasks"),
+          rule="a seed gives the same episode on fresh and reused instances, with or without privileged_hint "
+               "calls (randomness only from rng; reset sets every attribute); different seeds, different tasks"),
     Stage("start_state", check_start_state, off_driver=True, runs_code=True, needs=("contract",),
           rule="not solved at reset, nor by an empty or invalid action"),
     Stage("baselines", check_baselines, off_driver=True, runs_code=True, needs=("determinism",),
-          rule=f"cheating policies win {_ADVERSARY}: a constant answer, one action repeated, numbers copied from "
-               "the observation, many candidates in one action, enumerating 0, 1, 2, ... for max_turns turns, "
-               "random text"),
+          rule=f"cheating policies win {_ADVERSARY}: constant answers, one action repeated, numbers copied from "
+               "the observation, many candidates in one action, enumerating 0, 1, 2, ... over max_turns, random "
+               "text"),
     Stage("reference", check_reference, off_driver=True, runs_code=True, needs=("contract",),
-          rule=f"reference_action solves at least {_LIMITS.reference_min_success:.0%} of seeds (games: finishes "
-               "them); two seeds showing the same observation accept the same answer"),
+          rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
+               "them); the same observation always has the same answer"),
     Stage("verifier", check_verifier, off_driver=True, runs_code=True, needs=("reference",),
-          rule="near misses of the answer (sign flip, neighbour, permutation, the answer inside longer text) are "
-               "wrong and equivalent forms (spaces, 42.0 for 42, 2/6 for 1/3) right; in a two-player game no "
-               f"seat wins {_LIMITS.seat_max_share:.0%} or more of reference-vs-reference or random legal games (a "
-               "draw is no win: draw who starts from rng, or let perfect play draw)"),
+          rule="near misses (sign flip, neighbour, permutation, the answer inside longer text) are wrong, "
+               "equivalent forms (spaces, 42.0, 2/6 for 1/3) right; two-player games: no seat wins "
+               f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games (randomise the "
+               "opening or tie-breaks from rng)"),
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, needs=("contract",),
-          rule="every reward inside reward_range; the top reward only with info['success'] and terminated=True; "
-               "failing never totals more than solving; a malformed action earns no more than a wrong one; "
-               f"observations under {_LIMITS.max_observation_chars} characters, not growing with the history"),
+          rule="rewards inside reward_range; the top reward only with success and terminated=True; failing never "
+               "totals more than solving; malformed earns no more than wrong; observations under "
+               f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
     Stage("hint", check_hint, off_driver=True, runs_code=True, needs=("reference",),
-          rule="privileged_hint never reveals the answer or the next reference action, in any form (digits, "
-               f"words, spelled out, reversed, an offset); obeying or copying it wins {_ADVERSARY}"),
+          rule="the hint never reveals the answer or the next reference action in any form (spelled out, "
+               f"reversed, offset, encoded); obeying or copying it wins {_ADVERSARY}"),
     Stage("grounding", check_grounding, off_driver=True, runs_code=True, needs=("reference",),
           rule=GROUNDING_RULE),
     Stage("behaviour", check_behaviour, off_driver=True, runs_code=True, exports=("fingerprint",),
           needs=("contract",)),
     Stage("novelty", check_novelty, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
-          needs=("behaviour",), rule="it behaves unlike every stored environment (not a renamed copy with new "
-                                     "constants)"),
+          needs=("behaviour",), rule="behaves unlike every stored environment"),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, needs_all=True,
-          rule="when a probe agent is given: it solves some seeds with the hint and not every seed without"),
+          rule="if a probe agent is set: it solves some seeds with the hint, not all without"),
 )
 """The pipeline, cheapest first. ``novelty`` reads the driver's environment memory; ``calibration`` plays the
 driver's probe policy (a model, typically), so both stay on the driver."""

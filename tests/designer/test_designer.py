@@ -50,18 +50,24 @@ def test_says_what_it_found_when_there_is_no_module(completion: str, message: st
 def test_prompt_holds_contract_document_examples_and_failures() -> None:
     messages = build_messages(DesignRequest(
         domain="math", guidance="Use exact answers.", document_title="Prime number",
-        document_text="A prime number is a natural number greater than 1.", allowed_modules=["math", "re"],
+        document_text="A prime number is a natural number greater than 1.",
+        allowed_modules={"math": ["sqrt"], "re": ["compile"]},
         worked_example=GOOD, neighbours=[MemoryExample("SecretNumber", "guess a number")],
         failures=[MemoryExample("Broken", "failed:policy: import of 'os' is not allowed")],
     ))
     system, user = messages[0]["content"], messages[1]["content"]
-    assert "privileged_hint" in system and "reference_action" in system and "math, re" in system
+    assert "privileged_hint" in system and "reference_action" in system and "math (" in system and "re (" in system
     assert "Use exact answers." in system
     assert "Prime number" in user and "greater than 1" in user and "class SecretNumber" in user
     assert "SecretNumber: guess a number" in user and "import of 'os' is not allowed" in user
     repair = repair_messages(messages, "bad code", "rejected at stage 'policy'")
     assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
     assert "rejected at stage 'policy'" in repair[-1]["content"]
+    # a second repair carries the latest attempt only (no longer than the first), and names what failed before
+    second = repair_messages(repair, "worse code", "rejected at stage 'contract'")
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"] == "worse code" and "bad code" not in str(second)
+    assert "Earlier attempts: rejected at stage 'policy'" in second[-1]["content"]
 
 
 @pytest.fixture
