@@ -37,8 +37,7 @@ class GroundingThresholds:
     min_score: float = 0.5
     require_use: bool = True
     """True (``spade validate --document``): a task that is not grounded fails. False (the designer loop, whose
-    document is one sample of a corpus): only a decorated task fails (its observations quote the document while no
-    answer depends on it); any other is kept with its score."""
+    document is one sample of a corpus): grounding never rejects; the score is kept with the record."""
 
 
 @dataclass(frozen=True)
@@ -91,4 +90,4 @@ class ValidationConfig:
 
 DESIGN_VALIDATION = ValidationConfig(grounding=GroundingThresholds(require_use=False))
 """The designer loop's defaults: its grounding document is one corpus sample, so a task that does not build on it
-passes grounding with a low score (kept in its record) rather than failing; a decorated one still fails."""
+passes grounding with a low score (kept in its record) rather than failing."""

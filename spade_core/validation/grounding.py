@@ -16,9 +16,12 @@ seeds:
 Nothing here reads ``ENV_SPEC`` (an honest grounding note is never held against a task) and no vocabulary test
 decides anything (a word game built from the document's words is judged by its answers like any other task). The
 score is kept in the report (so in the record), shown in reports and available to memory and the designer's reward.
-A hard reject needs strong evidence: with ``require_use`` (``spade validate --document``) a task that is not grounded
-fails; in the designer loop only a *decorated* task fails: one whose observations quote the document
-(:data:`QUOTE_WORDS` consecutive document words) while none of its answers depends on any document fact.
+In the designer loop it is a score, not a reject: a task grounded in the document's *procedure* (a sieve the
+document describes, its rules quoted to the agent) changes no answer when literals change and scores 0 like a
+decorated one, so no mechanical test here is strong enough evidence to reject. With ``require_use`` (``spade
+validate --document``, where the user asks whether the task is built from that document) a task under
+``min_score`` fails. ``decorated`` in the details flags observations that quote :data:`QUOTE_WORDS` consecutive
+document words while no answer depends on the document.
 """
 
 from __future__ import annotations
@@ -50,8 +53,8 @@ _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _LETTERS = re.compile(r"[A-Za-z]+")
 
-GROUNDING_RULE = ("the document's facts (names, numbers, dates, items) are the data each seed draws and decide "
-                  "the answers; quoted text counts for nothing, and quoting it while no answer uses it is rejected")
+GROUNDING_RULE = ("scored, not a reject: how far the document's facts (names, numbers, dates, items) are the data "
+                  "each seed draws and decide the answers; quoted document text counts for nothing")
 
 STOPWORDS = frozenset("""
 about above after again against also although among another anything around away back because been before behind
@@ -265,21 +268,17 @@ def check_grounding(c: Candidate) -> StageResult:
                            ["fill ENV_SPEC['grounding'] with what it draws on"])
     settings = c.config.grounding
     evidence = measure(c, settings.min_facts)
-    details = {"score": evidence.score, "dependence": evidence.dependence, "facts": evidence.facts,
+    decorated = evidence.quoted and evidence.dependence == 0.0
+    details = {"decorated": decorated, "score": evidence.score, "dependence": evidence.dependence, "facts": evidence.facts,
                "document_literals": evidence.literals, "literals_in_play": evidence.in_play,
                "quoted": evidence.quoted, "fact_examples": evidence.examples,
                "grounded": evidence.score >= settings.min_score}
     summary = (f"grounding score {evidence.score:.2f}: the reference answers of {evidence.dependence:.0%} of the "
                f"seeds change when the document's facts in the code change ({evidence.literals} document literals, "
                f"{evidence.facts} of them decide answers on their own"
-               + (f": {', '.join(repr(e) for e in evidence.examples[:4])}" if evidence.examples else "") + ")")
-    if evidence.quoted and evidence.dependence == 0.0:
-        return StageResult(
-            "grounding", Verdict.FAILED, f"{summary}; the observations quote the document but no answer depends on "
-            "it: the document decorates a task made up without it",
-            ["the task is generated (random numbers, made-up items) and document text is pasted around it"],
-            ["make the document's facts (names, numbers, dates, items) the data reset draws from and the answers "
-             "depend on; do not paste document sentences"], details=details)
+               + (f": {', '.join(repr(e) for e in evidence.examples[:4])}" if evidence.examples else "") + ")"
+               + ("; the observations quote the document but no answer depends on it (quoted text counts for "
+                  "nothing)" if decorated else ""))
     if settings.require_use and evidence.score < settings.min_score:
         return StageResult(
             "grounding", Verdict.FAILED, f"{summary}; at least {settings.min_score:.2f} is needed",

@@ -83,10 +83,11 @@ def test_honest_tasks_score_as_grounded_and_decorated_or_free_ones_do_not(measur
     else:
         assert not loop.details["grounded"] and loop.details["score"] < 0.5, loop.observed
         assert strict.verdict == "failed", strict.observed  # spade validate --document asks for grounding
+    assert loop.verdict == "passed"  # the designer loop keeps every task, with its score: measured, never skipped
     if kind == FREE:
-        assert loop.verdict == "passed" and loop.details["score"] == 0.0  # measured, never skipped, not rejected
+        assert loop.details["score"] == 0.0
     if loop.details["quoted"] and loop.details["dependence"] == 0.0:
-        assert loop.verdict == "failed" and "decorates" in loop.observed  # the strong evidence: a hard reject
+        assert loop.details["decorated"] and "quote the document" in loop.observed
 
 
 def test_the_readme_table_is_the_measurement(measured) -> None:
@@ -118,7 +119,7 @@ def test_pasted_document_text_and_spec_claims_change_nothing() -> None:
     label = source_of("ungrounded_multiplication_label.py")
     quoted = label.replace('f"French Revolution drill:', f'"{sentence}. " + f"French Revolution drill:')
     result = grounding_of(quoted, revolution)
-    assert result.details["score"] == 0.0 and result.verdict == "failed" and result.details["quoted"]
+    assert result.details["score"] == 0.0 and result.details["decorated"]
 
 
 def test_document_words_in_identifiers_and_unused_constants_do_not_count() -> None:
