@@ -48,7 +48,7 @@ class DesignConfig:
     failures: int = 3
     worked_example: bool = True
     validation_workers: int = 2
-    calibrate: bool = True  # the model plays each candidate as the agent (the calibration stage's probe)
+    calibrate: bool = False  # opt-in: the model plays each candidate as the agent (the calibration stage's probe)
     max_document_chars: int = 1200
     grounding: bool = True  # False: no corpus document in the prompt nor in the grounding stage
     # stop a completion at the first "\n```\n" (no tokens spent on prose after the block). Off by default: a module
