@@ -18,9 +18,10 @@ from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.validation import ValidationConfig, validate_source
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_core.validation.grounding import document_literals, perturbed, terms_of
-from spade_core.validation.pipeline import new_candidate
+from spade_core.validation.pipeline import new_candidate, record_outcome
 from spade_core.validation.report import StageResult
 from spade_core.validation.stage_list import new_report, run_stages, stage_named
+from spade_registry.store import RegistryStore
 
 HERE = Path(__file__).parent / "grounding_corpus"
 REVOLUTION = "french_revolution.txt"
@@ -144,12 +145,16 @@ def test_without_a_document_a_note_is_skipped_not_passed() -> None:
     assert report.accepted and "skipped" in report.message and "every stage passed" not in report.message
 
 
-def test_the_score_is_kept_in_the_report_and_record() -> None:
+def test_the_score_is_kept_in_the_report_and_record(tmp_path: Path) -> None:
     report = validate_source(source_of("grounded_pie_oven.py"), document=document(PIE),
                              config=replace(DESIGN_VALIDATION, seeds=tuple(range(12))))
     assert report.accepted, report.message
     data = report.to_dict()
     assert data["grounding_score"] == report.grounding_score == 1.0
+    store = RegistryStore(tmp_path / "store.sqlite3")
+    stored = record_outcome(store, source_of("grounded_pie_oven.py"), report)
+    assert store.get(stored.env_id).stats["grounding_score"] == 1.0
+    assert store.get(stored.env_id).report["grounding_score"] == 1.0
 
 
 def test_literals_and_perturbation() -> None:
