@@ -74,3 +74,18 @@ def test_the_prompt_is_shorter_than_before_on_repairs_and_bounded_on_first_tries
     one = repair_messages(messages, "a" * 1000, "f")
     two = repair_messages(one, "b" * 1000, "g")
     assert sum(len(m["content"]) for m in two) < sum(len(m["content"]) for m in one) + 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_worked_example_in_the_prompt_passes_every_rule(domain: str) -> None:
+    """The example the prompt shows passes the whole gate, grounding document included (a game example with
+    balanced seats: random opening moves and tie-breaks)."""
+    from spade_core.validation import validate_source
+    from spade_core.validation.config import DESIGN_VALIDATION
+
+    designer = Designer(None, None, None, config=DesignConfig(domain=domain, calibrate=False))
+    document = (Path(__file__).parents[1] / "validation" / "grounding_corpus" / "pie_baking.txt").read_text()
+    report = validate_source(designer._example, document=document, config=DESIGN_VALIDATION)
+    assert report.accepted, report.repair_message()
+    assert {s.stage for s in report.skipped} == {"exact_duplicate", "novelty", "calibration"}  # no store/memory/probe
