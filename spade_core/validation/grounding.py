@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,6 +46,9 @@ GROUNDING_SEEDS = 8
 MAX_FACT_PROBES = 32
 """Document literals perturbed one at a time (each costs one module load and a few episodes): those in the reference
 answers first, then those the agent never sees (data the answers are computed from), then the rest."""
+FACT_PROBE_SECONDS = 4.0
+"""Wall time the one-at-a-time probes may take; past it the facts found so far are counted (a lower bound, said in
+the details), so an environment with slow steps (code tasks run tests) does not spend its time budget here."""
 QUOTE_WORDS = 8
 """This many consecutive document words in an observation are a quotation."""
 SHIFT = 7
@@ -227,6 +231,7 @@ class GroundingEvidence:
     quoted: bool
     score: float
     examples: list[str]
+    probed_all: bool  # False: the fact probes ran out of time (facts is a lower bound)
 
 
 def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
@@ -242,18 +247,25 @@ def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
     played = "\n".join(_played_text(e) for e in episodes)
     in_play = [lit for lit in literals if lit.text in played]
     if not literals or not episodes:
-        return GroundingEvidence(len(literals), len(in_play), 0.0, 0, quoted, 0.0, [])
+        return GroundingEvidence(len(literals), len(in_play), 0.0, 0, quoted, 0.0, [], True)
     changed = _changed_seeds(c, perturbed_source(c.source, literals), episodes)
     dependence = len(changed) / len(episodes)
     facts: list[Literal] = []
+    probed_all = True
     if changed:
         answers = "\n".join(a for e in episodes for a in e.actions)
         probes = sorted(literals, key=lambda lit: (lit.text not in answers, lit in in_play))[:MAX_FACT_PROBES]
         on = [e for e in episodes if e.seed in changed]
-        facts = [lit for lit in probes if _changed_seeds(c, perturbed_source(c.source, [lit]), on)]
+        started = time.perf_counter()
+        for lit in probes:
+            if time.perf_counter() - started > FACT_PROBE_SECONDS:
+                probed_all = False
+                break
+            if _changed_seeds(c, perturbed_source(c.source, [lit]), on):
+                facts.append(lit)
     score = dependence * min(1.0, len(facts) / max(1, min_facts))
     return GroundingEvidence(len(literals), len(in_play), round(dependence, 3), len(facts), quoted, round(score, 3),
-                             [f.text[:40] for f in facts[:6]])
+                             [f.text[:40] for f in facts[:6]], probed_all)
 
 
 def check_grounding(c: Candidate) -> StageResult:
@@ -271,7 +283,7 @@ def check_grounding(c: Candidate) -> StageResult:
     decorated = evidence.quoted and evidence.dependence == 0.0
     details = {"decorated": decorated, "score": evidence.score, "dependence": evidence.dependence, "facts": evidence.facts,
                "document_literals": evidence.literals, "literals_in_play": evidence.in_play,
-               "quoted": evidence.quoted, "fact_examples": evidence.examples,
+               "quoted": evidence.quoted, "fact_examples": evidence.examples, "facts_probed_all": evidence.probed_all,
                "grounded": evidence.score >= settings.min_score}
     summary = (f"grounding score {evidence.score:.2f}: the reference answers of {evidence.dependence:.0%} of the "
                f"seeds change when the document's facts in the code change ({evidence.literals} document literals, "
