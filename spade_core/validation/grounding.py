@@ -12,6 +12,8 @@ seeds:
   :data:`MAX_FACT_PROBES` of them, those in the answers first): a single document number added to a generated task is
   one fact, a task built from the document uses several.
 - ``score`` = dependence x min(1, facts / ``min_facts``), in [0, 1]; ``grounded`` when it reaches ``min_score``.
+- ``variety`` (recorded, not scored): how many distinct sets of deciding facts the seeds have; a fact table that
+  each seed draws from has many, a task that bolts the same document numbers onto every seed has one.
 
 Nothing here reads ``ENV_SPEC`` (an honest grounding note is never held against a task) and no vocabulary test
 decides anything (a word game built from the document's words is judged by its answers like any other task). The
@@ -232,6 +234,7 @@ class GroundingEvidence:
     score: float
     examples: list[str]
     probed_all: bool  # False: the fact probes ran out of time (facts is a lower bound)
+    variety: int  # distinct sets of deciding facts over the seeds: 1 when every seed uses the same facts
 
 
 def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
@@ -247,11 +250,12 @@ def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
     played = "\n".join(_played_text(e) for e in episodes)
     in_play = [lit for lit in literals if lit.text in played]
     if not literals or not episodes:
-        return GroundingEvidence(len(literals), len(in_play), 0.0, 0, quoted, 0.0, [], True)
+        return GroundingEvidence(len(literals), len(in_play), 0.0, 0, quoted, 0.0, [], True, 0)
     changed = _changed_seeds(c, perturbed_source(c.source, literals), episodes)
     dependence = len(changed) / len(episodes)
     facts: list[Literal] = []
     probed_all = True
+    deciding: dict[int, set[int]] = {}  # seed -> the facts that decide its answers
     if changed:
         answers = "\n".join(a for e in episodes for a in e.actions)
         probes = sorted(literals, key=lambda lit: (lit.text not in answers, lit in in_play))[:MAX_FACT_PROBES]
@@ -261,11 +265,15 @@ def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
             if time.perf_counter() - started > FACT_PROBE_SECONDS:
                 probed_all = False
                 break
-            if _changed_seeds(c, perturbed_source(c.source, [lit]), on):
+            hit = _changed_seeds(c, perturbed_source(c.source, [lit]), on)
+            if hit:
                 facts.append(lit)
+                for seed in hit:
+                    deciding.setdefault(seed, set()).add(lit.index)
     score = dependence * min(1.0, len(facts) / max(1, min_facts))
     return GroundingEvidence(len(literals), len(in_play), round(dependence, 3), len(facts), quoted, round(score, 3),
-                             [f.text[:40] for f in facts[:6]], probed_all)
+                             [f.text[:40] for f in facts[:6]], probed_all,
+                             len({frozenset(v) for v in deciding.values()}))
 
 
 def check_grounding(c: Candidate) -> StageResult:
@@ -284,6 +292,7 @@ def check_grounding(c: Candidate) -> StageResult:
     details = {"decorated": decorated, "score": evidence.score, "dependence": evidence.dependence, "facts": evidence.facts,
                "document_literals": evidence.literals, "literals_in_play": evidence.in_play,
                "quoted": evidence.quoted, "fact_examples": evidence.examples, "facts_probed_all": evidence.probed_all,
+               "variety": evidence.variety,
                "grounded": evidence.score >= settings.min_score}
     summary = (f"grounding score {evidence.score:.2f}: the reference answers of {evidence.dependence:.0%} of the "
                f"seeds change when the document's facts in the code change ({evidence.literals} document literals, "

@@ -80,13 +80,15 @@ def test_honest_tasks_score_as_grounded_and_decorated_or_free_ones_do_not(measur
     loop, strict = measured[case]
     if kind == GROUNDED:
         assert loop.details["grounded"] and loop.verdict == "passed" and strict.verdict == "passed", loop.observed
-        assert loop.details["facts"] >= 3
+        assert loop.details["facts"] >= 3 and loop.details["variety"] >= 2  # seeds draw different facts
     else:
         assert not loop.details["grounded"] and loop.details["score"] < 0.5, loop.observed
         assert strict.verdict == "failed", strict.observed  # spade validate --document asks for grounding
     assert loop.verdict == "passed"  # the designer loop keeps every task, with its score: measured, never skipped
     if kind == FREE:
         assert loop.details["score"] == 0.0
+    if case == "decorated_constant_year.py":
+        assert loop.details["variety"] == 1  # the same bolted-on year decides every seed
     if loop.details["quoted"] and loop.details["dependence"] == 0.0:
         assert loop.details["decorated"] and "quote the document" in loop.observed
 
@@ -101,7 +103,7 @@ def test_the_readme_table_is_the_measurement(measured) -> None:
     for case, doc, kind in CASES:
         loop, strict = measured[case]
         d = loop.details
-        expected = [case, doc, kind, f"{d['score']:.2f}", f"{d['dependence']:.2f} / {d['facts']}",
+        expected = [case, doc, kind, f"{d['score']:.2f}", f"{d['dependence']:.2f} / {d['facts']} / {d['variety']}",
                     loop.verdict.value, strict.verdict.value]
         assert rows[case] == expected, (rows[case], expected)
 
