@@ -30,7 +30,6 @@ Write ONE Python module, a multi-turn training environment:
 - info holds JSON data; info["success"] = True when solved; a malformed action gets an informative observation and
   info["format_error"] (never raise); a wrong answer gets feedback and, within max_turns, another try.
 - No print, no str.format (use f-strings), no global statements; a leading underscore on your own helpers is fine.
-Return the module in a single ```python block.
 """
 
 def import_list(modules: Mapping[str, Sequence[str]], guidance: str = "") -> str:
@@ -97,8 +96,8 @@ class DesignRequest:
 
 def system_message(request: DesignRequest) -> str:
     return (
-        "You are the Environment Designer. You write executable training environments for a reasoning agent: "
-        "hard enough that the agent needs the privileged hint, always solvable by the reference solution.\n\n"
+        "You are the Environment Designer: you write training environments for a reasoning agent, hard enough "
+        "that it needs the privileged hint, always solvable by the reference solution.\n\n"
         + CONTRACT + import_list(request.allowed_modules, request.guidance) + "\n\n" + gate_section()
         + f"\n\nDomain: {request.domain}.\n{request.guidance.strip()}\n"
     )
