@@ -224,7 +224,7 @@ def _candidate_files(path: str) -> list[Path]:
     return [target]
 
 
-_VERDICT_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim"}
+_VERDICT_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim", "not_run": "dim"}
 
 
 @cli.command()

@@ -21,6 +21,9 @@ from spade_registry.syntax import parse_source
 DOC_LINES = 10
 """At most this many docstring lines per entry."""
 TOOL_DOC_CHARS = 160
+TOOL_CLASSES_NOTE = (
+    "Every class with tools: obj.call(\"<tool>\", {arguments}) -> JSON result (a failed call returns "
+    "{\"error\": ...} and changes nothing); obj.snapshot() -> the JSON state compared at the end of an episode.")
 
 
 def resolve(target: str) -> Any:
@@ -167,9 +170,7 @@ def _public_methods(cls: type) -> list[str]:
         if hasattr(cls, "TOOL_DEFS") and any((d.method or d.name) == name for d in cls.TOOL_DEFS):
             continue  # listed as a tool
         own.append(name)
-    inherited = [name for name in ("call", "snapshot") if hasattr(cls, name) and name not in own
-                 and hasattr(cls, "TOOL_DEFS")]
-    return own + inherited
+    return own  # a tool class's inherited call/snapshot are stated once, in TOOL_CLASSES_NOTE
 
 
 def describe(name: str, obj: Any) -> list[str]:
@@ -180,8 +181,7 @@ def describe(name: str, obj: Any) -> list[str]:
         lines += _doc(obj, "      ")
         definitions = getattr(obj, "TOOL_DEFS", ())
         if definitions:
-            lines.append("      tools (each also callable as obj.call(\"<tool>\", {arguments}) -> JSON result; "
-                         "a failed call returns {\"error\": ...} and changes nothing):")
+            lines.append("      tools:")
             lines += [f"        {tool_line(d, obj)}" for d in definitions]
         for method in _public_methods(obj):
             function = getattr(obj, method)
@@ -198,9 +198,14 @@ def api_reference(modules: Mapping[str, Mapping[str, str]], *, only: Iterable[st
     keeps these modules, in that order."""
     order = list(only) if only is not None else list(modules)
     out = ["API REFERENCE (generated from the code: exact signatures; nothing else of these modules is importable)"]
+    tool_classes = False
     for module in order:
         names = modules[module]
         out.append(f"from {module} import {', '.join(names)}")
         for name, target in names.items():
-            out += describe(name, resolve(target))
+            obj = resolve(target)
+            tool_classes = tool_classes or bool(inspect.isclass(obj) and getattr(obj, "TOOL_DEFS", ()))
+            out += describe(name, obj)
+    if tool_classes:
+        out.insert(1, TOOL_CLASSES_NOTE)
     return "\n".join(out)

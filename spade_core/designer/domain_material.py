@@ -22,9 +22,13 @@ def domain_modules(spec: DomainSpec, allowlist: Mapping[str, Mapping[str, str]] 
     return {module: dict(allowlist[module]) for module in spec.sandbox_modules}
 
 
-def importable_modules(spec: DomainSpec) -> list[str]:
-    """What the prompt says environment code may import: the standard stand-ins and the domain's own modules."""
-    return sorted({*BASE_ALLOWLIST, *spec.sandbox_modules})
+def importable_modules(spec: DomainSpec) -> dict[str, list[str]]:
+    """What the prompt says environment code may import: the standard stand-ins and the domain's own modules, each
+    with the names the allow-list exposes (other plugins' helper modules are importable but not this domain's
+    material)."""
+    allowlist = merged_allowlist()
+    wanted = {*BASE_ALLOWLIST, *spec.sandbox_modules}
+    return {module: sorted(names) for module, names in allowlist.items() if module in wanted}
 
 
 def domain_guidance(spec: DomainSpec) -> str:

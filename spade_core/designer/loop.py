@@ -1,13 +1,18 @@
 """The designer loop: document -> prompt -> environment code -> validation -> repair -> memory.
 
 Every attempt is recorded in the registry store with its report (the environment memory keeps failures as well as
-successes). Generation is batched: all candidates of a round go to the model in one call, and so do all repairs.
+successes). A backend that serves requests concurrently (a served model: it has ``max_concurrency``) gets them
+pipelined: each candidate's repair is requested as soon as its own validation fails, while the other candidates'
+requests are still in flight, at most ``max_concurrency`` at once (so a slow answer holds up no other candidate).
+Any other backend (a local model that batches) gets rounds: all first attempts in one call, then all repairs.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +51,7 @@ class DesignConfig:
     failures: int = 3
     worked_example: bool = True
     validation_workers: int = 2
-    calibrate: bool = True  # the model plays each candidate as the agent (the calibration stage's probe)
+    calibrate: bool = False  # opt-in: the model plays each candidate as the agent (the calibration stage's probe)
     max_document_chars: int = 1200
     grounding: bool = True  # False: no corpus document in the prompt nor in the grounding stage
     # stop a completion at the first "\n```\n" (no tokens spent on prose after the block). Off by default: a module
@@ -152,6 +157,7 @@ class Designer:
         self.generate_seconds = 0.0
         self.validate_seconds = 0.0
         self._behaviour: BehaviourIndex | None = None
+        self._lock = threading.Lock()  # counters and the novelty index, shared by pipelined candidates
         # the calibration stage's probe: this model playing the candidate as the agent (hinted and not); a served
         # model without a local tokenizer cannot play token-in/token-out episodes, so it calibrates nothing
         playable = getattr(backend, "tokenizer", None) is not None
@@ -185,9 +191,10 @@ class Designer:
         """Stored environments' behaviour (bundled seeds included), for the novelty stage; brought up to date here,
         before the round's candidates are validated, so fingerprinting stored records (seconds on a fresh store)
         is not charged to the first candidate's novelty stage and its time budget."""
-        if self._behaviour is None:
-            self._behaviour = BehaviourIndex(self.store)
-        self._behaviour.refresh()
+        with self._lock:
+            if self._behaviour is None:
+                self._behaviour = BehaviourIndex(self.store)
+        self._behaviour.refresh()  # thread-safe
         return self._behaviour
 
     # -- the loop ----------------------------------------------------------------------------------------------
@@ -200,33 +207,79 @@ class Designer:
             documents = self._sample_documents(n, seed)
         candidates = [CandidateResult(i, d.doc_id) for i, d in enumerate(documents)]
         pending = [(c, d, self.messages_for(d)) for c, d in zip(candidates, documents, strict=True)]
+        concurrency = self.pipelined_concurrency()
+        if concurrency > 1 and len(pending) > 1:
+            self._design_pipelined(pending, seed, concurrency, progress)
+        else:
+            self._design_in_rounds(pending, seed, progress)
+        return DesignResult(candidates, time.perf_counter() - started)
+
+    def pipelined_concurrency(self) -> int:
+        """Requests in flight at once when the backend serves them concurrently (its ``max_concurrency``), else 1
+        (rounds)."""
+        limit = getattr(self.backend, "max_concurrency", None)
+        return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 1 else 1
+
+    def _params(self, seed: int, round_index: int) -> SamplingParams:
+        return SamplingParams(max_new_tokens=self.max_new_tokens, temperature=self.config.temperature,
+                              top_p=self.config.top_p, seed=seeding.round_seed(seed, round_index),
+                              stop=(CLOSING_FENCE,) if self.config.stop_at_code_end else ())
+
+    def _next(self, candidate: CandidateResult, document: Any, messages: list[dict[str, str]], attempt: Attempt,
+              round_index: int) -> tuple[Any, Any, list[dict[str, str]]] | None:
+        """Record ``attempt``; the repair request to send next, or None when the candidate is done."""
+        candidate.attempts.append(attempt)
+        report = attempt.report
+        if report.accepted or report.status == Status.DUPLICATE or round_index >= self.config.max_repairs:
+            return None
+        return candidate, document, repair_messages(messages, attempt.generation.text, report.repair_message())
+
+    def _design_in_rounds(self, pending: list[tuple[Any, Any, list[dict[str, str]]]], seed: int,
+                          progress: Callable[[str, int], None] | None) -> None:
+        """All first attempts in one call, validated together, then all repairs in one call, ..."""
         for round_index in range(self.config.max_repairs + 1):
             if not pending:
                 break
             if progress:
                 progress("generate", len(pending))
-            params = SamplingParams(max_new_tokens=self.max_new_tokens, temperature=self.config.temperature,
-                                    top_p=self.config.top_p, seed=seeding.round_seed(seed, round_index),
-                                    stop=(CLOSING_FENCE,) if self.config.stop_at_code_end else ())
             t0 = time.perf_counter()
-            generations = self.backend.chat([m for _, _, m in pending], params)
+            generations = self.backend.chat([m for _, _, m in pending], self._params(seed, round_index))
             elapsed = time.perf_counter() - t0
             self.generate_seconds += elapsed
-            gen_seconds = elapsed / max(1, len(pending))
             if progress:
                 progress("validate", len(pending))
-            attempts = self._validate_round(pending, generations, gen_seconds, round_index)
-            retry = []
-            for (candidate, document, messages), attempt in zip(pending, attempts, strict=True):
-                candidate.attempts.append(attempt)
-                report = attempt.report
-                if report.accepted or report.status == Status.DUPLICATE:
-                    continue
-                if round_index < self.config.max_repairs:
-                    retry.append((candidate, document, repair_messages(
-                        messages, attempt.generation.text, report.repair_message())))
-            pending = retry
-        return DesignResult(candidates, time.perf_counter() - started)
+            attempts = self._validate_round(pending, generations, elapsed / max(1, len(pending)), round_index)
+            pending = [step for (candidate, document, messages), attempt in zip(pending, attempts, strict=True)
+                       if (step := self._next(candidate, document, messages, attempt, round_index)) is not None]
+
+    def _design_pipelined(self, pending: list[tuple[Any, Any, list[dict[str, str]]]], seed: int, concurrency: int,
+                          progress: Callable[[str, int], None] | None) -> None:
+        """Each candidate on its own: request, validate, repair at once; ``concurrency`` candidates in flight,
+        ``validation_workers`` of them validating at once."""
+        validating = threading.Semaphore(max(1, self.config.validation_workers))
+
+        def one(item: tuple[Any, Any, list[dict[str, str]]]) -> None:
+            step: tuple[Any, Any, list[dict[str, str]]] | None = item
+            round_index = 0
+            while step is not None:
+                candidate, document, messages = step
+                if progress:
+                    progress("generate", 1)
+                t0 = time.perf_counter()
+                [generation] = self.backend.chat([messages], self._params(seed, round_index))
+                elapsed = time.perf_counter() - t0
+                with self._lock:
+                    self.generate_seconds += elapsed
+                if progress:
+                    progress("validate", 1)
+                with validating:
+                    [attempt] = self._validate_round([step], [generation], elapsed, round_index)
+                step = self._next(candidate, document, messages, attempt, round_index)
+                round_index += 1
+
+        with ThreadPoolExecutor(max_workers=min(concurrency, len(pending)), thread_name_prefix="designer") as pool:
+            for future in [pool.submit(one, item) for item in pending]:
+                future.result()
 
     def _sample_documents(self, n: int, seed: int) -> list[Any]:
         weights = topic_weights_for(self.corpus, self._domain.topics)
@@ -252,7 +305,8 @@ class Designer:
             memory=self._novelty(), probe=self.probe,
             documents=[pending[i][1].text if self.config.grounding else None for i, _ in to_validate],
         ) if to_validate else []
-        self.validate_seconds += time.perf_counter() - t0
+        with self._lock:
+            self.validate_seconds += time.perf_counter() - t0
         val_seconds = (time.perf_counter() - t0) / max(1, len(to_validate))
         for (i, _), report in zip(to_validate, validated, strict=True):
             reports[i] = report

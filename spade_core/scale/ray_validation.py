@@ -5,12 +5,11 @@ the same :func:`~spade_core.validation.stage_list.run_stage` and status rule; on
 as the stage declares. Per candidate, the driver first runs the leading stages that run no candidate code (the
 parse, the store's exact-duplicate check, the static policy): a failure there costs no task. One Ray task then
 re-builds the candidate's state by re-running the off-driver stages already passed (not reported) and runs every
-later off-driver stage in order, up to its first failure, in the sandbox pool of the worker that runs it. The
-driver assembles the report in list order: an off-driver stage's result comes from the task, a driver stage
-(``novelty`` reads the memory, ``calibration`` plays the driver's probe) runs on the driver when its turn comes,
-reading what earlier stages exported from the task (the behavioural fingerprint). The report stops at the first
-failure, as locally (a result the task computed past a driver stage that then failed is dropped). Only timings
-differ.
+later off-driver stage whose needs are met, in order, in the sandbox pool of the worker that runs it. The driver
+assembles the report in list order: an off-driver stage's result comes from the task, a driver stage (``novelty``
+reads the memory, ``calibration`` plays the driver's probe) runs on the driver when its turn comes and its needs are
+met, reading what earlier stages exported from the task (the behavioural fingerprint). As locally, every failing
+stage is reported and a stage whose need failed is ``not_run``. Only timings differ.
 
 A task that is lost (its worker or node died, or no answer within the timeout) is validated on the driver instead,
 so infrastructure trouble never turns into a rejected candidate; :attr:`RayValidator.stats` counts these fallbacks.
@@ -29,8 +28,18 @@ from typing import Any
 from spade_core.scale.ray_runtime import require_ray
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import allowed_modules, new_candidate, sandbox_handles, validate_source
-from spade_core.validation.report import StageResult, ValidationReport
-from spade_core.validation.stage_list import STAGES, Stage, add_result, finish, new_report, run_stage, run_stages
+from spade_core.validation.report import StageResult, ValidationReport, Verdict
+from spade_core.validation.stage_list import (
+    STAGES,
+    Stage,
+    add_result,
+    finish,
+    new_report,
+    not_run,
+    run_or_block,
+    run_stage,
+    run_stages,
+)
 from spade_core.validation.stages import Candidate
 
 ray = require_ray()
@@ -47,23 +56,23 @@ def dispatch_point(stages: Sequence[Stage] = STAGES) -> int:
 def remote_stages(source: str, file: str, config: ValidationConfig, document: str | None,
                   handles: Callable[[str, str], Any], modules: dict[str, list[str]], start: int) -> dict[str, Any]:
     """The Ray task body: re-run the off-driver stages before ``start`` (passed on the driver; not reported) to
-    rebuild the candidate's state, then every off-driver stage from ``start`` on, up to the first failure. Returns
-    the results, what they exported, and where it ran."""
+    rebuild the candidate's state, then every off-driver stage from ``start`` on whose needs are met (the others
+    are ``not_run``). Returns the results, what they exported, and where it ran."""
     candidate = new_candidate(source, file=file, config=config, document=document, handles=handles, modules=modules)
     results: list[StageResult] = []
     try:
         for stage in STAGES[:start]:
-            if stage.off_driver and run_stage(stage, candidate).failed:
+            if not stage.off_driver:  # the driver ran it, and it did not fail (else nothing was dispatched)
+                candidate.results[stage.name] = StageResult(stage.name, Verdict.PASSED, "passed on the driver")
+                continue
+            if run_stage(stage, candidate).failed:
                 # the driver passed this stage: a node that disagrees is an infrastructure fault, not a verdict
                 raise RuntimeError(f"the Ray worker fails stage {stage.name!r} that the driver passed: "
                                    f"{candidate.results[stage.name].observed}")
         for stage in STAGES[start:]:
             if not stage.off_driver:
                 continue
-            result = run_stage(stage, candidate)
-            results.append(result)
-            if result.failed:
-                break
+            results.append(run_or_block(stage, candidate))
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()
@@ -114,6 +123,7 @@ class RayValidator:
                                       memory=memory, handles=handles, modules=modules)
             report = new_report(candidate)
             if run_stages(STAGES[:start], candidate, report):
+                run_stages(STAGES[start:], candidate, report)  # every later stage needs a failed one: none runs
                 reports[i] = finish(candidate, report, t0)
                 continue
             started[i] = (candidate, report, t0)
@@ -141,20 +151,17 @@ class RayValidator:
     @staticmethod
     def _merge(candidate: Candidate, report: ValidationReport, answer: dict[str, Any], start: int) -> None:
         """Walk the stages from ``start`` in list order: off-driver results from the task, driver stages run here
-        (with the task's exports), up to the first failure."""
+        (with the task's exports) when their needs are met."""
         remote = {r.stage: r for r in answer["results"]}
         for name, value in answer["exports"].items():
             setattr(candidate, name, value)
         for stage in STAGES[start:]:
             if stage.off_driver:
-                if stage.name not in remote:
-                    return  # unreachable: the task stops only at a failure, which ends the report first
-                result = remote[stage.name]
+                result = remote.get(stage.name) or not_run(stage, candidate, "the Ray task returned no result")
                 candidate.results[stage.name] = result
             else:
-                result = run_stage(stage, candidate)
-            if add_result(report, result):
-                return
+                result = run_or_block(stage, candidate)
+            add_result(report, result)
 
     def _gather(self, refs: dict[int, Any], config: ValidationConfig) -> dict[int, Any]:
         """Wait for every task (bounded); a lost or late task's answer is the error."""

@@ -57,9 +57,10 @@ class DesignerSection:
     # which is frozen: its updates are skipped and the metrics say so
     model: str | None = None
     openai: OpenAIOptions = field(default_factory=OpenAIOptions)  # requests to an openai: designer.model
-    # the calibration stage's probe is the agent playing each candidate; false skips it (an agent that cannot yet
-    # solve anything would reject every environment as impossible; regret still penalises the unsolved ones)
-    calibrate: bool = True
+    # opt-in: the agent plays each candidate as the calibration stage's probe. Off by default: the paired rollouts
+    # measure the same thing after acceptance, and an agent that cannot yet solve anything would reject every
+    # environment as impossible (a 135M agent on a CPU also takes minutes per candidate)
+    calibrate: bool = DesignConfig.calibrate
     enabled: bool = True  # False: no designer phase, the agent trains on a fixed pool (agent.domains/pool_tags/pool_ids)
     grounding: bool = True  # False: no corpus document in the prompt or the grounding stage (a manifest note suffices)
     memory: bool = True  # False: no pool neighbours and no past failures in the prompt
@@ -78,7 +79,10 @@ class AgentSection:
     seeds_per_env: int = 3  # K paired rollouts: K hinted + K unhinted on the same seeds
     max_new_tokens: int = 24  # the agent's tokens per turn
     temperature: float = 1.0  # the agent's sampling temperature
-    max_env_turns: int = 4  # replay only environments whose max_turns is at most this (keeps CPU runs short)
+    # None: the agent plays every environment up to its own max_turns, bounded by max_context_tokens; a number
+    # replays only environments whose max_turns is at most it
+    max_env_turns: int | None = None
+    max_context_tokens: int | None = None  # an episode's token budget (prompt and replies); None: the runner's default
     # replay only these domains (None: every domain); the default, the selfplay_default domains, keeps to short
     # observations on a CPU
     domains: list[str] | None = field(default_factory=default_domains)

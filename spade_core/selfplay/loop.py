@@ -243,7 +243,7 @@ class SelfPlay:
                                        baseline_episodes=cfg.validation_seeds,
                                        probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),
                     validate=parts.scale.validate_many,
-                    # the agent calibrates candidates (designer.calibrate=false: nobody does)
+                    # opt-in (designer.calibrate=true): the agent calibrates candidates; by default no stage plays it
                     probe=AgentProbe(parts.trainer.generator, parts.runner.config) if cfg.calibrate else None,
                 )
                 design = designer.design(n)
@@ -294,7 +294,8 @@ class SelfPlay:
             return False
         record = self._parts().store.get(env_id)
         cfg = self.config.agent
-        return (0 < record.max_turns <= cfg.max_env_turns and (cfg.domains is None or record.domain in cfg.domains)
+        turns_ok = 0 < record.max_turns and (cfg.max_env_turns is None or record.max_turns <= cfg.max_env_turns)
+        return (turns_ok and (cfg.domains is None or record.domain in cfg.domains)
                 and (cfg.pool_ids is None or env_id in cfg.pool_ids)
                 and (cfg.pool_tags is None or bool(set(record.manifest.get("tags") or ()) & set(cfg.pool_tags))))
 

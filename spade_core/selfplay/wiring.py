@@ -70,10 +70,11 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
     trainer = build_trainer(config, run_dir, data_parallel=data_parallel, scale=scale)
     designer = designer_model(config.designer.model, trainer.generator, openai=config.designer.openai,
                               max_batch_size=config.model.max_batch_size)
+    budget = {} if config.agent.max_context_tokens is None else {"max_context_tokens": config.agent.max_context_tokens}
     runner = EpisodeRunner(trainer.generator, RolloutConfig(
         sampling=SamplingParams(max_new_tokens=config.agent.max_new_tokens, temperature=config.agent.temperature),
         max_concurrent_episodes=config.agent.max_concurrent_episodes, seed=config.seed,
-        hint_placement=config.agent.hint_placement,
+        hint_placement=config.agent.hint_placement, **budget,
     ), env_pool=scale.env_pool)
     return RunParts(
         store=store, memory=memory, corpus=corpus, scale=scale, trainer=trainer, designer_model=designer,

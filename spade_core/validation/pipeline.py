@@ -85,8 +85,9 @@ def validate_source(
 def record_outcome(store: RegistryStore, source: str, report: ValidationReport, *,
                    provenance: dict[str, Any] | None = None,
                    manifest: dict[str, Any] | None = None) -> ValidationReport:
-    """Store the candidate with its report and status (accepted ones get their ``spade/<Name>-v<N>`` id, and the
-    behavioural fingerprint validation computed is cached for later novelty checks)."""
+    """Store the candidate with its report and status (accepted ones get their ``spade/<Name>-v<N>`` id, the
+    behavioural fingerprint validation computed is cached for later novelty checks, and the grounding score is kept
+    in the record's stats)."""
     if report.status == Status.DUPLICATE and report.failed_stage == "exact_duplicate":
         return report  # the identical record is already stored; nothing new to keep
     status = Status(report.status)
@@ -100,6 +101,8 @@ def record_outcome(store: RegistryStore, source: str, report: ValidationReport, 
                                   else None, report=report.to_dict())
     if report.fingerprint is not None:
         BehaviourIndex(store).put(record.rid, report.fingerprint)
+    if report.grounding_score is not None:  # in the record's stats too, where memory and rewards read scores
+        store.update_stats(record.rid, {"grounding_score": report.grounding_score})
     report.env_id = record.env_id
     return report
 

@@ -2,7 +2,8 @@
 
 Written for two readers: the designer model (in its repair prompt, :meth:`ValidationReport.repair_message`) and a
 human in the terminal. A stage that could not run is ``skipped`` with why: it never counts as passed, and an
-accepted report says how many stages it skipped.
+accepted report says how many stages it skipped. A rejected report holds every failing stage, not only the first; a
+stage that needs an earlier stage that failed is ``not_run``, naming that stage.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ class Verdict(enum.StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
+    NOT_RUN = "not_run"
+    """It needs an earlier stage that failed (or did not run): ``observed`` names that stage."""
 
 
 class Outcome(enum.StrEnum):
@@ -32,8 +35,8 @@ class Outcome(enum.StrEnum):
 
 @dataclass
 class StageResult:
-    """One stage's verdict: ``passed``, ``failed`` (with the record ``status`` that gives) or ``skipped`` (with
-    why, in ``observed``)."""
+    """One stage's verdict: ``passed``, ``failed`` (with the record ``status`` that gives), ``skipped`` (with
+    why, in ``observed``) or ``not_run`` (the earlier stage it needs failed, in ``observed``)."""
 
     stage: str
     verdict: Verdict
@@ -51,6 +54,10 @@ class StageResult:
     @property
     def skipped(self) -> bool:
         return self.verdict == Verdict.SKIPPED
+
+    @property
+    def not_run(self) -> bool:
+        return self.verdict == Verdict.NOT_RUN
 
     def message(self) -> str:
         parts = [f"[{self.stage}] {self.observed}"]
@@ -87,7 +94,26 @@ class ValidationReport:
 
     @property
     def failed_stage(self) -> str | None:
+        """The first failing stage (the one whose status the report takes)."""
         return next((s.stage for s in self.stages if s.failed), None)
+
+    @property
+    def grounding_score(self) -> float | None:
+        """The grounding stage's score in [0, 1] (None when it did not measure one): how much the task's answers
+        take from its document (``spade_core.validation.grounding``)."""
+        stage = next((s for s in self.stages if s.stage == "grounding"), None)
+        score = stage.details.get("score") if stage is not None else None
+        return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+
+    @property
+    def failures(self) -> list[StageResult]:
+        """Every failing stage, in pipeline order."""
+        return [s for s in self.stages if s.failed]
+
+    @property
+    def not_run(self) -> list[StageResult]:
+        """Stages that could not run because a stage they need failed (each names it)."""
+        return [s for s in self.stages if s.not_run]
 
     @property
     def skipped(self) -> list[StageResult]:
@@ -96,9 +122,11 @@ class ValidationReport:
 
     @property
     def message(self) -> str:
-        failed = next((s for s in self.stages if s.failed), None)
-        if failed is not None:
-            return failed.message()
+        failures = self.failures
+        if failures:
+            others = failures[1:]
+            also = f"\nAlso failing: {', '.join(s.stage for s in others)}" if others else ""
+            return failures[0].message() + also
         if not self.accepted:  # rejected without a failed stage (e.g. a report built by hand)
             return f"{self.status}"
         skipped = self.skipped
@@ -108,17 +136,28 @@ class ValidationReport:
         return f"accepted with {len(skipped)} stage{'s' if len(skipped) != 1 else ''} skipped ({reasons})"
 
     def repair_message(self) -> str:
-        """What the designer reads before its next attempt."""
-        failed = next((s for s in self.stages if s.failed), None)
-        if failed is None:
+        """What the designer reads before its next attempt: every failing stage with its causes and fixes, then
+        the stages that could not run because of them."""
+        failures = self.failures
+        if not failures:
             return "The environment passed validation."
-        return f"Your environment was rejected at stage '{failed.stage}'.\n{failed.message()}"
+        names = ", ".join(f"'{s.stage}'" for s in failures)
+        plural = "s" if len(failures) != 1 else ""
+        parts = [f"Your environment was rejected: {len(failures)} failing stage{plural} ({names}). Fix all of them."]
+        parts += [s.message() for s in failures]
+        waiting = self.not_run
+        if waiting:
+            parts.append("Not checked yet (they run once the stage they need passes): "
+                         + "; ".join(f"{s.stage} ({s.observed})" for s in waiting))
+        return "\n".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "file": self.file, "verdict": self.verdict.value, "status": Status(self.status).value,
             "stage": self.failed_stage, "message": self.message,
+            "failed_stages": [s.stage for s in self.failures], "grounding_score": self.grounding_score,
             "skipped": [{"stage": s.stage, "why": s.observed} for s in self.skipped],
+            "not_run": [{"stage": s.stage, "why": s.observed} for s in self.not_run],
             "env_id": self.env_id, "name": self.name, "domain": self.domain,
             "content_hash": self.content_hash, "seeds": self.seeds, "seconds": round(self.seconds, 4),
             "stages": [asdict(s) for s in self.stages],

@@ -1,6 +1,10 @@
 """The one list of validation stages, the one loop that runs them, and the one rule that turns a failure into a
 record status. The local pipeline (:mod:`.pipeline`) and the Ray path (:mod:`spade_core.scale.ray_validation`) both
-run :data:`STAGES` through :func:`run_stage`; each stage declares where it may run.
+run :data:`STAGES` through :func:`run_stage`; each stage declares where it may run, what it needs, and the rule a
+designer must satisfy to pass it (the designer prompt's "what the gate checks" section is generated from these).
+
+Every stage whose needs are met runs, so a rejected candidate's report lists every failing stage at once; a stage
+whose need failed (or did not run) is reported ``not_run``, naming it.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from dataclasses import dataclass
 
 from spade_core.sandbox.pool import budget_spent
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
-from spade_core.validation.grounding import check_grounding
+from spade_core.validation.config import ValidationConfig
+from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
 from spade_core.validation.novelty import check_behaviour, check_novelty
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_core.validation.stages import (
@@ -42,7 +47,10 @@ class Stage:
     it in a task on any node. ``runs_code``: it runs the candidate's code (so the Ray path sends it to a task rather
     than running it on the driver before dispatch). ``rejects_as``: the record status its failure gives (a check
     may name another, e.g. calibration's trivial/impossible). ``exports``: :class:`Candidate` attributes it sets
-    that a later driver stage reads (sent back from a Ray task).
+    that a later driver stage reads (sent back from a Ray task). ``rule``: what a designer must satisfy, in one
+    line (empty for a stage a designer cannot fail); the designer prompt states it. ``needs``: earlier stages whose
+    work it reads (it runs only when they passed or were skipped); ``needs_all``: it runs only when every earlier
+    stage passed or was skipped (an expensive stage, such as one that plays a model).
     """
 
     name: str
@@ -51,25 +59,59 @@ class Stage:
     runs_code: bool
     rejects_as: Status = Status.FAILED
     exports: tuple[str, ...] = ()
+    rule: str = ""
+    needs: tuple[str, ...] = ()
+    needs_all: bool = False
 
+
+_LIMITS = ValidationConfig()
+"""The default thresholds, as the rules state them."""
+_ADVERSARY = f"at most {_LIMITS.baseline_max_success:.0%} of episodes (95% confidence)"
 
 STAGES: tuple[Stage, ...] = (
-    Stage("structure", check_structure, off_driver=True, runs_code=False),
-    Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE),
-    Stage("policy", check_policy, off_driver=True, runs_code=False),
-    Stage("instantiate", check_instantiate, off_driver=True, runs_code=True),
-    Stage("contract", check_contract, off_driver=True, runs_code=True),
-    Stage("determinism", check_determinism, off_driver=True, runs_code=True),
-    Stage("start_state", check_start_state, off_driver=True, runs_code=True),
-    Stage("baselines", check_baselines, off_driver=True, runs_code=True),
-    Stage("reference", check_reference, off_driver=True, runs_code=True),
-    Stage("verifier", check_verifier, off_driver=True, runs_code=True),
-    Stage("reward_range", check_reward_range, off_driver=True, runs_code=True),
-    Stage("hint", check_hint, off_driver=True, runs_code=True),
-    Stage("grounding", check_grounding, off_driver=True, runs_code=True),
-    Stage("behaviour", check_behaviour, off_driver=True, runs_code=True, exports=("fingerprint",)),
-    Stage("novelty", check_novelty, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE),
-    Stage("calibration", check_calibration, off_driver=False, runs_code=True),
+    Stage("structure", check_structure, off_driver=True, runs_code=False,
+          rule="one ENV_SPEC dict literal with valid fields; exactly one class with the five methods"),
+    Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
+          needs=("structure",), rule="a new name (not a bundled environment's)"),
+    Stage("policy", check_policy, off_driver=True, runs_code=False, needs=("structure",),
+          rule="only the IMPORTS above; no open/eval/exec/compile/globals/vars/dir/input, no dunder names or "
+               "attributes, no private attributes of other objects"),
+    Stage("instantiate", check_instantiate, off_driver=True, runs_code=True, needs=("exact_duplicate", "policy"),
+          rule="the class builds with its difficulty defaults and reset runs (every call takes milliseconds)"),
+    Stage("contract", check_contract, off_driver=True, runs_code=True, needs=("instantiate",),
+          rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
+    Stage("determinism", check_determinism, off_driver=True, runs_code=True, needs=("contract",),
+          rule="a seed gives the same episode on fresh and reused instances, with or without privileged_hint "
+               "calls (randomness only from rng; reset sets every attribute); different seeds, different tasks"),
+    Stage("start_state", check_start_state, off_driver=True, runs_code=True, needs=("contract",),
+          rule="not solved at reset, nor by an empty or invalid action"),
+    Stage("baselines", check_baselines, off_driver=True, runs_code=True, needs=("determinism",),
+          rule=f"cheating policies win {_ADVERSARY}: constant answers, one action repeated, numbers copied from "
+               "the observation, many candidates in one action, enumerating 0, 1, 2, ... over max_turns, random "
+               "text"),
+    Stage("reference", check_reference, off_driver=True, runs_code=True, needs=("contract",),
+          rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
+               "them); the same observation always has the same answer"),
+    Stage("verifier", check_verifier, off_driver=True, runs_code=True, needs=("reference",),
+          rule="near misses (sign flip, neighbour, permutation, the answer inside longer text) are wrong, "
+               "equivalent forms (spaces, 42.0, 2/6 for 1/3) right; two-player games: no seat wins "
+               f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games (randomise the "
+               "opening or tie-breaks from rng)"),
+    Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, needs=("contract",),
+          rule="rewards inside reward_range; the top reward only with success and terminated=True; failing never "
+               "totals more than solving; malformed earns no more than wrong; observations under "
+               f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
+    Stage("hint", check_hint, off_driver=True, runs_code=True, needs=("reference",),
+          rule="the hint never reveals the answer or the next reference action in any form (spelled out, "
+               f"reversed, offset, encoded); obeying or copying it wins {_ADVERSARY}"),
+    Stage("grounding", check_grounding, off_driver=True, runs_code=True, needs=("reference",),
+          rule=GROUNDING_RULE),
+    Stage("behaviour", check_behaviour, off_driver=True, runs_code=True, exports=("fingerprint",),
+          needs=("contract",)),
+    Stage("novelty", check_novelty, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
+          needs=("behaviour",), rule="behaves unlike every stored environment"),
+    Stage("calibration", check_calibration, off_driver=False, runs_code=True, needs_all=True,
+          rule="if a probe agent is set: it solves some seeds with the hint, not all without"),
 )
 """The pipeline, cheapest first. ``novelty`` reads the driver's environment memory; ``calibration`` plays the
 driver's probe policy (a model, typically), so both stay on the driver."""
@@ -113,18 +155,57 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
 
 
 def add_result(report: ValidationReport, result: StageResult) -> bool:
-    """Append a stage's result; True when it failed (the report's status is then the failure's and the pipeline
-    stops)."""
+    """Append a stage's result; True when it failed (the report's status is the first failure's)."""
     report.stages.append(result)
     if result.failed:
-        report.status = result.status or Status.FAILED
+        if report.failed_stage == result.stage:
+            report.status = result.status or Status.FAILED
         return True
     return False
 
 
+def blocked_by(stage: Stage, c: Candidate) -> str | None:
+    """Why ``stage`` cannot run on ``c`` given the results so far (None: it can): a stage it needs failed or did
+    not run, or (``needs_all``) any earlier stage failed. Read from ``c.results``, which holds every result."""
+    if stage.needs_all:
+        needs = tuple(name for name in STAGE_NAMES[: STAGE_NAMES.index(stage.name)])
+    else:
+        needs = stage.needs
+    for name in needs:
+        result = c.results.get(name)
+        if result is None:
+            return f"needs '{name}', which did not run"
+        if result.failed:
+            return f"needs '{name}', which failed"
+        if result.not_run:
+            return f"needs '{name}', which could not run"
+    if stage.runs_code:
+        spent = budget_spent()
+        if spent is not None:
+            return f"the candidate's time budget is spent ({spent})"
+    return None
+
+
+def not_run(stage: Stage, c: Candidate, why: str) -> StageResult:
+    """The result of a stage that could not run; kept in ``c.results`` like any other."""
+    result = StageResult(stage.name, Verdict.NOT_RUN, why)
+    c.results[stage.name] = result
+    return result
+
+
+def run_or_block(stage: Stage, c: Candidate) -> StageResult:
+    """Run ``stage`` when its needs are met, else record it as not run (naming the need)."""
+    why = blocked_by(stage, c)
+    return run_stage(stage, c) if why is None else not_run(stage, c, why)
+
+
 def run_stages(stages: Sequence[Stage], c: Candidate, report: ValidationReport) -> bool:
-    """Run ``stages`` in order into ``report`` up to the first failure; True if one failed."""
-    return any(add_result(report, run_stage(stage, c)) for stage in stages)
+    """Run every stage of ``stages`` whose needs are met, in order, into ``report`` (the others are ``not_run``);
+    True if one failed."""
+    failed = False
+    for stage in stages:
+        failed = add_result(report, run_or_block(stage, c)) or failed
+    return failed
 
 
 def new_report(c: Candidate) -> ValidationReport:

@@ -50,18 +50,24 @@ def test_says_what_it_found_when_there_is_no_module(completion: str, message: st
 def test_prompt_holds_contract_document_examples_and_failures() -> None:
     messages = build_messages(DesignRequest(
         domain="math", guidance="Use exact answers.", document_title="Prime number",
-        document_text="A prime number is a natural number greater than 1.", allowed_modules=["math", "re"],
+        document_text="A prime number is a natural number greater than 1.",
+        allowed_modules={"math": ["sqrt"], "re": ["compile"]},
         worked_example=GOOD, neighbours=[MemoryExample("SecretNumber", "guess a number")],
         failures=[MemoryExample("Broken", "failed:policy: import of 'os' is not allowed")],
     ))
     system, user = messages[0]["content"], messages[1]["content"]
-    assert "privileged_hint" in system and "reference_action" in system and "math, re" in system
+    assert "privileged_hint" in system and "reference_action" in system and "math (" in system and "re (" in system
     assert "Use exact answers." in system
     assert "Prime number" in user and "greater than 1" in user and "class SecretNumber" in user
     assert "SecretNumber: guess a number" in user and "import of 'os' is not allowed" in user
     repair = repair_messages(messages, "bad code", "rejected at stage 'policy'")
     assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
     assert "rejected at stage 'policy'" in repair[-1]["content"]
+    # a second repair carries the latest attempt only (no longer than the first), and names what failed before
+    second = repair_messages(repair, "worse code", "rejected at stage 'contract'")
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"] == "worse code" and "bad code" not in str(second)
+    assert "Earlier attempts: rejected at stage 'policy'" in second[-1]["content"]
 
 
 @pytest.fixture
@@ -87,7 +93,7 @@ def test_repair_loop_sends_the_validator_message_back_and_records_every_attempt(
 
     def act(prompt: str) -> str:
         seen.append(prompt)
-        if "was rejected at stage" in prompt:
+        if "was rejected" in prompt:
             return "Fixed:\n```python\n" + GOOD + "```"
         return "Let me think about it... no code yet."
 
@@ -95,7 +101,7 @@ def test_repair_loop_sends_the_validator_message_back_and_records_every_attempt(
     designer = Designer(ScriptedPolicy(tokenizer, act), corpus, store,
                         config=DesignConfig(domain="math", max_repairs=2, max_new_tokens=4096, calibrate=False),
                         # the fixed module shows one word of its document ("picked"): enough for this loop test
-                        validation=ValidationConfig(grounding=GroundingThresholds(min_terms=1)))
+                        validation=ValidationConfig(grounding=GroundingThresholds(require_use=False)))
     result = designer.design(1, documents=[corpus.get("d1")])
     candidate = result.candidates[0]
     assert [a.report.failed_stage for a in candidate.attempts] == [EXTRACTION_STAGE, None]

@@ -46,13 +46,13 @@ def test_a_repeated_design_is_an_exact_duplicate(stored: tuple[str, dict[Design,
     design = Design(1, 1)
     [report] = validate_many([("again", module_source(design))], store=open_store(path), config=ValidationConfig())
     assert report.status == "duplicate" and report.failed_stage == "exact_duplicate"
-    assert report.stages[-1].details["duplicate_of"] == ids[design]
+    assert report.failures[0].details["duplicate_of"] == ids[design]
 
 
 def test_an_out_of_range_knob_fails_validation_with_the_field_named() -> None:
     [report] = validate_many([("bad", module_source(Design(7, 1)))], config=ValidationConfig())
     assert not report.accepted and report.failed_stage == "structure"
-    assert "difficulty.band" in report.stages[-1].observed
+    assert "difficulty.band" in report.failures[0].observed
 
 
 def _rate(path: str, env_id: str, policy, hinted: bool, episodes: int = 48) -> float:

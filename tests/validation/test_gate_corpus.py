@@ -49,7 +49,7 @@ def test_flawed_environment_is_rejected_at_its_stage(path: Path) -> None:
     expected = header(path)["expect"]
     assert not report.accepted, f"{path.name} ({header(path)['flaw']}) was accepted"
     assert report.failed_stage == expected, report.message
-    failed = report.stages[-1]
+    failed = report.failures[0]
     assert failed.observed and failed.fix and failed.causes
     assert re.search(r"\d", failed.observed), "the message names what was observed (seeds, counts, values)"
 

@@ -33,7 +33,7 @@ def test_each_broken_candidate_fails_at_its_stage(path: Path) -> None:
     expected = expected_stage(path)
     assert (report.failed_stage or "accepted") == expected, report.message
     if expected != "accepted":
-        failed = report.stages[-1]
+        failed = next(s for s in report.stages if s.failed)
         assert failed.stage == expected and failed.observed and failed.fix
         assert report.status == "failed"
         assert "To fix:" in report.repair_message()
@@ -63,7 +63,9 @@ def test_duplicate_of_a_stored_env_is_caught_before_anything_runs(store_path: Pa
         assert first.accepted and first.env_id == "spade/SecretNumber-v0"
         again = validate_source(GOOD.replace("# expect: accepted", "# reformatted copy"), store=store)
         assert again.status == "duplicate" and again.failed_stage == "exact_duplicate"
-        assert [s.stage for s in again.stages] == ["structure", "exact_duplicate"]
+        assert [s.stage for s in again.failures] == ["exact_duplicate"]
+        # no candidate code runs (the stored record's report holds the rest): only the static policy check did
+        assert {s.stage for s in again.stages if s.verdict != "not_run"} == {"structure", "exact_duplicate", "policy"}
         assert "spade/SecretNumber-v0" in again.message
 
 
@@ -193,3 +195,31 @@ def test_cli_register_then_show_report(tmp_path: Path) -> None:
     assert env_id == "spade/SecretNumber-v0"
     shown = runner.invoke(cli, ["--store", str(store), "show", env_id, "--report"])
     assert shown.exit_code == 0 and '"verdict": "accepted"' in shown.output
+
+
+def test_every_failing_stage_is_reported_at_once_and_dependants_say_what_they_need() -> None:
+    """A module with a loose verifier and a hint that states the answer fails both stages in one report (and the
+    repair prompt names both); the stages that need a failed one are not run, naming it."""
+    loose = (CORPUS / "verifier_too_loose.py").read_text()
+    both = loose.replace('return f"The number is {parity}; halve the interval each time."',
+                         'return f"The number is {self.target}."')
+    assert both != loose
+    report = validate_source(both)
+    assert [s.stage for s in report.failures] == ["verifier", "hint"], report.repair_message()
+    assert report.failed_stage == "verifier" and report.status == "failed"
+    repair = report.repair_message()
+    assert "2 failing stages ('verifier', 'hint')" in repair and "[verifier]" in repair and "[hint]" in repair
+    assert "Also failing: hint" in report.message
+    data = report.to_dict()
+    assert data["stage"] == "verifier" and data["failed_stages"] == ["verifier", "hint"]  # old readers: first
+
+    forbidden = (CORPUS / "forbidden_import.py").read_text()
+    blocked = validate_source(forbidden)
+    assert [s.stage for s in blocked.failures] == ["policy"]
+    waiting = {s.stage: s.observed for s in blocked.not_run}
+    assert waiting["instantiate"] == "needs 'policy', which failed"  # no code runs after policy fails
+    assert waiting["contract"] == "needs 'instantiate', which could not run"
+    assert set(waiting) == {"instantiate", "contract", "determinism", "start_state", "baselines", "reference",
+                            "verifier", "reward_range", "hint", "grounding", "behaviour", "novelty", "calibration"}
+    assert "Not checked yet" in blocked.repair_message() and "needs 'policy'" in blocked.repair_message()
+    assert blocked.to_dict()["not_run"][0] == {"stage": "instantiate", "why": "needs 'policy', which failed"}

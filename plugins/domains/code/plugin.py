@@ -24,36 +24,28 @@ SEEDS = (
 )
 
 GUIDANCE = """\
-Write a CODE environment: the agent writes Python that is run against tests, over several turns, with test
+WHAT TO BUILD: the agent writes Python that is run against tests, over several turns (max_turns >= 3), with test
 feedback between turns.
 
-The contract (one module): an ENV_SPEC dict and ONE plain class with __init__(**difficulty knobs),
-reset(rng, options) -> (observation, info), step(action) -> (observation, reward, terminated, truncated, info),
-privileged_hint() -> str and reference_action() -> str. Use rng (never the random module) to draw the task instance.
-
-Verification (the helpers of spade_domains.code.verify, listed with their exact signatures below; nothing else runs
-agent code, so never exec, eval or import the agent's code yourself):
-- Parse every action with parse_code(text): it returns (code, None), or (None, message) -- put that message in
-  info["format_error"], set info["action_is_valid"] = False and tell the agent what to fix. Check with
-  defined_names(code) that the required function or class exists before running anything.
+VERIFICATION (spade_domains.code.verify, see the API REFERENCE; nothing else runs agent code, so never exec, eval
+or import it yourself):
+- Parse every action with parse_code(text): it returns (code, None), or (None, message); put that message in
+  info["format_error"], set info["action_is_valid"] = False and say what to fix. Check with defined_names(code)
+  that the required function or class exists before running anything.
 - Build the tests at reset, as strings: equality_test(call, expected) checks a return value (compute expected with
-  your own trusted helper function); raises_test(call, exception) checks that a call raises the exception class the
-  specification promises (e.g. raises_test("parse_age('-3')", "ValueError")); any other single statement or
-  try/except block works as a test too.
-- run_tests(code, tests, timeout_s) runs them in the sandbox and returns {"passed", "failed", "results", "error"}.
-- describe_results(result, visible, labels) turns that into feedback: the failing visible tests (shown by their
-  labels, e.g. "to_base(255, 16) == 'ff'") with their errors, and a count of failing hidden tests. Keep some tests
-  hidden so the agent cannot special-case the ones it sees.
+  your own trusted helper); raises_test(call, exception) checks a promised exception (e.g.
+  raises_test("parse_age('-3')", "ValueError")); any other single statement or try/except block is a test too.
+- run_tests(code, tests, timeout_s) runs them in the sandbox and returns {"passed", "failed", "results", "error"};
+  describe_results(result, visible, labels) turns that into feedback: the failing visible tests by label with their
+  errors, and a count of failing hidden tests. Keep some tests hidden so the agent cannot special-case them.
 
-Reward 1.0 and terminated=True once every test passes (info["success"] = True); otherwise reward 0.0, a feedback
-observation, and the episode goes on until max_turns (use at least 3 turns). reference_action() returns a correct
-```python block. Difficulty knobs should change the task: more or trickier hidden tests, fewer shown examples,
-more bugs to find, more edge cases, more requirements.
+REWARD: 1.0 and terminated=True once every test passes (info["success"] = True); otherwise 0.0 and a feedback
+observation until max_turns. reference_action() returns a correct ```python block. The specification must
+determine every output the hidden tests expect (ties, ordering, rounding, error types).
 
-A good privileged hint names the approach or the edge case to watch ("merge when the next start is <= the current
-end, after sorting by start"), never the code and never the expected outputs. Trivial: the shown tests are all
-the tests and they can be hard-coded, or the answer is in the prompt. Impossible: the specification does not
-determine the outputs the hidden tests expect (ties, ordering, rounding, error types must be stated).
+HINT: the approach or the edge case to watch ("merge when the next start is <= the current end, after sorting by
+start"), never the code or the expected outputs. A difficulty knob changes the hidden tests, shown examples, bugs
+to find, edge cases or requirements.
 """
 
 
@@ -67,7 +59,7 @@ def spade_domains() -> list[DomainSpec]:
             name="code",
             description="Write, fix and complete Python code checked by hidden tests run in the sandbox.",
             designer_guidance=GUIDANCE,
-            worked_examples=("spade_domains.code.seeds.implement_function", "spade_domains.code.seeds.fix_the_bug"),
+            worked_examples=("spade_domains.code.seeds.fix_the_bug", "spade_domains.code.seeds.implement_function"),
             sandbox_modules=(VERIFY_MODULE,),
             answer_kind="text",
             topics=TOPICS,

@@ -20,50 +20,25 @@ VERIFY_MODULE = "spade_domains.games.verify"
 VERIFY_EXPORTS = ("clean_move", "move_tokens", "move_integers", "safe_echo", "zero_sum_rewards")
 
 GUIDANCE = """\
-You are designing a GAME environment for reinforcement learning, grounded in the document below.
+WHAT TO BUILD: a single-player puzzle with feedback every turn (deduction like Wordle or Mastermind, planning like
+a sliding puzzle or Tower of Hanoi, a game against a scripted opponent like Nim) or a two-player zero-sum game
+whose two seats are BOTH played by the agent (tic-tac-toe, Connect Four, Kuhn poker as a match). The rules or
+material come from the document; the agent must be able to learn the rules from the first observation.
 
-WHAT TO BUILD
-Either a single-player puzzle with feedback every turn (deduction like Wordle or Mastermind, planning like a
-sliding puzzle or Tower of Hanoi, a game against a scripted opponent like Nim) or a two-player zero-sum game
-whose two seats are BOTH played by the agent (self-play: tic-tac-toe, Connect Four, Kuhn poker as a match).
-The rules come from the document; the agent must be able to learn them from the first observation.
+MOVES: parse every move with spade_domains.games.verify (see the API REFERENCE): clean_move, move_tokens /
+move_integers, safe_echo to quote the agent, zero_sum_rewards(winner, players) for final rewards. A malformed move
+gets info["format_error"] (the expected form); a well-formed illegal move gets info["action_is_valid"] = False and
+an observation that says why.
 
-THE CONTRACT
-One module: an ENV_SPEC dict (name, domain="games", description, reward_range, max_turns, players (1 or 2),
-difficulty={knob: {min, max, default, description}}, tools=[], grounding=<the game and its known theory>, tags)
-and exactly ONE plain class (no base class, no gymnasium import) with
-  __init__(**knobs)                  the difficulty knobs, as keyword arguments with defaults
-  reset(rng, options) -> (obs, info) draw the position/secret/deal from rng (never import random)
-  step(action) -> (obs, reward, terminated, truncated, info)
-  privileged_hint() -> str           help that does not give the move or the solution away
-  reference_action() -> str          the next move of a scripted solver (it may read internal state)
-Import only the modules the contract lists and the helpers below. No print, open, eval, exec, getattr/setattr,
-str.format (use f-strings), dunder names or attributes, or global statements (a single leading underscore on
-your own helper methods is fine).
+TWO-PLAYER GAMES: info["player_id"] is the seat to act after reset and after every non-final step; the observation
+is written for that seat (its private cards only); info["legal_moves"] lists that seat's moves as the agent would
+write them. At the end set info["rewards"] (one per seat, zero-sum), info["winner"] (seat or None) and
+info["success"] = the last mover won; the step reward is the mover's. Three invalid moves in a row by one seat
+forfeit. Make chance-heavy games a multi-hand match so skill decides the winner.
 
-MOVES: parse every move with the helpers of spade_domains.games.verify (exact signatures in the API REFERENCE at
-the end): clean_move(text) for a normalised move string, move_tokens(text) / move_integers(text) for its words
-and numbers, safe_echo(text) to quote the agent in feedback, zero_sum_rewards(winner, players) for final rewards.
-Check every move against the rules. A malformed move gets info["format_error"] (what form is expected); a
-well-formed but illegal move gets action_is_valid=False and an observation that says why. Never raise.
-
-TWO-PLAYER GAMES
-info["player_id"] is the seat to act after reset and after every non-final step; the observation is written
-for that seat ("You are player 1 (O) ...", its private cards only); info["legal_moves"] lists the moves that
-seat may play now (strings, as the agent would write them). When the game ends set info["rewards"]
-(one reward per seat, zero-sum), info["winner"] (seat or None) and info["success"] = the last mover won; the
-step reward is the mover's. Three invalid moves in a row by one seat forfeit the game, so a policy that only
-emits garbage loses. Make chance-heavy games (poker) a multi-hand match so skill decides the winner.
-
-A GOOD PRIVILEGED HINT
-A rule, a threat or a strategic fact ("your opponent can complete the top row", "the nim-sum should be zero
-after your move", "the word has two distinct vowels") - never the move to play or the solution, and no text
-that would itself be a legal winning move.
-
-TRIVIAL OR IMPOSSIBLE (both are rejected)
-Trivial: a random or constant move wins, the solution is visible, or the budget allows blind enumeration.
-Impossible: the feedback cannot identify the answer within the turns, or the opponent wins from the start.
-A difficulty knob must really change difficulty: search space, scramble depth, guesses allowed, board size.
+HINT: a rule, a threat or a strategic fact ("your opponent can complete the top row", "the nim-sum should be zero
+after your move"), never the move or the solution, and no text that is itself a winning move. A difficulty knob
+changes the search space, scramble depth, guesses allowed or board size.
 """
 
 

@@ -21,46 +21,28 @@ SEEDS = (
 SEED_PACKAGE = "spade_domains.tool_use.seeds"
 
 GUIDANCE = """\
-Write a tool-use environment: a task that an agent solves with several structured tool calls against stateful
-tools, scored by comparing the final tool state with the state a reference run produces.
-
-What to build (one module: an ENV_SPEC dict and one plain class with __init__(**knobs), reset(rng, options),
-step(action), privileged_hint(), reference_action(); use only rng for randomness):
-- Tools. Build the initial state from plain data with the bundled tool classes (FileSystem, Ledger, Calendar,
-  SqlDatabase, Calculator; constructor arguments, tools, argument schemas and result shapes are in the API
-  REFERENCE at the end) and combine several with Toolbox(tool_a, tool_b). A tool object runs a tool with
-  call(name, arguments) -> JSON result ({"error": ...} on failure; failed calls change nothing) and gives its
-  state with snapshot(). Snapshots ignore what should not be judged (working directory, event ids, row order,
-  ledger posting order).
-- The episode. from spade_domains.tool_use.episode import ToolEpisode. In reset, generate the scenario from
-  rng, write the reference call list (your scripted solver; you may run a scratch tool object to compute
-  it, e.g. find_free_slot on a copy), then
+WHAT TO BUILD: a task the agent solves with several structured tool calls against stateful tools, scored by
+comparing the final tool state with the state a reference run produces.
+- Tools: build the initial state from plain data with the tool classes of the API REFERENCE (FileSystem, Ledger,
+  Calendar, SqlDatabase, Calculator) and combine several with Toolbox(tool_a, tool_b). Snapshots ignore what should
+  not be judged (working directory, event ids, row order, ledger posting order).
+- The episode: in reset, generate the scenario from rng, write the reference call list (your scripted solver; you
+  may run a scratch tool object to compute it, e.g. find_free_slot on a copy), then
     self.episode = ToolEpisode(self._toolbox, reference_calls, task_text, max_turns=ENV_SPEC["max_turns"])
     return self.episode.first_observation(), self.episode.reset_info()
-  where self._toolbox() builds a FRESH toolbox from the stored scenario data each time it is called. step,
-  reference_action and privileged_hint delegate to self.episode (step / reference_action / milestone_hint).
-  ToolEpisode replays the reference on a fresh toolbox, refuses a reference whose call fails or that changes
-  nothing, parses actions, runs calls, and scores final-state equality (reward 1.0 on success, else 0.0).
-- Actions the agent may send: {"name": "<tool>", "arguments": {...}}, a JSON list of calls, the same inside
-  ```json fences or <tool_call>...</tool_call> tags, {"name": "finish", "arguments": {}} to end, or plain text
-  (a final answer, which also ends the episode). Malformed calls get a format_error naming the problem
-  ("tool 'deposit': argument 'amount' must be number, got string"). Helpers for custom loops:
-  spade_domains.tool_use.actions.parse_tool_calls(text, tools) -> {"calls", "final", "error"},
-  render_tools(schemas), milestones(calls).
+  where self._toolbox() builds a FRESH toolbox from the stored scenario data each time. step, reference_action and
+  privileged_hint delegate to self.episode (step / reference_action / milestone_hint). ToolEpisode replays the
+  reference on a fresh toolbox, refuses a reference whose call fails or changes nothing, parses actions ({"name",
+  "arguments"} calls, JSON lists, ```json fences, <tool_call> tags, "finish", or a plain-text final answer), gives
+  malformed calls a format_error, and scores final-state equality (reward 1.0 on success, else 0.0).
 - ENV_SPEC: domain "tool_use", reward_range [0.0, 1.0], max_turns above the longest reference plus slack,
-  max_obs_chars 16000 (the first observation lists the tool schemas), tools = the tool names exposed, a
-  difficulty knob that changes the number of calls or the traps, and a grounding note.
-
-The task text must pin down ONE correct final state: say exactly which names, memos, titles, amounts and
-formats to use and what must stay untouched ("change nothing else"), and give an ordering rule wherever
-order changes the outcome (earliest free slot, first come first served). The agent must need the tools to
-find facts the text withholds (file contents, ledger history, table rows, free times).
-
-A good privileged hint is the milestone list (ToolEpisode.milestone_hint(): which tools in which order, no
-arguments) plus a rule of thumb; it never contains the target values, file names to move, ids or amounts.
-Trivial: the task text contains every argument, or one call solves it. Impossible: the rules leave several
-valid final states, the reference run needs a fact the agent cannot observe, or a limit (max_turns, overdraft,
-calendar overlap) blocks the reference. A random string must never succeed.
+  max_obs_chars 16000 (the first observation lists the tool schemas), tools = the tool names exposed, a difficulty
+  knob that changes the number of calls or the traps.
+The task text pins down ONE correct final state: exactly which names, memos, titles, amounts and formats to use,
+what must stay untouched ("change nothing else"), and an ordering rule wherever order matters (earliest free slot).
+The agent must need the tools to find facts the text withholds (file contents, ledger history, rows, free times),
+so the text never holds every argument and one call never solves it. HINT: the milestone list (which tools in
+which order, no arguments) plus a rule of thumb; never target values, file names, ids or amounts.
 """
 
 
