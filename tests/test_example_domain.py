@@ -73,7 +73,7 @@ def test_the_designer_prompt_comes_from_its_domain_spec(store_path: Path, tmp_pa
     assert "You are designing a TALLY environment" in system
     assert "from spade_example_plugin.verify import read_count, safe_echo" in system  # generated API reference
     assert "read_count(text: str) -> int | None" in system
-    assert "spade_example_plugin.verify" in system[system.index("Only these imports"):]  # the import list
+    assert "spade_example_plugin.verify" in system[system.index("IMPORTS (only these"):]  # the import list
     assert "class CoinTally" in user and "Write one new tally environment" in user  # its worked example
     store.close()
 
