@@ -34,12 +34,12 @@ from collections.abc import Callable
 from typing import Any
 
 from spade_core.contract.inner import REQUIRED_METHODS, find_env_class
-from spade_core.contract.rng import EpisodeRandom
 from spade_core.errors import EnvLoadError
 from spade_core.sandbox import canon, guards, violations, wire
 from spade_core.sandbox.allowlist import StandInModule, exposed_names
 from spade_core.sandbox.limits import SandboxLimits
 from spade_core.sandbox.policy import PolicyRejection, compile_env_source
+from spade_core.sandbox.wrappers import SandboxRandom
 
 ENV_FILENAME = "<env>"
 TEST_FILENAME = "<test>"
@@ -291,7 +291,7 @@ class Worker:
             return env.step(arg)
         if method == "reset":
             seed, options = arg
-            return env.reset(EpisodeRandom(seed), dict(options or {}))
+            return env.reset(SandboxRandom(seed), dict(options or {}))
         if method in METHODS:
             return getattr(env, METHODS[method])()
         raise EnvLoadError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
