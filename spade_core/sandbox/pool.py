@@ -644,7 +644,9 @@ class WorkerPool:
             deadline, budget_end = self._deadline(started + timeout + self.grace_s)
             frame.depth += 1
         try:
-            self._arm_cpu(worker, self.limits.cpu_s_per_call)
+            if (worker.cpu_seen_at is None or started - worker.cpu_seen_at >= CPU_CHECK_S
+                    or worker.cpu_seen + worker.busy_since_seen + self.limits.cpu_s_per_call > worker.cpu_armed):
+                self._arm_cpu(worker, self.limits.cpu_s_per_call)
             worker.send(message, deadline)
             reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
                                      self.limits.max_reply_elements)
@@ -653,11 +655,12 @@ class WorkerPool:
                 raise self._budget_spent(worker, what, inst) from None
             raise self._channel_failure(worker, exc, what, timeout, inst) from None
         finally:
-            worker.busy_since_seen += time.monotonic() - started
+            spent = time.monotonic() - started
+            worker.busy_since_seen += spent
             if frame is not None:
                 frame.depth -= 1
                 if frame.depth == 0:
-                    frame.spent_s += time.monotonic() - started
+                    frame.spent_s += spent
         if not isinstance(reply, dict) or ("ok" not in reply and not isinstance(reply.get("err"), dict)):
             raise self._channel_failure(worker, _ChannelError("protocol", "reply is not {ok|err}"), what, timeout, inst)
         return reply

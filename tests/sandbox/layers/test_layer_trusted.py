@@ -21,6 +21,10 @@ from spade_tools.calculator import Calculator
 ENV_SPEC = {"id": "spade/Trusted-v0", "domain": "games", "description": "d", "action_format": "a",
             "max_turns": 5, "players": 1, "tags": []}
 
+class Oops(Exception):
+    pass
+
+
 class Trusted:
     def reset(self, rng, options):
         self.rng = rng
@@ -33,6 +37,8 @@ class Trusted:
             memo = {}
             copy.deepcopy(self.rng, memo)
             return str(len(memo)), 0.0, False, False, {}
+        elif action == "mro":
+            return str(Oops.mro()), 0.0, False, False, {}
         elif action == "copy":
             mine = list(Calculator.TOOL_DEFS[0].parameters["required"])
             self.rng.shuffle(mine)
@@ -57,6 +63,9 @@ def test_trusted_methods_cannot_change_shared_containers_or_leak_internals(pool)
         handle.reset(0, {})
         with pytest.raises(EnvCodeError, match="argument"):
             handle.step("memo")
+        handle.reset(0, {})
+        with pytest.raises(SandboxPolicyError, match="mro"):
+            handle.step("mro")  # the list would hold BaseException, which the environment cannot name
         handle.reset(0, {})
         assert handle.step("copy")[0] == str(sorted(eval(original)))  # noqa: S307 - our own repr of a list
         assert handle.step("look")[0] == original
