@@ -14,6 +14,7 @@ comparison uses.
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,38 @@ CALL_FAILURES: tuple[type[BaseException], ...] = (ArithmeticError, ValueError, R
 """Exceptions from a tool's own code that :meth:`ToolSet.call` reports as a failed call (see the module docstring)."""
 
 
+SANDBOX_CLASS_MARK = "__spade_sandbox__"
+"""The key the sandbox puts in the dict of every class sandboxed code defines (``spade_core.sandbox.guards.
+SANDBOX_MARK``; a test keeps the two equal: this package does not import the sandbox)."""
+_PLAIN_RESULT_TYPES = (str, int, float, bool, type(None))
+MAX_RESULT_VALUES = 1_000_000
+
+
+def _result_problem(value: Any) -> str | None:
+    """Why a tool's result is not plain JSON data (dicts with string keys, lists, tuples, scalars), or None.
+    Checked by exact type, iteratively and within :data:`MAX_RESULT_VALUES` values."""
+    stack = [value]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > MAX_RESULT_VALUES:
+            return f"more than {MAX_RESULT_VALUES} values"
+        kind = type(item)
+        if kind in _PLAIN_RESULT_TYPES:
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str:
+                    return f"a dict key of type {type(key).__name__}"
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        else:
+            return f"a value of type {kind.__name__}"
+    return None
+
+
 class ToolError(Exception):
     """A tool call failed in a way the agent should be told about (bad path, insufficient funds, ...)."""
 
@@ -47,10 +80,12 @@ class ToolDef:
     method: str = ""
 
     def schema(self) -> dict[str, Any]:
-        """The OpenAI function-calling schema of this tool."""
+        """The OpenAI function-calling schema of this tool: a fresh deep copy (callers may change it; the
+        definition every instance shares stays as it is)."""
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": dict(self.parameters)},
+            "function": {"name": self.name, "description": self.description,
+                         "parameters": copy.deepcopy(dict(self.parameters))},
         }
 
 
@@ -96,7 +131,9 @@ class ToolSet:
         problem = plain_data_problem(arguments) or validate(arguments, definition.parameters)
         if problem:
             return {"error": f"tool '{name}': {problem}"}
-        method = getattr(self, definition.method or definition.name)
+        method = self._declared_method(definition)
+        if method is None:
+            return {"error": f"tool '{name}' does not name a public method declared by its tool class"}
         kwargs = guarded_arguments(normalize(arguments, definition.parameters))
         try:
             self.prepare()
@@ -111,7 +148,28 @@ class ToolSet:
             return {"error": f"{name}: the call took longer than {self.CALL_TIMEOUT_S:g} s and was stopped"}
         except CALL_FAILURES as err:
             return {"error": f"{name}: the call failed on these arguments ({type(err).__name__}: {err})"}
+        problem = _result_problem(result)
+        if problem:  # a tool returns JSON data; anything else (a cursor, a bound method) never reaches the caller
+            return {"error": f"{name}: the tool returned {problem}, not plain JSON data"}
         return result
+
+    def _declared_method(self, definition: ToolDef) -> Any:
+        """The method a tool call may run: public, named by a ``ToolDef`` of the tool plugin's own class (the first
+        class in the MRO that sandboxed code did not define) and looked up on that class, so a subclass written by
+        sandboxed code can neither point a tool at a private helper nor swap the code that runs."""
+        own = next((klass for klass in type(self).__mro__
+                    if klass is not ToolSet and issubclass(klass, ToolSet) and SANDBOX_CLASS_MARK not in klass.__dict__),
+                   None)
+        if own is None:
+            return None
+        declared = {d.method or d.name for d in own.__dict__.get("TOOL_DEFS", own.TOOL_DEFS)}
+        name = definition.method or definition.name
+        if not name or name[:1] == "_" or name not in declared:
+            return None
+        function = getattr(own, name, None)
+        if not callable(function):
+            return None
+        return function.__get__(self, type(self)) if hasattr(function, "__get__") else None
 
     def prepare(self) -> None:
         """One-off work a call needs that is not the call's own (building an index): runs before the deadline."""

@@ -8,17 +8,17 @@ overlapping events (a double-booked scenario) is allowed, so environments can as
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from spade_core import linear_re
 from spade_tools.base import ToolDef, ToolError, ToolSet
 from spade_tools.schema import obj
 
 MAX_EVENTS = 2000
 MAX_TITLE_CHARS = 100
-DAY_PATTERN = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-TIME_PATTERN = re.compile(r"^(\d{1,2}):(\d{2})$")
+DAY_PATTERN = linear_re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+TIME_PATTERN = linear_re.compile(r"^(\d{1,2}):(\d{2})$")
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 _DAY = {"type": "string", "minLength": 1, "maxLength": 10, "description": "date as YYYY-MM-DD"}

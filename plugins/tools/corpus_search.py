@@ -7,14 +7,14 @@ frequency with document-length normalisation and idf), enough to find the articl
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections import Counter, defaultdict
 from typing import Any
 
+from spade_core import linear_re
 from spade_tools.base import ToolDef, ToolError, ToolSet
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = linear_re.compile(r"[a-z0-9]+")
 _lock = threading.Lock()
 _indexes: dict[int, _Index] = {}
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from spade_core import linear_re
 from spade_tools.base import ToolDef, ToolError, ToolSet, unknown_name_message
 from spade_tools.schema import obj
 
@@ -21,7 +21,7 @@ MAX_TRANSACTIONS = 10_000
 MAX_ACCOUNTS = 200
 MAX_MEMO_CHARS = 200
 KINDS = ("deposit", "withdrawal", "transfer_in", "transfer_out")
-ACCOUNT_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+ACCOUNT_PATTERN = linear_re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 _ACCOUNT = {"type": "string", "minLength": 1, "maxLength": 40, "description": "account name, e.g. 'checking'"}
 _AMOUNT = {"type": "number", "description": "positive amount with at most two decimals"}

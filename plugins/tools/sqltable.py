@@ -13,18 +13,18 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
-import re
 import sqlite3
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from spade_core import linear_re
 from spade_tools.base import ToolDef, ToolError, ToolSet
 from spade_tools.schema import obj
 
 COLUMN_TYPES = ("TEXT", "INTEGER", "REAL")
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "like", "in")
-IDENT_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+IDENT_PATTERN = linear_re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
 MAX_TABLES = 20
 MAX_COLUMNS = 30
 MAX_ROWS = 5000

@@ -2,7 +2,10 @@
 
 Each WebSocket session gets its own :class:`SpadeOpenEnv`; OpenEnv caps how many run at once and reaps sessions idle
 past the timeout. ``reset(seed, env_id, hint)`` starts an episode; ``step({"action": ...})`` plays one learner move
-under a per-step time limit (a step past it ends the episode with an error observation; the server keeps serving).
+under the server's per-step time limit (``ServeConfig.step_timeout_s``: a client's ``timeout_s`` is ignored, so no
+client can make the server abandon work early). A step past the limit ends the episode with an error observation;
+its thread runs on, counted as *abandoned* until it returns, and its episode is closed then. At
+``max_abandoned_steps`` abandoned steps (over all sessions) new resets and steps are refused until some finish.
 Only the observation, reward, done flag and public ``info`` keys leave the server: no route or field exposes the
 privileged hint outside a hinted episode's observation, the reference solver or the verifier.
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
@@ -54,14 +57,53 @@ class SpadeState(State):
     done: bool = True
 
 
+class ServerBusy(SessionError):
+    """Too many abandoned steps are still running: the server refuses new work until some finish."""
+
+
+class AbandonedSteps:
+    """Steps that ran past the server's limit and still hold their threads, over every session of one server."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._running = 0
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> int:
+        return self._running
+
+    def check(self) -> None:
+        if self._running >= self.cap:
+            raise ServerBusy(f"the server has {self._running} steps still running past their time limit (cap "
+                             f"{self.cap}, ServeConfig.max_abandoned_steps); try again later")
+
+    def abandon(self, future: Future[Any], session: EpisodeSession, executor: ThreadPoolExecutor) -> None:
+        """Count ``future`` until it returns; then close its episode and its thread."""
+        with self._lock:
+            self._running += 1
+
+        def finished(_: Future[Any]) -> None:
+            try:
+                session.close()
+            except Exception:  # noqa: BLE001, S110 - an abandoned episode's close must not kill the callback
+                pass
+            executor.shutdown(wait=False)
+            with self._lock:
+                self._running -= 1
+
+        future.add_done_callback(finished)
+
+
 class SpadeOpenEnv(Environment):
     """One session's SPADE episodes, served through OpenEnv."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, config: ServeConfig) -> None:
+    def __init__(self, config: ServeConfig, abandoned: AbandonedSteps | None = None) -> None:
         super().__init__()
         self.config = config
+        self.abandoned = abandoned if abandoned is not None else AbandonedSteps(config.max_abandoned_steps)
         self.allowed = frozenset(config.env_ids)
         self.session = EpisodeSession(learner_seat=config.learner_seat)
         self._episode_id: str | None = None
@@ -84,7 +126,7 @@ class SpadeOpenEnv(Environment):
                                               "hinted": self.session.hinted})
 
     def step(self, action: SpadeAction, timeout_s: float | None = None, **_: Any) -> SpadeObservation:
-        limit = min(float(timeout_s), self.config.step_timeout_s) if timeout_s else self.config.step_timeout_s
+        limit = self.config.step_timeout_s  # the server's limit; a client's timeout_s never lowers it
         with self._lock:
             try:
                 outcome: StepOutcome = self._timed(lambda: self.session.step(action.action), limit)
@@ -106,12 +148,14 @@ class SpadeOpenEnv(Environment):
     # -- helpers ------------------------------------------------------------------------------------------
     def _timed(self, call: Callable[[], Any], limit: float | None = None) -> Any:
         """Run ``call`` on this session's worker thread; past ``limit`` the episode is abandoned (a stuck step
-        keeps its thread, so the session gets a fresh one)."""
+        keeps its thread until it returns, counted in :class:`AbandonedSteps`, which closes its episode then; the
+        session gets a fresh thread and episode)."""
+        self.abandoned.check()
         future = self._worker.submit(call)
         try:
             return future.result(timeout=limit or self.config.step_timeout_s)
         except FutureTimeout:
-            self._worker.shutdown(wait=False, cancel_futures=True)
+            self.abandoned.abandon(future, self.session, self._worker)
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spade-serve-step")
             self.session = EpisodeSession(learner_seat=self.config.learner_seat)
             raise
@@ -132,6 +176,7 @@ class SpadeServer:
 
     app: Any
     sessions: HTTPEnvServer
+    abandoned: AbandonedSteps
 
     @property
     def active_sessions(self) -> int:
@@ -142,11 +187,12 @@ def build_server(config: ServeConfig) -> SpadeServer:
     """OpenEnv's server over SPADE environments: HTTP and WebSocket routes, ``/schema``, ``/health``."""
     if not config.env_ids:
         raise SessionError("spade serve needs at least one environment (ids, --domain or --tag)")
+    abandoned = AbandonedSteps(config.max_abandoned_steps)
     sessions = HTTPEnvServer(
-        lambda: SpadeOpenEnv(config), SpadeAction, SpadeObservation, env_name=ENV_NAME, state_cls=SpadeState,
+        lambda: SpadeOpenEnv(config, abandoned), SpadeAction, SpadeObservation, env_name=ENV_NAME, state_cls=SpadeState,
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=config.max_sessions,
                                              session_timeout=config.idle_timeout_s),
     )
     app = FastAPI(title="SPADE environments (OpenEnv)", version=__version__)
     sessions.register_routes(app)
-    return SpadeServer(app, sessions)
+    return SpadeServer(app, sessions, abandoned)

@@ -71,7 +71,7 @@ BASE_ALLOWLIST: AllowList = {
                **_same(_WRAPPERS, ("insort", "insort_left", "insort_right"))},
     "fractions": _same("fractions", ("Fraction",)),
     "statistics": _same("statistics", _STATISTICS),
-    "copy": _same("copy", ("copy", "deepcopy")),
+    "copy": {"copy": "copy:copy", "deepcopy": f"{_WRAPPERS}:sandbox_deepcopy"},
     "functools": _same("functools", ("reduce", "cmp_to_key", "lru_cache", "cache", "partial")),
     "operator": _same("operator", _OPERATOR),
     "typing": _same("typing", _TYPING),

@@ -222,8 +222,9 @@ def _check_name(obj: Any, name: str) -> None:
         raise violation(f"attribute {name!r} is not allowed (frame/code introspection)")
     if name in _FORMAT_NAMES and _is_str_like(obj):
         raise violation(f"str.{name}() is not allowed (it can read attributes); use f-strings or %-formatting")
-    if name == "mro" and isinstance(obj, type) and not is_sandbox_class(obj):
-        raise violation("mro() of classes the environment did not define is not allowed")
+    if name == "mro" and isinstance(obj, type):  # even of its own classes: the list holds foreign bases
+        raise violation("mro() is not allowed (it hands out base classes the environment did not define); use "
+                        "isinstance/issubclass")
     if name[:1] != "_":
         return
     if name[:2] == "__":

@@ -24,13 +24,14 @@ import gc
 import json
 import os
 import select
-import shutil
 import signal
 import socket
 import sys
 import time
 import traceback
 from typing import Any
+
+from spade_core.sandbox import scratch
 
 BOOTSTRAP = """
 import os, sys, types
@@ -52,6 +53,8 @@ MAX_LOG_TAIL = 4000
 SCRATCH_CHECK_S = 0.1
 """How often the launcher measures every worker's scratch dir (a worker over its quota is killed)."""
 MAX_SCRATCH_ENTRIES = 4096
+MAX_LOG_BYTES = 4 * 1024 * 1024
+"""A worker's unnamed stderr log larger than this gets the worker killed (it also counts toward its scratch quota)."""
 
 
 class _Child:
@@ -84,25 +87,6 @@ def _log_tail(fd: int) -> str:
     except OSError:
         return ""
     return data.decode("utf-8", "replace")
-
-
-def _disk_usage(path: str, max_entries: int) -> tuple[int, int]:
-    """Bytes allocated under ``path`` and the number of entries, walking by descriptor without following links."""
-    used = 0
-    entries = 0
-    try:
-        for _root, dirs, files, dir_fd in os.fwalk(path, follow_symlinks=False):
-            for name in dirs + files:
-                entries += 1
-                try:
-                    used += os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_blocks * 512
-                except OSError:
-                    pass
-            if entries > max_entries:
-                break
-    except OSError:
-        pass
-    return used, entries
 
 
 class Launcher:
@@ -143,27 +127,40 @@ class Launcher:
         self.reply({"ready": True, "netns": self.netns, "problems": self.problems})
         next_police = 0.0
         while True:
-            self.reap()
-            now = time.monotonic()
-            if now >= next_police:
-                self.police_scratch()
-                next_police = now + SCRATCH_CHECK_S
-            readable, _, _ = select.select([self.control], [], [], SCRATCH_CHECK_S)
-            if not readable:
-                continue
             try:
-                data, fds, _flags, _addr = socket.recv_fds(self.control, 1 << 16, 1)
-            except OSError:
-                data, fds = b"", []
-            if not data:
-                self.shutdown()
+                now = time.monotonic()
+                self.reap()
+                if now >= next_police:
+                    self.police_scratch()
+                    next_police = now + SCRATCH_CHECK_S
+                self.serve_one()
+            except SystemExit:
+                raise
+            except BaseException:  # noqa: BLE001 - the launcher never dies of one request or one worker's tree
+                try:
+                    traceback.print_exc()
+                except BaseException:  # noqa: BLE001, S110 - even reporting must not end the loop
+                    pass
+
+    def serve_one(self) -> None:
+        """Wait up to one police interval for a request from the host and answer it."""
+        readable, _, _ = select.select([self.control], [], [], SCRATCH_CHECK_S)
+        if not readable:
+            return
+        fds: list[int] = []
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(self.control, 1 << 16, 1)
+        except OSError:
+            data = b""
+        if not data:
+            self.shutdown()
+        try:
             request = json.loads(data)
             op = request.get("op")
             if op == "spawn" and len(fds) == 1:
-                self.spawn(fds[0], request.get("limits"), request.get("role") == "agent")
+                fd = fds.pop()
+                self.spawn(fd, request.get("limits"), request.get("role") == "agent")
             elif op == "status":
-                for fd in fds:
-                    os.close(fd)
                 self.reply(self.status(int(request["pid"]), float(request.get("wait", 1.0))))
             elif op == "kill":
                 pid = int(request["pid"])
@@ -173,9 +170,12 @@ class Launcher:
             elif op == "shutdown":
                 self.shutdown()
             else:
-                for fd in fds:
-                    os.close(fd)
                 self.reply({"error": f"unknown op {op!r}"})
+        except Exception as exc:  # noqa: BLE001 - a failed request is answered, never fatal
+            self.reply({"error": f"the launcher could not serve the request: {type(exc).__name__}: {exc}"[:500]})
+        finally:
+            for fd in fds:
+                os.close(fd)
 
     def reply(self, message: dict[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
@@ -202,9 +202,9 @@ class Launcher:
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 from spade_core.sandbox import limits, worker
 
-                scratch = os.path.join(self.scratch_root, f"w{os.getpid()}")
+                scratch_dir = os.path.join(self.scratch_root, f"w{os.getpid()}")
                 lim = limits.SandboxLimits.from_dict(limits_data)
-                layers = limits.apply_worker_isolation(lim, keep_fd=fd, scratch=scratch, launcher_pid=self.pid,
+                layers = limits.apply_worker_isolation(lim, keep_fd=fd, scratch=scratch_dir, launcher_pid=self.pid,
                                                        seccomp=self.seccomp, log_fd=log_fd)
                 layers["netns"] = self.netns
                 worker.run(fd, limits_data, self.agent_standins if agent else self.standins, layers)
@@ -240,31 +240,49 @@ class Launcher:
             child = self.children.pop(pid, None)
             if child is None:
                 continue
-            # The scratch dir belongs to the worker's uid: shutil.rmtree works on descriptors and never follows
-            # a symlink the worker planted. The log is an unlinked file only this launcher holds.
-            shutil.rmtree(child.scratch, ignore_errors=True)
+            # The scratch dir belongs to the worker's uid: remove_tree works on descriptors, never follows a
+            # symlink the worker planted and never recurses. The log is an unlinked file only this launcher holds.
+            scratch.remove_tree(child.scratch)
             if len(self.statuses) >= MAX_STATUSES:
                 _, old_fd, _ = self.statuses.pop(next(iter(self.statuses)))
                 os.close(old_fd)
             self.statuses[pid] = (status, child.log_fd, self.reasons.pop(pid, None))
 
     def police_scratch(self) -> None:
-        """Kill workers whose scratch dir holds more than their quota (or too many entries)."""
+        """Kill workers whose disk use is over their quota: the scratch tree (bounded walk: entries and depth),
+        plus files they hold open or mapped with no name (unlinked, their stderr log)."""
         for pid, child in list(self.children.items()):
-            used, entries = _disk_usage(child.scratch, MAX_SCRATCH_ENTRIES)
-            if used > child.scratch_mb * 1024 * 1024 or entries > MAX_SCRATCH_ENTRIES:
-                self.reasons[pid] = (f"scratch quota exceeded: {used // (1024 * 1024)} MB in {entries} entries "
-                                     f"(limit {child.scratch_mb} MB, {MAX_SCRATCH_ENTRIES} entries; "
-                                     "SandboxLimits.max_scratch_mb)")
+            usage = scratch.measure(child.scratch, MAX_SCRATCH_ENTRIES)
+            used = usage.bytes + scratch.open_unlinked_bytes(pid)
+            try:
+                log_bytes = os.fstat(child.log_fd).st_size
+            except OSError:
+                log_bytes = 0
+            limit = child.scratch_mb * 1024 * 1024
+            why = None
+            if usage.too_deep:
+                why = f"scratch tree deeper than {scratch.MAX_DEPTH} levels"
+            elif usage.too_many:
+                why = f"more than {MAX_SCRATCH_ENTRIES} entries in the scratch dir"
+            elif used > limit:
+                why = f"{used // (1024 * 1024)} MB on disk (named, unlinked-but-open and log files)"
+            elif log_bytes > MAX_LOG_BYTES:
+                why = f"a stderr log of {log_bytes // (1024 * 1024)} MB (limit {MAX_LOG_BYTES // (1024 * 1024)} MB)"
+            if why is not None:
+                self.reasons[pid] = (f"scratch quota exceeded: {why} (limit {child.scratch_mb} MB, "
+                                     f"{MAX_SCRATCH_ENTRIES} entries; SandboxLimits.max_scratch_mb)")
                 _kill(pid)
 
     def shutdown(self) -> None:
-        for pid in list(self.children):
-            _kill(pid)
-        deadline = time.monotonic() + 5.0
-        while self.children and time.monotonic() < deadline:
-            self.reap()
-            time.sleep(0.005)
+        try:
+            for pid in list(self.children):
+                _kill(pid)
+            deadline = time.monotonic() + 5.0
+            while self.children and time.monotonic() < deadline:
+                self.reap()
+                time.sleep(0.005)
+        except BaseException:  # noqa: BLE001 - shutting down must end in os._exit whatever happened
+            traceback.print_exc()
         try:
             self.reply({"bye": True})
         except OSError:

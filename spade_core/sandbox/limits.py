@@ -7,8 +7,11 @@ fds            every inherited descriptor except the channel is closed; stdin/st
                -> a size-capped unnamed log file the launcher opened (no path the worker could replace)
 environ        ``os.environ`` is replaced by a minimal fixed mapping (no inherited secrets)
 scratch        the working directory is a fresh per-worker directory, removed when the worker is reaped
-rlimits        RLIMIT_AS (memory), RLIMIT_CPU (soft per call, hard = the worker's lifetime CPU budget, which no
-               worker can raise), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
+rlimits        RLIMIT_AS (memory), RLIMIT_CPU (armed from outside by the host per message, never by the
+               worker; at most the worker's lifetime CPU budget), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0,
+               RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
+ipcns          (root only) a fresh IPC namespace per worker: SysV shared memory, queues and semaphores and POSIX
+               message queues of other workers are invisible, and the worker's own die with it
 uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
                RLIMIT_NPROC alone does not stop fork (docs/design.md §7)
 netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
@@ -16,7 +19,8 @@ no_new_privs   PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE=0, PR_SET_PDEATHSIG=SIGKILL
 landlock       reads only under the Python installation and system library dirs, writes only in scratch;
                TCP bind/connect refused (ABI >= 4); signals/abstract sockets outside the worker refused (ABI >= 6)
 seccomp        fork/vfork/execve/non-thread clone, socket creation, ptrace, namespace, mount, keyring, bpf,
-               module, reboot and signal-sending calls fail with EPERM; prlimit only for RLIMIT_CPU;
+               module, reboot, signal-sending and SysV/POSIX-queue IPC calls fail with EPERM; no rlimit can be
+               set (setrlimit, prlimit with a new limit or another pid);
                compiled once in the launcher, loaded per worker as raw BPF
 =============  ==========================================================================================
 """
@@ -33,7 +37,7 @@ from typing import Any
 
 from spade_core.sandbox import oslayers
 
-LAYERS = ("fds", "environ", "scratch", "rlimits", "uid", "netns", "no_new_privs", "landlock", "seccomp")
+LAYERS = ("fds", "environ", "scratch", "rlimits", "ipcns", "uid", "netns", "no_new_privs", "landlock", "seccomp")
 
 SAFE_ENVIRON = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
 """The whole environment of the launcher and workers (``HOME``/``TMPDIR`` point at the scratch dir)."""
@@ -62,6 +66,7 @@ class SandboxLimits:
     drop_uid: bool = True
     uid_base: int = 200_000
     network_namespace: bool = True
+    ipc_namespace: bool = True
     landlock: bool = True
     seccomp: bool = True
 
@@ -107,16 +112,20 @@ def seccomp_rules() -> list[oslayers.Rule]:
         "mount_setattr", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
         "setfsuid", "setfsgid", "capset", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
         "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "memfd_create",
-        "kill", "tkill", "tgkill",
+        "kill", "tkill", "tgkill", "setrlimit",
+        # IPC that outlives a call or crosses workers: SysV shared memory, queues, semaphores; POSIX queues
+        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+        "semtimedop", "semctl", "ipc", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+        "mq_getsetattr",
         "vhangup", "pkey_alloc", "lookup_dcookie", "nfsservctl",
     ]
     rules: list[oslayers.Rule] = [(name, eperm, ()) for name in deny]
     rules += [
         ("clone", eperm, ((0, oslayers.SCMP_CMP_MASKED_EQ, oslayers.CLONE_THREAD, 0),)),
         ("clone3", oslayers.SCMP_ACT_ERRNO(errno.ENOSYS), ()),  # libc falls back to clone(), filtered above
+        # reading its own limits is allowed; setting any (the host arms RLIMIT_CPU from outside) is not
         ("prlimit64", eperm, ((0, oslayers.SCMP_CMP_NE, 0, 0),)),
-        ("prlimit64", eperm, ((2, oslayers.SCMP_CMP_NE, 0, 0), (1, oslayers.SCMP_CMP_NE, resource.RLIMIT_CPU, 0))),
-        ("setrlimit", eperm, ((0, oslayers.SCMP_CMP_NE, resource.RLIMIT_CPU, 0),)),
+        ("prlimit64", eperm, ((2, oslayers.SCMP_CMP_NE, 0, 0),)),
     ]
     return rules
 
@@ -183,8 +192,20 @@ def apply_worker_isolation(
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, limits.cpu_s_per_worker))
+    # The host re-arms RLIMIT_CPU from outside before each message (prlimit on this pid); as root it moves the
+    # hard limit too, so a worker that ignores SIGXCPU is killed one second past its budget.
+    cpu_hard = min(limits.cpu_s_per_call + 1, limits.cpu_s_per_worker) if os.geteuid() == 0 else limits.cpu_s_per_worker
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, cpu_hard))
     status["rlimits"] = "on"
+
+    if not limits.ipc_namespace:
+        status["ipcns"] = "off: disabled by SandboxLimits.ipc_namespace"
+    else:
+        try:
+            oslayers.unshare_ipc()
+            status["ipcns"] = "on"
+        except oslayers.LayerUnavailable as exc:
+            status["ipcns"] = f"off: {exc.strerror}"
 
     if uid != os.geteuid():
         os.setgroups([])

@@ -16,6 +16,7 @@ import platform
 from collections.abc import Iterable
 
 CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
 CLONE_THREAD = 0x00010000
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -57,6 +58,13 @@ def unshare_network() -> None:
     """Move this process into a fresh, empty network namespace (only a down loopback device)."""
     if _libc.unshare(CLONE_NEWNET) != 0:
         raise _fail("unshare(CLONE_NEWNET)")
+
+
+def unshare_ipc() -> None:
+    """Move this process into a fresh IPC namespace: no SysV segment, queue or semaphore set (and no POSIX
+    message queue) of any other process is visible, and all of this one's die with it."""
+    if _libc.unshare(CLONE_NEWIPC) != 0:
+        raise _fail("unshare(CLONE_NEWIPC)")
 
 
 def prctl(option: int, arg2: int = 0) -> None:

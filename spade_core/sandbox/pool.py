@@ -24,8 +24,9 @@ import atexit
 import hashlib
 import itertools
 import json
+import math
 import os
-import shutil
+import resource
 import signal
 import socket
 import subprocess
@@ -49,7 +50,7 @@ from spade_core.errors import (
     SandboxTimeout,
     SpadeError,
 )
-from spade_core.sandbox import wire
+from spade_core.sandbox import scratch, wire
 from spade_core.sandbox.allowlist import AllowList, merged_allowlist
 from spade_core.sandbox.launcher import BOOTSTRAP
 from spade_core.sandbox.limits import SAFE_ENVIRON, SandboxLimits
@@ -64,6 +65,11 @@ BATCH_TOTAL_REPLIES = 4
 its workers; a worker whose frame would go past it is replaced and its calls are redone one by one."""
 _LARGE_FRAME = 1 << 20
 """Frames above this size are read into a buffer of their final size."""
+CPU_CHECK_S = 0.25
+"""How often (at most, per worker, at its next message) the host reads a worker's CPU time from ``/proc``."""
+IDLE_CPU_SLACK_S = 0.1
+"""CPU a worker may use outside the host-measured time of its calls before it is killed (timer ticks, GC)."""
+_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
 _METHOD_NAMES = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action",
                  "new": "__init__", "load": "load"}
 
@@ -111,6 +117,13 @@ class _Worker:
         self.single_use = False
         self.last_frame_bytes = 0
         self.last_frame_values = 0
+        # CPU policing (see WorkerPool._arm_cpu): what /proc said last, the host-measured call time since, and
+        # the soft RLIMIT_CPU the host set from outside
+        self.cpu_seen = 0.0
+        self.cpu_seen_at: float | None = None
+        self.busy_since_seen = 0.0
+        self.cpu_armed = 0
+        self.start_ticks: int | None = None
 
     def kill(self, reason: str) -> None:
         if self.dead:  # never signal a pid we no longer own (it may have been reused)
@@ -171,6 +184,12 @@ class _Worker:
                     if count > max_elements:
                         buf.clear()
                         raise _ChannelError("oversize", f"about {count} JSON values (limit {max_elements})")
+                    if size > max_bytes // 4:
+                        decoded = size * _char_width(buf, end)
+                        if decoded > max_bytes:
+                            buf.clear()
+                            raise _ChannelError("oversize", f"{size} bytes that decode to about {decoded} bytes of "
+                                                f"text (limit {max_bytes})")
                     if len(buf) == end:
                         del buf[:4]
                         payload = buf
@@ -219,6 +238,57 @@ class _Worker:
         finally:
             view.release()
         return frame
+
+
+def _char_width(buf: bytearray, end: int) -> int:
+    """Bytes per character of the string a frame's UTF-8 payload (``buf[4:end]``) decodes to, at most: Python
+    stores a string with one astral character at 4 bytes per character, so a 16 MiB frame can cost 64 MiB."""
+    body = buf[4:end] if len(buf) != end else None
+    if body is None:
+        header = bytes(buf[:4])
+        buf[:4] = b"    "
+        ascii_only = buf.isascii()
+        buf[:4] = header
+    else:
+        ascii_only = body.isascii()
+    if ascii_only:
+        return 1
+    return 4 if any(buf.find(lead, 4, end) >= 0 for lead in _ASTRAL_LEADS) else 2
+
+
+def _read_cpu(pid: int) -> tuple[int, float] | None:
+    """``(start time in ticks, CPU seconds used)`` of a process from ``/proc/<pid>/stat``, or None if it is gone."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            data = os.read(fd, 4096)
+        finally:
+            os.close(fd)
+        fields = data.rsplit(b")", 1)[1].split()
+        return int(fields[19]), (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class _Allowance:
+    """What is left of one ``call_many``'s reply budget; every frame of the batch, its retries and their replays
+    is charged here, so a crash mid-batch cannot multiply what the host accepts."""
+
+    __slots__ = ("bytes_left", "values_left")
+
+    def __init__(self, limits: SandboxLimits) -> None:
+        self.bytes_left = BATCH_TOTAL_REPLIES * (limits.max_reply_bytes + 1024)
+        self.values_left = BATCH_TOTAL_REPLIES * limits.max_reply_elements
+
+    def charge(self, worker: _Worker) -> None:
+        self.bytes_left -= worker.last_frame_bytes
+        self.values_left -= worker.last_frame_values
+
+    def spent(self) -> bool:
+        return self.bytes_left <= 0 or self.values_left <= 0
 
 
 @dataclass
@@ -295,6 +365,8 @@ class WorkerPool:
         self.replays = 0
         self.worker_failures = 0
         self._closed = False
+        self._allowance: _Allowance | None = None
+        self._can_raise_cpu_hard = os.geteuid() == 0
         _live_pools.add(self)
 
     # -- lifecycle -----------------------------------------------------------------------------------------
@@ -342,7 +414,10 @@ class WorkerPool:
 
     def _drop_launcher(self) -> None:
         for worker in list(self._workers.values()):
-            self._lose_worker(worker, "the launcher was restarted")
+            try:
+                self._lose_worker(worker, "the launcher was restarted")
+            except Exception:  # noqa: BLE001, S110 - dropping goes on whatever one worker does
+                pass
         self._idle.clear()
         if self._control is not None:
             try:
@@ -351,54 +426,73 @@ class WorkerPool:
                 pass
             self._control = None
         if self._launcher is not None:
-            if self._launcher.poll() is None:
-                self._launcher.kill()
             try:
+                if self._launcher.poll() is None:
+                    self._launcher.kill()
                 self._launcher.wait(timeout=5)
-            except subprocess.TimeoutExpired:
+            except (subprocess.TimeoutExpired, OSError):
                 pass
             self._launcher = None
         if self._scratch_root:
-            shutil.rmtree(self._scratch_root, ignore_errors=True)
+            scratch.remove_tree(self._scratch_root)
             self._scratch_root = None
 
     def shutdown(self) -> None:
-        """Kill every worker and the launcher; the pool cannot be used afterwards."""
+        """Kill every worker and the launcher and remove the scratch root; the pool cannot be used afterwards.
+
+        Never raises: each step runs whatever the ones before it met (a launcher that died, a worker's tree).
+        """
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            if self._control is not None:
+            steps = (self._shutdown_launcher, self._shutdown_workers, self._shutdown_wait,
+                     self._shutdown_scratch)
+            for step in steps:
                 try:
-                    self._control.settimeout(5.0)
-                    self._control.send(b'{"op": "shutdown"}')
-                    self._control.recv(1 << 16)
-                except OSError:
+                    step()
+                except Exception:  # noqa: BLE001, S110 - the next step still runs
                     pass
-            for worker in list(self._workers.values()):
-                worker.kill("pool shut down")
-            self._workers.clear()
-            self._idle.clear()
-            for inst in self._insts.values():
-                inst.worker = None
-                inst.closed = True
-            if self._control is not None:
-                try:
-                    self._control.close()
-                except OSError:
-                    pass
-                self._control = None
-            if self._launcher is not None:
-                try:
-                    self._launcher.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    self._launcher.kill()
-                    self._launcher.wait(timeout=5)
-                self._launcher = None
-            if self._scratch_root:
-                shutil.rmtree(self._scratch_root, ignore_errors=True)
-                self._scratch_root = None
         _live_pools.discard(self)
+
+    def _shutdown_launcher(self) -> None:
+        if self._control is not None:
+            try:
+                self._control.settimeout(5.0)
+                self._control.send(b'{"op": "shutdown"}')
+                self._control.recv(1 << 16)
+            except OSError:
+                pass
+
+    def _shutdown_workers(self) -> None:
+        for worker in list(self._workers.values()):
+            worker.kill("pool shut down")
+        self._workers.clear()
+        self._idle.clear()
+        for inst in self._insts.values():
+            inst.worker = None
+            inst.closed = True
+
+    def _shutdown_wait(self) -> None:
+        if self._control is not None:
+            try:
+                self._control.close()
+            except OSError:
+                pass
+            self._control = None
+        if self._launcher is not None:
+            try:
+                self._launcher.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._launcher.kill()
+                self._launcher.wait(timeout=5)
+            finally:
+                self._launcher = None
+
+    def _shutdown_scratch(self) -> None:
+        if self._scratch_root:
+            scratch.remove_tree(self._scratch_root)
+            self._scratch_root = None
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -537,6 +631,11 @@ class WorkerPool:
                  max_bytes: int | None = None) -> Any:
         """One request/reply; channel failures kill the worker and raise the typed error."""
         self._await_ready(worker)
+        allowance = self._allowance
+        if allowance is not None and allowance.spent():
+            raise SandboxPolicyError(f"{_METHOD_NAMES.get(what, what)}() was not run: the batch it belongs to used "
+                                     "its whole reply budget (SandboxLimits.max_reply_bytes, max_reply_elements)",
+                                     env_id=inst.env_id if inst else None)
         worker.last_used = started = time.monotonic()
         frame: _Budget | None = getattr(_BUDGET, "frame", None)
         if frame is None:
@@ -545,6 +644,9 @@ class WorkerPool:
             deadline, budget_end = self._deadline(started + timeout + self.grace_s)
             frame.depth += 1
         try:
+            if (worker.cpu_seen_at is None or started - worker.cpu_seen_at >= CPU_CHECK_S
+                    or worker.cpu_seen + worker.busy_since_seen + self.limits.cpu_s_per_call > worker.cpu_armed):
+                self._arm_cpu(worker, self.limits.cpu_s_per_call)
             worker.send(message, deadline)
             reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
                                      self.limits.max_reply_elements)
@@ -553,27 +655,91 @@ class WorkerPool:
                 raise self._budget_spent(worker, what, inst) from None
             raise self._channel_failure(worker, exc, what, timeout, inst) from None
         finally:
+            spent = time.monotonic() - started
+            worker.busy_since_seen += spent
             if frame is not None:
                 frame.depth -= 1
                 if frame.depth == 0:
-                    frame.spent_s += time.monotonic() - started
+                    frame.spent_s += spent
         if not isinstance(reply, dict) or ("ok" not in reply and not isinstance(reply.get("err"), dict)):
             raise self._channel_failure(worker, _ChannelError("protocol", "reply is not {ok|err}"), what, timeout, inst)
         return reply
 
     def _recv_reply(self, worker: _Worker, deadline: float, max_bytes: int, max_elements: int) -> Any:
         """The reply to the message just sent, serving the worker's requests to the host (``{"sub": ...}``) on
-        the way; each answer is plain JSON data produced by trusted host code."""
+        the way; each answer is plain JSON data produced by trusted host code. Any exception while serving a
+        request is a protocol error of this worker (it is killed): the channel never goes out of step."""
+        allowance = self._allowance
         for _ in range(MAX_SUB_REQUESTS + 1):
+            if allowance is not None:
+                max_bytes = min(max_bytes, max(allowance.bytes_left, 0))
+                max_elements = min(max_elements, max(allowance.values_left, 0))
             reply = worker.recv(deadline, max_bytes, max_elements)
+            if allowance is not None:
+                allowance.charge(worker)
             if not (isinstance(reply, dict) and len(reply) == 1 and "sub" in reply):
                 return reply
             request = reply["sub"]
             handler = _SUB_HANDLERS.get(request.get("op")) if isinstance(request, dict) else None
             if handler is None:
                 raise _ChannelError("protocol", "the worker sent an unknown request to the host")
-            worker.send({"subr": handler(self, request, deadline)}, deadline)
+            try:
+                worker.send({"subr": handler(self, request, deadline)}, deadline)
+            except _ChannelError:
+                raise
+            except SandboxTimeout:
+                raise _ChannelError("timeout", "the time budget ran out while serving the worker's request") from None
+            except Exception as exc:  # noqa: BLE001 - whatever a handler meets, only this worker pays
+                raise _ChannelError("protocol", "the host could not serve the worker's request "
+                                    f"({type(exc).__name__}); the worker was replaced") from None
         raise _ChannelError("protocol", f"more than {MAX_SUB_REQUESTS} requests to the host in one call")
+
+    def _arm_cpu(self, worker: _Worker, budget_s: float) -> None:
+        """Police and arm a worker's CPU from outside, before a message: it can neither change its own limit
+        (seccomp) nor spin between calls unnoticed.
+
+        Every :data:`CPU_CHECK_S` the host reads the worker's CPU time from ``/proc``: CPU beyond the host-measured
+        time of its calls since the last reading (plus :data:`IDLE_CPU_SLACK_S`) was spent outside any call or by
+        extra threads, and the worker is killed (its instances are replayed on a fresh one). Then, when the armed
+        limit does not leave ``budget_s`` above what the worker may have used, ``RLIMIT_CPU`` is set with
+        ``prlimit``: soft at that point plus ``cpu_s_per_call``, hard one second later (as root), never above
+        ``cpu_s_per_worker``.
+        """
+        now = time.monotonic()
+        if worker.cpu_seen_at is None or now - worker.cpu_seen_at >= CPU_CHECK_S:
+            got = _read_cpu(worker.pid)
+            if got is None:
+                return  # gone: the send reports it
+            start, cpu = got
+            if worker.start_ticks is None:
+                worker.start_ticks = start
+            elif start != worker.start_ticks:
+                return  # the pid is no longer our worker's
+            if worker.cpu_seen_at is not None:
+                idle = cpu - worker.cpu_seen - worker.busy_since_seen
+                if idle > IDLE_CPU_SLACK_S + 0.05 * worker.busy_since_seen:
+                    raise _ChannelError("protocol", f"the worker used {idle:.2f} s of CPU outside its calls "
+                                        f"({cpu:.2f} s in all); it was killed")
+            worker.cpu_seen, worker.busy_since_seen, worker.cpu_seen_at = cpu, 0.0, now
+        need = worker.cpu_seen + worker.busy_since_seen + budget_s
+        if need <= worker.cpu_armed:
+            return
+        cap = self.limits.cpu_s_per_worker
+        soft = min(math.ceil(need + self.limits.cpu_s_per_call), cap)
+        try:
+            if self._can_raise_cpu_hard:
+                resource.prlimit(worker.pid, resource.RLIMIT_CPU, (soft, min(soft + 1, cap)))
+            else:
+                resource.prlimit(worker.pid, resource.RLIMIT_CPU, (soft, cap))
+        except PermissionError:
+            self._can_raise_cpu_hard = False
+            try:
+                resource.prlimit(worker.pid, resource.RLIMIT_CPU, (soft, cap))
+            except OSError:
+                return
+        except (OSError, ValueError):
+            return
+        worker.cpu_armed = soft
 
     # -- time budgets --------------------------------------------------------------------------------------
     def _deadline(self, deadline: float) -> tuple[float, float | None]:
@@ -701,7 +867,9 @@ class WorkerPool:
         inst.worker = worker
 
     def _restore(self, inst: _Inst) -> None:
-        """Rebuild an instance whose worker was lost, replaying its episode so far."""
+        """Rebuild an instance whose worker was lost, replaying its episode so far. The replay's time is charged
+        to the episode (``episode_budget_s``), so a worker that keeps dying cannot make the host replay for free."""
+        started = time.monotonic()
         self._place(inst)
         self.replays += 1
         last: Any = None
@@ -709,6 +877,14 @@ class WorkerPool:
             assert inst.worker is not None
             reply = self._request(inst.worker, {"op": "call", "iid": inst.iid, "m": method, "a": arg},
                                   self.limits.call_timeout_s, method, inst)
+            now = time.monotonic()
+            inst.episode_time += now - started
+            started = now
+            if inst.episode_time > self.limits.episode_budget_s:
+                raise SandboxTimeout(
+                    f"replaying the episode after its worker was lost took it to {inst.episode_time:.2f} s of "
+                    f"environment time, more than its budget of {self.limits.episode_budget_s:g} s "
+                    "(SandboxLimits.episode_budget_s)", env_id=inst.env_id)
             if ("ok" in reply) != ok:
                 raise SandboxCrashed(f"replaying {_METHOD_NAMES[method]}() after its worker was lost gave a "
                                      "different outcome; the environment is not deterministic", env_id=inst.env_id)
@@ -782,93 +958,114 @@ class WorkerPool:
             reply = self._request(worker, {"op": "call", "iid": inst.iid, "m": method, "a": arg},
                                   self.limits.call_timeout_s, method, inst)
             elapsed = time.monotonic() - start
-            if "err" in reply:
-                error = self._error_from_reply(reply["err"], method, inst, inst.env_id)
-                if inst.broken is None:
-                    self._record(inst, method, arg, False, None, elapsed)
-                raise error
-            value = reply["ok"]
-            self._record(inst, method, arg, True, value, elapsed)
+            try:
+                if "err" in reply:
+                    error = self._error_from_reply(reply["err"], method, inst, inst.env_id)
+                    if inst.broken is None:
+                        self._record(inst, method, arg, False, None, elapsed)
+                    raise error
+                value = reply["ok"]
+                self._record(inst, method, arg, True, value, elapsed)
+            except SpadeError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - host bookkeeping of a worker's reply never escapes raw
+                raise self._channel_failure(worker, _ChannelError("protocol", f"unusable reply ({type(exc).__name__})"),
+                                            method, self.limits.call_timeout_s, inst) from None
             return value
 
     def call_many(self, calls: Sequence[tuple[_Inst, str, Any]]) -> list[Any]:
         """Run many calls with one message per worker; each result is the raw value or a ``SpadeError``."""
         with self._lock:
-            results: list[Any] = [None] * len(calls)
-            by_worker: dict[int, list[int]] = {}
-            for index, (inst, method, _) in enumerate(calls):
-                try:
-                    self._prepare(inst, method)
-                except SpadeError as exc:
+            outer = self._allowance
+            self._allowance = outer or _Allowance(self.limits)
+            try:
+                return self._call_many(calls)
+            finally:
+                self._allowance = outer
+
+    def _call_many(self, calls: Sequence[tuple[_Inst, str, Any]]) -> list[Any]:
+        results: list[Any] = [None] * len(calls)
+        by_worker: dict[int, list[int]] = {}
+        for index, (inst, method, _) in enumerate(calls):
+            try:
+                self._prepare(inst, method)
+            except SpadeError as exc:
+                results[index] = exc
+                continue
+            assert inst.worker is not None
+            by_worker.setdefault(inst.worker.serial, []).append(index)
+        sent: list[tuple[_Worker, list[int], float, float, float | None]] = []
+        for serial, indices in by_worker.items():
+            worker = self._workers.get(serial)
+            if worker is None:
+                continue
+            message = {"op": "batch", "calls": [[calls[i][0].iid, calls[i][1], calls[i][2]] for i in indices]}
+            try:
+                deadline, budget_end = self._deadline(
+                    time.monotonic() + len(indices) * self.limits.call_timeout_s + self.grace_s)
+            except SandboxTimeout as exc:
+                for index in indices:
                     results[index] = exc
-                    continue
-                assert inst.worker is not None
-                by_worker.setdefault(inst.worker.serial, []).append(index)
-            sent: list[tuple[_Worker, list[int], float, float, float | None]] = []
-            for serial, indices in by_worker.items():
-                worker = self._workers.get(serial)
-                if worker is None:
-                    continue
-                message = {"op": "batch", "calls": [[calls[i][0].iid, calls[i][1], calls[i][2]] for i in indices]}
-                try:
-                    deadline, budget_end = self._deadline(
-                        time.monotonic() + len(indices) * self.limits.call_timeout_s + self.grace_s)
-                except SandboxTimeout as exc:
-                    for index in indices:
-                        results[index] = exc
-                    continue
-                try:
-                    self._await_ready(worker)
-                    started = time.monotonic()
-                    worker.send(message, deadline)
-                    sent.append((worker, indices, deadline, started, budget_end))
-                except (_ChannelError, SandboxError):
-                    self._retry_individually(calls, indices, results, worker)
-            # each batch message gets the budget of one reply (n replies of max_reply_bytes would let one message
-            # cost the host n times the memory), and all of them together BATCH_TOTAL_REPLIES of it
-            bytes_left = BATCH_TOTAL_REPLIES * (self.limits.max_reply_bytes + 1024)
-            values_left = BATCH_TOTAL_REPLIES * self.limits.max_reply_elements
-            for worker, indices, deadline, started, budget_end in sent:
+                continue
+            try:
+                self._await_ready(worker)
+                started = time.monotonic()
+                self._arm_cpu(worker, len(indices) * self.limits.cpu_s_per_call)
+                worker.send(message, deadline)
+                sent.append((worker, indices, deadline, started, budget_end))
+            except (_ChannelError, SandboxError):
+                self._retry_individually(calls, indices, results, worker)
+        # each batch message gets the budget of one reply (n replies of max_reply_bytes would let one message
+        # cost the host n times the memory), and all of them together, retries and replays included,
+        # BATCH_TOTAL_REPLIES of it (self._allowance, charged by _recv_reply)
+        for worker, indices, deadline, started, budget_end in sent:
+            try:
                 try:
                     with _charged(time.monotonic()):
-                        reply = self._recv_reply(
-                            worker, deadline, min(self.limits.max_reply_bytes + 1024 + 64 * len(indices), bytes_left),
-                            min(self.limits.max_reply_elements + 16 * len(indices), values_left))
-                    bytes_left -= worker.last_frame_bytes
-                    values_left -= worker.last_frame_values
-                    items = reply["ok"]
-                    if not isinstance(items, list) or len(items) != len(indices):
-                        raise _ChannelError("protocol", "batch reply has the wrong length")
-                except _ChannelError as exc:
-                    if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
-                        error = self._budget_spent(worker, "batch", None)
-                        for index in indices:
-                            results[index] = error
-                            calls[index][0].broken = error
-                        continue
-                    self._retry_individually(calls, indices, results, worker)
+                        reply = self._recv_reply(worker, deadline,
+                                                 self.limits.max_reply_bytes + 1024 + 64 * len(indices),
+                                                 self.limits.max_reply_elements + 16 * len(indices))
+                finally:
+                    worker.busy_since_seen += time.monotonic() - started
+                items = reply["ok"]
+                if not isinstance(items, list) or len(items) != len(indices):
+                    raise _ChannelError("protocol", "batch reply has the wrong length")
+            except _ChannelError as exc:
+                if exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
+                    error = self._budget_spent(worker, "batch", None)
+                    for index in indices:
+                        results[index] = error
+                        calls[index][0].broken = error
                     continue
-                except (KeyError, TypeError):
-                    self._retry_individually(calls, indices, results, worker)
-                    continue
-                charged = _charge(time.monotonic() - started, items)
-                for index, item, seconds in zip(indices, items, charged):
-                    inst, method, arg = calls[index]
-                    try:
-                        status, value, _ = item
-                        if status == "ok":
-                            self._record(inst, method, arg, True, value, seconds)
-                            results[index] = value
-                        else:
-                            error = self._error_from_reply(value, method, inst, inst.env_id)
-                            if inst.broken is None:
-                                self._record(inst, method, arg, False, None, seconds)
-                            results[index] = error
-                    except SpadeError as exc:
-                        results[index] = exc
-                    except (ValueError, TypeError):
-                        results[index] = SandboxCrashed("malformed batch item from the worker", env_id=inst.env_id)
-            return results
+                self._retry_individually(calls, indices, results, worker)
+                continue
+            except Exception:  # noqa: BLE001 - any unusable reply: redo the calls one by one on a fresh worker
+                self._retry_individually(calls, indices, results, worker)
+                continue
+            charged = _charge(time.monotonic() - started, items)
+            malformed = False
+            for index, item, seconds in zip(indices, items, charged):
+                inst, method, arg = calls[index]
+                try:
+                    status, value, _ = item
+                    if status == "ok":
+                        self._record(inst, method, arg, True, value, seconds)
+                        results[index] = value
+                    else:
+                        error = self._error_from_reply(value, method, inst, inst.env_id)
+                        if inst.broken is None:
+                            self._record(inst, method, arg, False, None, seconds)
+                        results[index] = error
+                except SpadeError as exc:
+                    results[index] = exc
+                except Exception:  # noqa: BLE001 - a malformed item is the worker's protocol error
+                    results[index] = SandboxCrashed("malformed batch item from the worker; it was replaced",
+                                                    env_id=inst.env_id)
+                    inst.broken = results[index]
+                    malformed = True
+            if malformed and not worker.dead:
+                self._lose_worker(worker, "malformed batch item")
+        return results
 
     def _retry_individually(self, calls: Sequence[tuple[_Inst, str, Any]], indices: list[int], results: list[Any],
                             worker: _Worker) -> None:

@@ -25,7 +25,6 @@ Failures come back as ``{"err": {"cause", "type", "msg", "line"}}`` with cause `
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import socket
 import sys
@@ -35,12 +34,12 @@ from collections.abc import Callable
 from typing import Any
 
 from spade_core.contract.inner import REQUIRED_METHODS, find_env_class
-from spade_core.contract.rng import EpisodeRandom
 from spade_core.errors import EnvLoadError
 from spade_core.sandbox import canon, guards, violations, wire
 from spade_core.sandbox.allowlist import StandInModule, exposed_names
 from spade_core.sandbox.limits import SandboxLimits
 from spade_core.sandbox.policy import PolicyRejection, compile_env_source
+from spade_core.sandbox.wrappers import SandboxRandom
 
 ENV_FILENAME = "<env>"
 TEST_FILENAME = "<test>"
@@ -159,7 +158,6 @@ class Worker:
     def guarded(self, fn: Callable[[], Any], timeout: float) -> tuple[str, Any, float]:
         """Run ``fn`` under the call timer and CPU limit; classify whatever it raises."""
         guards.reset_call_state()
-        _arm_cpu(self.limits.cpu_s_per_call)
         start = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, timeout, 0.05)
         try:
@@ -293,7 +291,7 @@ class Worker:
             return env.step(arg)
         if method == "reset":
             seed, options = arg
-            return env.reset(EpisodeRandom(seed), dict(options or {}))
+            return env.reset(SandboxRandom(seed), dict(options or {}))
         if method in METHODS:
             return getattr(env, METHODS[method])()
         raise EnvLoadError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
@@ -362,31 +360,28 @@ class Worker:
         return probes.run_probes(request.get("host_pid"), request.get("outside_path"), request.get("tcp_port"))
 
 
-def _arm_cpu(seconds: int) -> None:
-    """Re-arm the soft CPU limit for one message; the hard limit (the worker's lifetime budget) never moves."""
-    if not _CPU_HARD:
-        _CPU_HARD.append(resource.getrlimit(resource.RLIMIT_CPU)[1])
-    hard = _CPU_HARD[0]
-    soft = int(time.process_time()) + seconds + 1
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
+def _safe_str(exc: BaseException) -> str:
+    """``str(exc)`` of an exception env code made (its ``__str__`` may raise, loop or return a non-string)."""
     try:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-    except (ValueError, OSError):
-        pass
-
-
-_CPU_HARD: list[int] = []
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a hostile __str__ must not kill the worker
+        return "<the exception's message could not be produced>"
+    return text if type(text) is str else "<not a string>"
 
 
 def _error(cause: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
-    line = _env_line(exc)
-    text = str(exc)
+    try:
+        line = _env_line(exc)
+    except BaseException:  # noqa: BLE001
+        line = None
+    text = _safe_str(exc)
     if len(text) > 2000:
         text = text[:2000] + "..."
     where = f"line {line}: " if line is not None and not text.startswith("line ") else ""
-    return {"cause": cause, "type": type(exc).__name__, "line": line,
-            "msg": f"{prefix}{where}{type(exc).__name__}: {text}" if cause != "policy" else f"{prefix}{where}{text}"}
+    name = type(exc).__name__
+    name = name if type(name) is str else "Exception"
+    return {"cause": cause, "type": name, "line": line,
+            "msg": f"{prefix}{where}{name}: {text}" if cause != "policy" else f"{prefix}{where}{text}"}
 
 
 def _oversize(size: int, limit: int, what: str) -> dict[str, Any]:

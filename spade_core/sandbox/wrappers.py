@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import copy
 import dataclasses
 import heapq
 import keyword
@@ -26,6 +27,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from spade_core.contract.rng import EpisodeRandom
 from spade_core.sandbox.guards import SANDBOX_MARK, is_shared, sandbox_metaclass
 from spade_core.sandbox.violations import violation
 
@@ -84,6 +86,26 @@ def _unshared(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
     checked.__name__ = checked.__qualname__ = label.rsplit(".", 1)[-1]
     checked.__doc__ = fn.__doc__
     return checked
+
+
+def sandbox_deepcopy(value: Any) -> Any:
+    """``copy.deepcopy`` without a caller's memo: the memo would hand sandboxed code every object the copy
+    made, internal ones included (the rng's ``random.Random`` state, reseedable)."""
+    return copy.deepcopy(value)
+
+
+class SandboxRandom(EpisodeRandom):
+    """The rng sandboxed code gets: :class:`EpisodeRandom` whose ``shuffle`` refuses a container shared by the
+    allow-listed modules (a trusted method changing its argument would otherwise bypass the shared-container
+    guard and leak state between instances)."""
+
+    __slots__ = ()
+
+    def shuffle(self, items: Any) -> None:
+        if is_shared(items):
+            raise violation("rng.shuffle() cannot change a container shared by the allow-listed modules; copy it "
+                            "first (list(x))")
+        super().shuffle(items)
 
 
 heappush = _unshared(heapq.heappush, "heapq.heappush")

@@ -25,7 +25,13 @@ from fixture_envs import slow_env  # noqa: E402
 from openenv.core.generic_client import GenericEnvClient  # noqa: E402
 
 import spade_core  # noqa: E402, F401 - registers the bundled spade/* environments
-from spade_core.adapters.openenv_server import ServeConfig, SpadeServer, build_server  # noqa: E402
+from spade_core.adapters.openenv_server import (  # noqa: E402
+    ServeConfig,
+    SpadeAction,
+    SpadeOpenEnv,
+    SpadeServer,
+    build_server,
+)
 from spade_core.adapters.session import EpisodeSession  # noqa: E402
 from spade_registry.records import Status, Trust  # noqa: E402
 from spade_registry.store import RegistryStore  # noqa: E402
@@ -177,3 +183,56 @@ def test_a_slow_step_times_out_and_the_server_stays_up(tmp_path: Path):
             again = client.reset(seed=0, env_id=GAME)  # the same session plays on
             assert not again.done and again.observation["text"]
         assert running.get("/health")["status"] == "healthy"
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    request = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.loads(reply.read())
+
+
+def _slow_record(tmp_path: Path) -> str:
+    with RegistryStore(tmp_path / "slow.sqlite3") as store:
+        record, _ = store.add(code=Path(slow_env.__file__).read_text(), manifest=slow_env.ENV_SPEC,
+                              status=Status.ACCEPTED, trust=Trust.BUNDLED, module="fixture_envs.slow_env")
+    spade_core.register_store(tmp_path / "slow.sqlite3", sync_seeds=False)
+    return record.env_id
+
+
+def test_a_client_timeout_never_lowers_the_servers_limit(tmp_path: Path):
+    """Over HTTP a client may send ``timeout_s``; the server keeps its own limit, so tiny timeouts abandon nothing,
+    and a 3 s step asked to finish in 1 ms completes."""
+    slow = _slow_record(tmp_path)
+    config = ServeConfig(env_ids=(slow, GAME), max_sessions=8, step_timeout_s=10.0)
+    for running in start(config):
+        for _ in range(10):
+            reply = _post(running.url, "/step", {"action": {"action": "ok"}, "timeout_s": 0.001})
+            assert "longer than" not in json.dumps(reply) and "reset" in reply["observation"]["error"]
+        assert running.server.abandoned.running == 0
+    env = SpadeOpenEnv(config)
+    try:
+        assert not env.reset(seed=0, env_id=slow).done
+        result = env.step(SpadeAction(action="ok"), timeout_s=0.001)
+        assert result.done and result.success and not result.error
+    finally:
+        env.close()
+
+
+def test_abandoned_steps_are_capped_and_their_episodes_closed(tmp_path: Path):
+    slow = _slow_record(tmp_path)
+    config = ServeConfig(env_ids=(slow, GAME), max_sessions=8, step_timeout_s=0.3, max_abandoned_steps=2)
+    for running in start(config):
+        with GenericEnvClient(base_url=running.url).sync() as client:
+            for _ in range(2):
+                assert not client.reset(seed=0, env_id=slow).done
+                assert "longer than 0.3 s" in client.step({"action": "ok"}).observation["error"]
+            assert running.server.abandoned.running == 2
+            busy = client.reset(seed=0, env_id=GAME)  # refused at once: the cap holds work, not the client
+            assert busy.done and "max_abandoned_steps" in busy.observation["error"]
+            deadline = time.monotonic() + 15
+            while running.server.abandoned.running:  # each abandoned step returns (3 s) and its episode closes
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            again = client.reset(seed=0, env_id=GAME)
+            assert not again.done and again.observation["text"]

@@ -14,11 +14,11 @@ it does.
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 import warnings
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.errors import SandboxError
 from spade_registry.syntax import parse_source
 
@@ -29,9 +29,9 @@ MAX_TESTS = 200
 MAX_TIMEOUT_S = 60.0
 PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3", "ipython"})
 
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*?(`{3,}|~{3,})?[ \t]*$")
+_FENCE_OPEN = linear_re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*?(`{3,}|~{3,})?[ \t]*$")
 _ERROR_CHARS = 300
-_EXCEPTION_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt|Iteration)\Z|^Exception\Z")
+_EXCEPTION_NAME = linear_re.compile(r"^[A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt|Iteration)\z|^Exception\z")
 
 
 def check_syntax(code: str) -> str | None:

@@ -6,13 +6,13 @@ module) as a stand-in through ``spade_sandbox_modules``. None of them raises on 
 
 from __future__ import annotations
 
-import re
+from spade_core import linear_re
 
 MAX_MOVE_CHARS = 200
 """A move is a short string; anything longer is a format error, never parsed."""
 
-_WORD = re.compile(r"[a-z]+|-?\d+")
-_LABEL = re.compile(r"^[A-Za-z][A-Za-z ]{0,15}:\s*")
+_WORD = linear_re.compile(r"[a-z]+|-?\d+")
+_LABEL = linear_re.compile(r"^[A-Za-z][A-Za-z ]{0,15}:\s*")
 
 
 def clean_move(text: str, limit: int = MAX_MOVE_CHARS) -> str | None:

@@ -7,14 +7,15 @@ The domain plugin parses every agent action with :func:`extract_answer`, and plu
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_ANSWER = re.compile(r"(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(.+)", re.IGNORECASE)
-_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?$")
-_FRACTION = re.compile(r"^([-+]?\d+)\s*/\s*([-+]?\d+)$")
-THOUSANDS_NUMBER = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
+from spade_core import linear_re
+
+_BOXED = linear_re.compile(r"\\(?:boxed|fbox)\s*\{")
+_ANSWER = linear_re.compile(r"(?i)(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(.+)")
+_NUMBER = linear_re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?$")
+_FRACTION = linear_re.compile(r"^([-+]?\d+)\s*/\s*([-+]?\d+)$")
+THOUSANDS_NUMBER = linear_re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
 
 MAX_EXPR_CHARS = 200
 """Longer answers are compared as strings only; they never reach the symbolic parser."""
@@ -56,9 +57,10 @@ def extract_answer(text: str) -> str | None:
 
 # -- normalisation -------------------------------------------------------------------------------------------
 _DROP = (r"\left", r"\right", r"\!", r"\,", r"\;", r"\:", r"\ ", "$", r"\displaystyle", r"\%", "%", "°")
-_TEXT_BLOCK = re.compile(r"\\(?:text|mathrm|textbf|mbox)\s*\{([^{}]*)\}")
-_VAR_PREFIX = re.compile(r"^[A-Za-z]\s*=\s*(?=\S)")
-_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
+_TEXT_BLOCK = linear_re.compile(r"\\(?:text|mathrm|textbf|mbox)\s*\{([^{}]*)\}")
+_VAR_PREFIX = linear_re.compile(r"^[A-Za-z]\s*=\s*(\S)")
+_FRAC = linear_re.compile(r"\\frac\{([-+]?\d+)\}\{([-+]?\d+)\}")
+_DEGREES = linear_re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
 
 
 def normalize_answer(text: str) -> str:
@@ -75,7 +77,7 @@ def normalize_answer(text: str) -> str:
     for token in _DROP:
         s = s.replace(token, "")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-    s = _VAR_PREFIX.sub("", s.strip())
+    s = _VAR_PREFIX.sub(r"\1", s.strip())
     s = " ".join(s.split()).rstrip(".").strip()
     return s.lower() if s.isalpha() else s
 
@@ -90,7 +92,7 @@ def to_number(text: str) -> Fraction | None:
     sign = ""
     if s[:1] in "+-" and s[1:2] == "\\":
         sign, s = s[0], s[1:]
-    frac = re.fullmatch(r"\\frac\{([-+]?\d+)\}\{([-+]?\d+)\}", s)
+    frac = _FRAC.fullmatch(s)
     if frac:
         s = f"{frac.group(1)}/{frac.group(2)}"
     m = _FRACTION.match(s)
@@ -120,7 +122,7 @@ def safe_echo(text: str, limit: int = 40) -> str:
     return shown + ("..." if len(text) > limit else "")
 
 
-_NUMBER_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?")
+_NUMBER_TOKEN = linear_re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?")
 
 
 def mentions_answer(text: str, answer: str) -> bool:

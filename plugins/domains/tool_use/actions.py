@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.plugins.contributions import ParsedAction
 from spade_tools.base import unknown_name_message
 from spade_tools.guard import plain_data_problem
@@ -48,9 +48,9 @@ FINISH_SCHEMA: dict[str, Any] = {
 CALL_EXAMPLE = '{"name": "<tool>", "arguments": {...}}'
 MISTRAL_MARKER = "[TOOL_CALLS]"
 
-_TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
-_FENCE = re.compile(r"```[ \t]*([A-Za-z_]*)[ \t]*\n?(.*?)```", re.DOTALL)
-_INLINE_CALL = re.compile(r'\{\s*"(?:name|function|tool_calls)"\s*:')
+_TOOL_CALL_TAG = linear_re.compile(r"(?s)<tool_call>(.*?)(?:</tool_call>|$)")
+_FENCE = linear_re.compile(r"(?s)```[ \t]*([A-Za-z_]*)[ \t]*\n?(.*?)```")
+_INLINE_CALL = linear_re.compile(r'\{\s*"(?:name|function|tool_calls)"\s*:')
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ ids, table rows). The privileged hint is the milestone list: which tools in whic
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -56,7 +57,7 @@ class ToolEpisode:
         if max_turns < 2:
             raise ValueError("a tool-use episode needs max_turns >= 2")
         self.box = _as_toolbox(make_toolbox())
-        self.schemas = [*self.box.schemas(), FINISH_SCHEMA]
+        self.schemas = [*self.box.schemas(), copy.deepcopy(FINISH_SCHEMA)]  # per instance: never the shared constant
         params = {s["function"]["name"]: s["function"]["parameters"] for s in self.schemas}
         replay = _as_toolbox(make_toolbox())
         self.reference: list[dict[str, Any]] = []
