@@ -65,6 +65,20 @@ class ValidationConfig:
     """Games between random legal players (two-player games)."""
     seat_max_share: float = 0.9
     """A game is seat-biased when one seat wins this share of reference or random legal games."""
+    swap_seeds: int = 5
+    """Solved seeds whose references are replayed on each other (cross-seed swap, public information)."""
+    swap_max_share: float = 0.5
+    """Another seed's correct actions may solve at most this share of seeds (a puzzle with many solutions may
+    accept some); more fails ``swap``."""
+    invariance_min_share: float = 0.9
+    """The reference playing one action sequence on this share of solved seeds (whose observations differ) makes
+    the task trivial (a family of programming problems shares one program on about half of its seeds)."""
+    nonsolving_max_share: float = 0.5
+    """The reward rule: a policy that does not succeed earns at most this share of what solving the same seed earns
+    (``spade_core.validation.invariants``)."""
+    public_info_max_share: float = 0.5
+    """Pairs of seeds with different references that no tried action sequence tells apart: more than this share
+    fails ``public_info``."""
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000
@@ -78,7 +92,7 @@ class ValidationConfig:
     stage_timeout_s: dict[str, float] = field(default_factory=lambda: {
         "instantiate": 10.0, "contract": 10.0, "determinism": 60.0, "start_state": 10.0, "baselines": 90.0,
         "reference": 120.0, "verifier": 60.0, "reward_range": 60.0, "hint": 60.0, "grounding": 5.0, "behaviour": 20.0,
-        "novelty": 10.0,
+        "novelty": 10.0, "purity": 60.0, "invariance": 5.0, "public_info": 60.0, "swap": 60.0, "reward_rule": 60.0,
         "calibration": 60.0,
     })
     grounding: GroundingThresholds = field(default_factory=GroundingThresholds)

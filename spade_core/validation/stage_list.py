@@ -11,8 +11,14 @@ from dataclasses import dataclass
 
 from spade_core.sandbox.pool import budget_spent
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
+from spade_core.validation.config import ValidationConfig
 from spade_core.validation.grounding import check_grounding
+from spade_core.validation.invariants import INVARIANCE_RULE, check_invariance, check_reward_rule, reward_rule
 from spade_core.validation.novelty import check_behaviour, check_novelty
+from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
+from spade_core.validation.public_info import check_public_info
+from spade_core.validation.purity import RULE as PURITY_RULE
+from spade_core.validation.purity import check_purity
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_core.validation.stages import (
     Candidate,
@@ -31,6 +37,8 @@ from spade_core.validation.stages import (
     describe_error,
     fail,
 )
+from spade_core.validation.swaps import RULE as SWAP_RULE
+from spade_core.validation.swaps import check_swap
 from spade_registry.records import Status
 
 
@@ -51,6 +59,8 @@ class Stage:
     runs_code: bool
     rejects_as: Status = Status.FAILED
     exports: tuple[str, ...] = ()
+    rule: str = ""
+    """The property the stage checks, in one line a designer can follow."""
 
 
 STAGES: tuple[Stage, ...] = (
@@ -60,11 +70,19 @@ STAGES: tuple[Stage, ...] = (
     Stage("instantiate", check_instantiate, off_driver=True, runs_code=True),
     Stage("contract", check_contract, off_driver=True, runs_code=True),
     Stage("determinism", check_determinism, off_driver=True, runs_code=True),
+    Stage("purity", check_purity, off_driver=True, runs_code=True, rule=PURITY_RULE),
     Stage("start_state", check_start_state, off_driver=True, runs_code=True),
     Stage("baselines", check_baselines, off_driver=True, runs_code=True),
     Stage("reference", check_reference, off_driver=True, runs_code=True),
+    Stage("invariance", check_invariance, off_driver=True, runs_code=True, rejects_as=Status.TRIVIAL,
+          rule=INVARIANCE_RULE),
+    Stage("public_info", check_public_info, off_driver=True, runs_code=True, rejects_as=Status.IMPOSSIBLE,
+          rule=PUBLIC_INFO_RULE),
     Stage("verifier", check_verifier, off_driver=True, runs_code=True),
+    Stage("swap", check_swap, off_driver=True, runs_code=True, rule=SWAP_RULE),
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True),
+    Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True,
+          rule=reward_rule(ValidationConfig().nonsolving_max_share)),
     Stage("hint", check_hint, off_driver=True, runs_code=True),
     Stage("grounding", check_grounding, off_driver=True, runs_code=True),
     Stage("behaviour", check_behaviour, off_driver=True, runs_code=True, exports=("fingerprint",)),
