@@ -26,8 +26,10 @@ PROBE_TURNS = 12
 
 
 def history(episode: Episode) -> tuple:
-    """What the agent saw: the first observation, then every observation and whether the episode ended."""
-    return (episode.reset_obs, *((s[1], s[3] or s[4]) for s in episode.steps))
+    """What the agent saw while it could still act: the first observation, every later observation of a running
+    episode, and whether (and how) each step ended it; what an ending says comes too late to use."""
+    return (episode.reset_obs, *((None if s[3] or s[4] else s[1], s[3] or s[4]) for s in episode.steps),
+            episode.success)
 
 
 def check_public_info(c: Candidate) -> StageResult:
