@@ -309,7 +309,7 @@ def find_leaks(hint: DecodedText, target: str) -> list[Leak]:
         leaks.extend(_numeric_leaks(hint, value))
     elif len(squashed) >= 5 and in_words(squashed, hint):
         leaks.append(Leak("verbatim", "holds the {what} (spaces and punctuation aside)", True))
-    elif _normalise(core) in hint.normalised and long_text:
+    elif long_text and in_words(squashed, hint):
         leaks.append(Leak("verbatim", "holds the {what} verbatim", True))
     elif squashed in hint.tokens:
         leaks.append(Leak("verbatim", "holds the {what} as a word", len(squashed) >= 4))
