@@ -33,8 +33,8 @@ from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
 from spade_core.selfplay.metrics import read_metrics
 from spade_core.typed_config import load_config
 from spade_core.validation import validate_many
+from spade_core.validation.calibration import probe_from_spec
 from spade_core.validation.pipeline import record_outcome
-from spade_core.validation.probe import probe_from_spec
 from spade_registry.records import Status
 
 console = Console()

@@ -50,9 +50,8 @@ from spade_core.training.regret import RegretEstimate, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
 from spade_core.validation import ProbeThresholds
-from spade_core.validation.calibration import AgentProbe, CalibrationProbe
+from spade_core.validation.calibration import AgentProbe, CalibrationProbe, probe_from_spec
 from spade_core.validation.config import DESIGN_VALIDATION
-from spade_core.validation.probe import probe_from_spec
 from spade_registry.records import Status
 
 __all__ = ["Progress", "SelfPlay", "latest_checkpoint", "remove_run"]

@@ -81,6 +81,19 @@ class AgentProbe:
         return [by_spec.get(i, False) for i in range(len(specs))]
 
 
+def probe_from_spec(spec: str) -> AgentProbe:
+    """A probe model from any model spec (``spade_core.models.spec``): the model plays candidates as the agent
+    does, through the episode runner. Raises the spec's own error when it cannot be loaded or cannot play."""
+    from spade_core.models.errors import ModelSpecError
+    from spade_core.models.resolve import load_backend
+
+    backend = load_backend(spec)
+    if getattr(backend, "tokenizer", None) is None:
+        raise ModelSpecError(f"the probe model {spec!r} has no local tokenizer, so it cannot play episodes token in, "
+                             "token out; give a local model directory or a tiny:<dir> spec")
+    return AgentProbe(backend)
+
+
 def as_probe(probe: Policy | CalibrationProbe) -> CalibrationProbe:
     return probe if isinstance(probe, CalibrationProbe) else PolicyProbe(probe)
 

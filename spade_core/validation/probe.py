@@ -58,17 +58,3 @@ class HintOnly(gym.Wrapper):
 
 def _kept(info: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in info.items() if k in KEPT_INFO}
-
-
-def probe_from_spec(spec: str) -> Any:
-    """A probe model from any model spec (``spade_core.models.spec``): the model plays candidates as the agent
-    does, through the episode runner. Raises the spec's own error when it cannot be loaded or cannot play."""
-    from spade_core.models.errors import ModelSpecError
-    from spade_core.models.resolve import load_backend
-    from spade_core.validation.calibration import AgentProbe
-
-    backend = load_backend(spec)
-    if getattr(backend, "tokenizer", None) is None:
-        raise ModelSpecError(f"the probe model {spec!r} has no local tokenizer, so it cannot play episodes token in, "
-                             "token out; give a local model directory or a tiny:<dir> spec")
-    return AgentProbe(backend)
