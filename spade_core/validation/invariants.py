@@ -15,10 +15,11 @@ allowed to a failing policy too (progress), but repeating steps must not add to 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from spade_core.validation.episodes import Episode, Policy, play
 from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _template, fail, ok
+from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail, ok
 
 INVARIANCE_RULE = "the reference's actions depend on the task: they differ between seeds whose observations differ"
 
@@ -57,15 +58,10 @@ def check_invariance(c: Candidate) -> StageResult:
 
 
 # -- reward rule ------------------------------------------------------------------------------------------------
-def _sequence(actions: list[str]) -> Policy:
-    def policy(env, obs, info) -> str:
-        return actions[min(env.turn, len(actions) - 1)]
-
-    return policy
-
-
 def _cycling(actions: list[str]) -> Policy:
-    def policy(env, obs, info) -> str:
+    """Plays ``actions`` over and over."""
+
+    def policy(env: Any, obs: str, info: dict[str, Any]) -> str:
         return actions[env.turn % len(actions)]
 
     return policy
@@ -80,16 +76,16 @@ def _extra_episodes(c: Candidate, reference: Episode) -> list[Episode]:
     out = []
     words = [template.render(w) for w in GIVING_UP] if not template.raw else []
     for word in dict.fromkeys([*GIVING_UP, *words]):
-        out.append(_labelled(play(c.env(), reference.seed, _sequence([word]), max_steps=cap),
+        out.append(_labelled(play(c.env(), reference.seed, _replaying([word]), max_steps=cap),
                              f"playing {word!r} every turn"))
     acts = reference.actions
     doubled = [a for a in acts for _ in range(2)]
-    out.append(_labelled(play(c.env(), reference.seed, _sequence(doubled), max_steps=len(doubled)),
+    out.append(_labelled(play(c.env(), reference.seed, _replaying(doubled), max_steps=len(doubled)),
                          "every reference action played twice"))
     if len(acts) >= 2:
         out.append(_labelled(play(c.env(), reference.seed, _cycling(acts[:-1]), max_steps=whole),
                              "the reference's steps before its last one repeated (never finishing)"))
-        out.append(_labelled(play(c.env(), reference.seed, _sequence([a for a in acts[:-1] for _ in range(3)]),
+        out.append(_labelled(play(c.env(), reference.seed, _replaying([a for a in acts[:-1] for _ in range(3)]),
                                   max_steps=cap), "each of the reference's steps before its last one three times"))
     return out
 
