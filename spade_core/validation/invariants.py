@@ -17,11 +17,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from spade_core.validation.episodes import Episode, Policy, play
+from spade_core.seeding import screening_seeds
+from spade_core.validation.episodes import Episode, Policy, play, reference_policy
 from spade_core.validation.report import StageResult
 from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail, ok
 
 INVARIANCE_RULE = "the reference's actions depend on the task: they differ between seeds whose observations differ"
+
+INVARIANCE_MIN_SEEDS = 16
+"""Solved seeds the invariance check judges at least: a smaller sample whose references agree is widened with more
+seeds first (a family of three programming problems drew the same one on six seeds in a row)."""
 
 GIVING_UP = ("pass", "skip", "resign", "give up", "quit", "I don't know")
 """Words a policy that does not try plays every turn."""
@@ -44,6 +49,15 @@ def check_invariance(c: Candidate) -> StageResult:
         return ok(stage, "fewer than two solved seeds")
     counts = Counter(tuple(e.actions) for e in solved)
     actions, count = counts.most_common(1)[0]
+    if count >= c.config.invariance_min_share * len(solved) and len(solved) < INVARIANCE_MIN_SEEDS:
+        # a small sample (the designer loop validates on a few seeds) can share one answer by chance: widen it
+        done = {e.seed for e in c.reference_episodes}
+        for seed in [s for s in screening_seeds(INVARIANCE_MIN_SEEDS) if s not in done]:
+            episode = _labelled(c.run(seed, reference_policy), "reference")
+            if episode.success and episode.error is None:
+                solved.append(episode)
+        counts = Counter(tuple(e.actions) for e in solved)
+        actions, count = counts.most_common(1)[0]
     same = [e for e in solved if tuple(e.actions) == actions]
     views = {(e.reset_obs, *e.observations) for e in same}
     if len(views) >= 2 and count >= c.config.invariance_min_share * len(solved):

@@ -3,7 +3,8 @@
 Single turn, the reference stage checks "one observation, one answer". Over histories: two seeds are
 *indistinguishable* when every action sequence tried shows them the same observations turn by turn (the same
 text, the same endings); the sequences tried are other seeds' reference actions (actions chosen without knowledge
-of either seed) and fixed probes. When most pairs of seeds with different reference actions are indistinguishable
+of either seed), a fixed probe, and for numeric answers the action halfway between the two seeds' first reference
+actions (feedback that narrows the answer down, "higher"/"lower", tells such seeds apart). When most pairs of seeds with different reference actions are indistinguishable
 and the one's actions do not solve the other, no policy without the hint can solve both: what the task needs is
 never shown (feedback that says only "No.", a fact that lives only in the hint).
 """
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from spade_core.validation.adversaries import enumeration
+from spade_core.validation.adversaries import ActionTemplate, enumeration
 from spade_core.validation.episodes import Episode
+from spade_core.validation.hint_leaks import answer_core, parse_number
 from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _template, fail, ok
+from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail, ok
 from spade_core.validation.swaps import replay_matrix, solved_references
 
 RULE = ("what the agent sees while acting determines what it must do: seeds that need different actions show "
@@ -30,6 +32,18 @@ def history(episode: Episode) -> tuple:
     episode, and whether (and how) each step ended it; what an ending says comes too late to use."""
     return (episode.reset_obs, *((None if s[3] or s[4] else s[1], s[3] or s[4]) for s in episode.steps),
             episode.success)
+
+
+def _between(first: str, second: str) -> str | None:
+    """The action halfway between two numeric actions of the same form (``\\boxed{840}``, ``\\boxed{806}`` ->
+    ``\\boxed{823}``), or None when they are not numbers in one template."""
+    template = ActionTemplate.of(first)
+    x, y = parse_number(answer_core(first)), parse_number(answer_core(second))
+    if x is None or y is None or ActionTemplate.of(second) != template or abs(x - y) < 2:
+        return None
+    middle = (x + y) / 2
+    return template.render(str(middle.numerator // middle.denominator) if x.denominator == y.denominator == 1
+                           else f"{float(middle):g}")
 
 
 def check_public_info(c: Candidate) -> StageResult:
@@ -50,6 +64,11 @@ def check_public_info(c: Candidate) -> StageResult:
     for a, b in differing:
         same = history(probes[a]) == history(probes[b]) and all(
             history(matrix[(k, a)]) == history(matrix[(k, b)]) for k in refs if k not in (a, b))
+        between = _between(refs[a].actions[0], refs[b].actions[0]) if same else None
+        if between is not None:  # an action between the two: feedback that narrows the answer down tells them apart
+            played = [_labelled(c.run(s, _replaying([between]), max_steps=1), "an action between two references")
+                      for s in (a, b)]
+            same = history(played[0]) == history(played[1])
         if same:
             blind.append((a, b))
     share = c.config.public_info_max_share
