@@ -142,3 +142,16 @@ def test_cli_probe_with_a_real_tiny_model(tiny_model_dir: Path) -> None:
     assert re.search(r"unhinted \d+%, hinted 0%, hint-only \d+% over \d+ seeds", row["message"]), row["message"]
     bad = CliRunner().invoke(cli, ["validate", str(TIDE), "--probe", "openai:"])
     assert bad.exit_code == 2 and "--probe openai:" in bad.output
+
+
+def test_selfplay_validation_probe_knob_loads_any_model_spec(tiny_model_dir: Path, tmp_path: Path) -> None:
+    from spade_core.selfplay.config import SelfPlayConfig
+    from spade_core.selfplay.loop import SelfPlay
+    from spade_core.typed_config import load_config
+    from spade_core.validation.calibration import AgentProbe
+
+    assert SelfPlay(load_config(SelfPlayConfig, None, [f"run_dir={tmp_path / 'a'}"]))._probe() is None
+    config = load_config(SelfPlayConfig, None, [f"validation.probe={tiny_model_dir}", f"run_dir={tmp_path / 'b'}"])
+    run = SelfPlay(config)
+    probe = run._probe()
+    assert isinstance(probe, AgentProbe) and run._probe() is probe  # loaded once
