@@ -236,7 +236,7 @@ def main() -> None:
         timed = validate_many(sources[:3], workers=1, probe=model, document=DOCUMENT)
         spent = [float(s.details.get(PROBE_SECONDS, 0.0)) for r in timed for s in r.stages if s.stage == "calibration"]
         print(f"probe model {args.probe_model}: {sum(spent) / max(1, len(spent)):.1f} s of model play per candidate "
-              f"(3 candidates, {time.perf_counter() - started:.1f} s in all; verdicts: "
+              f"({len(timed)} candidates, {time.perf_counter() - started:.1f} s in all; verdicts: "
               f"{', '.join(r.failed_stage or 'accepted' for r in timed)})")
     if not args.no_table:
         for corpus in (GATE, INVARIANTS):
