@@ -20,7 +20,7 @@ from typing import Any
 from spade_core.seeding import screening_seeds
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
 from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail, ok
+from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail_rule, ok
 
 INVARIANCE_RULE = "the reference's actions depend on the task: they differ between seeds whose observations differ"
 
@@ -62,12 +62,12 @@ def check_invariance(c: Candidate) -> StageResult:
     views = {(e.reset_obs, *e.observations) for e in same}
     if len(views) >= 2 and count >= c.config.invariance_min_share * len(solved):
         shown = " -> ".join(repr(a[:40]) for a in actions[:4]) + (" ..." if len(actions) > 4 else "")
-        return fail(stage, f"the reference plays the same actions ({shown}) on {count} of {len(solved)} seeds "
-                    f"while those seeds show {len(views)} different observations (e.g. seeds {same[0].seed} and "
-                    f"{same[1].seed}): the task does not depend on its text, the constant is the answer",
-                    ["the answer is fixed and the seed changes only the wording or decoration",
-                     "the verifier checks something that does not vary with the task"],
-                    ["make the answer a function of the values reset draws and shows"], rule=INVARIANCE_RULE)
+        return fail_rule(stage, f"the reference plays the same actions ({shown}) on {count} of {len(solved)} seeds "
+                         f"while those seeds show {len(views)} different observations (e.g. seeds {same[0].seed} and "
+                         f"{same[1].seed}): the task does not depend on its text, the constant is the answer",
+                         ["the answer is fixed and the seed changes only the wording or decoration",
+                          "the verifier checks something that does not vary with the task"],
+                         ["make the answer a function of the values reset draws and shows"], rule=INVARIANCE_RULE)
     return ok(stage, f"the reference's most common action sequence occurs on {count} of {len(solved)} seeds")
 
 
@@ -121,11 +121,11 @@ def check_reward_rule(c: Candidate) -> StageResult:
     worst_paid = min(solved.values(), key=paid)
     bottom = paid(worst_paid)
     if bottom <= 0 or bottom < high - 0.05 * (high - low) - 1e-9:
-        return fail(stage, f"seed {worst_paid.seed}: solving pays {bottom:g} (the success step and the episode's "
-                    f"total); the declared range is [{low:g}, {high:g}] ({rule})",
-                    ["success pays nothing or less than the top of the range", "the declared range is wider than "
-                     "what the environment pays"], ["pay the top of the declared range (e.g. 1.0) when "
-                                                     "info['success'] is True"], rule=rule)
+        return fail_rule(stage, f"seed {worst_paid.seed}: solving pays {bottom:g} (the success step and the episode's "
+                         f"total); the declared range is [{low:g}, {high:g}]",
+                         ["success pays nothing or less than the top of the range", "the declared range is wider than "
+                          "what the environment pays"], ["pay the top of the declared range (e.g. 1.0) when "
+                                                          "info['success'] is True"], rule=rule)
     extra = [ep for ref in list(solved.values())[:1] for ep in _extra_episodes(c, ref)]
     c.all_episodes.extend(extra)
     worst: tuple[float, Episode, float] | None = None
@@ -143,13 +143,13 @@ def check_reward_rule(c: Candidate) -> StageResult:
         ratio, episode, earned = worst
         who = f" ({episode.label})" if episode.label else ""
         acts = ", ".join(repr(a[:30]) for a in episode.actions[:3]) + (" ..." if len(episode.actions) > 3 else "")
-        return fail(stage, f"seed {episode.seed}: a policy that does not succeed{who} earns "
-                    f"{episode.total_reward:g} in {len(episode.steps)} steps ({acts}), {ratio:.0%} of the "
-                    f"{earned:g} that solving earns; the rule: {rule}",
-                    ["rewards paid for giving up, passing or for every (repeated) action",
-                     "partial credit that adds up past solving"],
-                    ["pay progress at most a bounded share; pay nothing for passing or repeating",
-                     "make solving the best way to earn reward"], rule=rule, ratio=round(ratio, 3))
+        return fail_rule(stage, f"seed {episode.seed}: a policy that does not succeed{who} earns "
+                         f"{episode.total_reward:g} in {len(episode.steps)} steps ({acts}), {ratio:.0%} of the "
+                         f"{earned:g} that solving earns (at most {share:.0%} allowed)",
+                         ["rewards paid for giving up, passing or for every (repeated) action",
+                          "partial credit that adds up past solving"],
+                         ["pay progress at most a bounded share; pay nothing for passing or repeating",
+                          "make solving the best way to earn reward"], rule=rule, ratio=round(ratio, 3))
     return ok(stage, f"success pays {bottom:g} (top of [{low:g}, {high:g}]); no failing episode earns more than "
               f"{share:.0%} of solving ({len(extra)} giving-up and repeating policies added)")
 

@@ -1,12 +1,13 @@
 """Public information: what the agent can learn by acting determines what it must do.
 
 Single turn, the reference stage checks "one observation, one answer". Over histories: two seeds are
-*indistinguishable* when every action sequence tried shows them the same observations turn by turn (the same
-text, the same endings); the sequences tried are other seeds' reference actions (actions chosen without knowledge
-of either seed), a fixed probe, and for numeric answers the action halfway between the two seeds' first reference
-actions (feedback that narrows the answer down, "higher"/"lower", tells such seeds apart). When most pairs of seeds with different reference actions are indistinguishable
-and the one's actions do not solve the other, no policy without the hint can solve both: what the task needs is
-never shown (feedback that says only "No.", a fact that lives only in the hint).
+*indistinguishable* when every action sequence tried shows them the same observations turn by turn (the same text,
+the same endings); the sequences tried are other seeds' reference actions (actions chosen without knowledge of
+either seed), a fixed probe, and for numeric answers the action halfway between the two seeds' first reference
+actions (feedback that narrows the answer down, "higher"/"lower", tells such seeds apart). When most pairs of seeds
+with different reference actions are indistinguishable and the one's actions do not solve the other, no policy
+without the hint can solve both: what the task needs is never shown (feedback that says only "No.", a fact that
+lives only in the hint).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from spade_core.validation.adversaries import ActionTemplate, enumeration
 from spade_core.validation.episodes import Episode
 from spade_core.validation.hint_leaks import answer_core, parse_number
 from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail, ok
+from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail_rule, ok
 from spade_core.validation.swaps import replay_matrix, solved_references
 
 RULE = ("what the agent sees while acting determines what it must do: seeds that need different actions show "
@@ -74,14 +75,15 @@ def check_public_info(c: Candidate) -> StageResult:
     share = c.config.public_info_max_share
     if differing and len(blind) > share * len(differing) and len(blind) >= 2:
         a, b = blind[0]
-        return fail(stage, f"seeds {a} and {b} show the same observations under every action sequence tried "
-                    f"({len(refs) - 1} sequences, e.g. {refs[a].observations[0][:80]!r}) but need different actions "
-                    f"({refs[a].actions[-1][:40]!r} vs {refs[b].actions[-1][:40]!r}); {len(blind)} of "
-                    f"{len(differing)} such pairs of seeds cannot be told apart without the hint",
-                    ["the feedback does not depend on the hidden state (only 'No.')", "a fact the answer needs is "
-                     "given only in the hint"],
-                    ["give feedback that narrows the answer down (higher/lower, which parts are right)",
-                     "show every fact the answer depends on, in the task or through its tools"],
-                    rule=RULE, pairs=f"{len(blind)}/{len(differing)}")
+        return fail_rule(stage, f"seeds {a} and {b} show the same observations under every action sequence tried "
+                         f"({len(refs) - 1} sequences, e.g. {refs[a].observations[0][:80]!r}) but need different "
+                         f"actions "
+                         f"({refs[a].actions[-1][:40]!r} vs {refs[b].actions[-1][:40]!r}); {len(blind)} of "
+                         f"{len(differing)} such pairs of seeds cannot be told apart without the hint",
+                         ["the feedback does not depend on the hidden state (only 'No.')", "a fact the answer needs is "
+                          "given only in the hint"],
+                         ["give feedback that narrows the answer down (higher/lower, which parts are right)",
+                          "show every fact the answer depends on, in the task or through its tools"],
+                         rule=RULE, pairs=f"{len(blind)}/{len(differing)}")
     return ok(stage, f"{len(differing) - len(blind)} of {len(differing)} pairs of seeds with different references "
               "are told apart by what the agent sees")

@@ -14,7 +14,7 @@ from spade_core.contract.env import SpadeEnv
 from spade_core.validation.adversaries import PROBE_STEPS, enumeration
 from spade_core.validation.episodes import Episode, first_difference, play
 from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _template, fail, ok
+from spade_core.validation.stages import Candidate, _template, fail_rule, ok
 
 CALLS = (0, 1, 3)
 """How many times the hint and the reference are read before every step."""
@@ -86,19 +86,20 @@ def check_purity(c: Candidate) -> StageResult:
                 first.label = "0 reads per step"
                 probes = [first, play_reading(c.env(), seed, first.actions, CALLS[-1], limit)]
         except Unstable as exc:
-            return fail(stage, str(exc), causes, fix, rule=RULE)
+            return fail_rule(stage, str(exc), causes, fix, rule=RULE)
         for run in runs:
             where = first_difference(reference, run)
             if where:
-                return fail(stage, f"seed {seed}: replaying the reference's own actions with privileged_hint() and "
-                            f"reference_action() read {run.label} gives another episode than with 1 read ({where}); "
-                            f"the reference {'succeeds' if reference.success else 'fails'} with 1 read and "
-                            f"{'succeeds' if run.success else 'fails'} with {run.label}", causes, fix, rule=RULE)
+                return fail_rule(stage, f"seed {seed}: replaying the reference's own actions with privileged_hint() "
+                                 f"and reference_action() read {run.label} gives another episode than with 1 read "
+                                 f"({where}); "
+                                 f"the reference {'succeeds' if reference.success else 'fails'} with 1 read and "
+                                 f"{'succeeds' if run.success else 'fails'} with {run.label}", causes, fix, rule=RULE)
         for run in probes[1:]:
             where = first_difference(probes[0], run)
             if where:
-                return fail(stage, f"seed {seed}: a probe episode with the hint and reference read {run.label} "
-                            f"differs from the same actions with none read ({where})", causes, fix, rule=RULE)
+                return fail_rule(stage, f"seed {seed}: a probe episode with the hint and reference read {run.label} "
+                                 f"differs from the same actions with none read ({where})", causes, fix, rule=RULE)
         compared += 1 + len(runs) + len(probes)
     return ok(stage, f"{compared} reference and probe episodes identical with 0, 1 and 3 reads of the hint and the "
               "reference per step; each read the same within a step")

@@ -115,6 +115,12 @@ def fail(stage: str, observed: str, causes: list[str], fix: list[str], **details
     return StageResult(stage, Verdict.FAILED, observed, causes, fix, details=details)
 
 
+def fail_rule(stage: str, observed: str, causes: list[str], fix: list[str], *, rule: str,
+              **details: Any) -> StageResult:
+    """A failed property check: the rule it states is the last fix the designer reads, and kept in ``details``."""
+    return fail(stage, observed, causes, [*fix, f"keep the rule: {rule}"], rule=rule, **details)
+
+
 def ok(stage: str, observed: str, **details: Any) -> StageResult:
     return StageResult(stage, Verdict.PASSED, observed, details=details)
 

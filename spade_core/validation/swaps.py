@@ -13,7 +13,7 @@ from spade_core.validation.adversaries import observation_values
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import Variant, code_mutants, json_mutants, program_in, wrong_programs
 from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _replay_then, _replaying, fail, ok, too_often
+from spade_core.validation.stages import Candidate, _labelled, _replay_then, _replaying, fail_rule, ok, too_often
 
 RULE = ("the verifier checks this task's own answer: another seed's correct actions, a wrong program or a call with "
         "changed arguments fail")
@@ -48,12 +48,12 @@ def check_swap(c: Candidate) -> StageResult:
     won = [(b, a) for (b, a) in pairs if matrix[(b, a)].success]
     if too_often(len(won), len(pairs), c.config.swap_max_share):
         b, a = won[0]
-        return fail(stage, f"seed {b}'s correct actions ({_show(refs[b].actions)}) also solve seed {a}, whose "
-                    f"reference plays {_show(refs[a].actions)}; {len(won)} of {len(pairs)} such swaps succeed",
-                    ["the verifier accepts answers it does not compare with this task's (any call of the finishing "
-                     "tool, the right type, a loose match)"],
-                    ["check the submitted answer against the values this seed drew"], rule=RULE,
-                    swaps=f"{len(won)}/{len(pairs)}", allowed=c.config.swap_max_share)
+        return fail_rule(stage, f"seed {b}'s correct actions ({_show(refs[b].actions)}) also solve seed {a}, whose "
+                         f"reference plays {_show(refs[a].actions)}; {len(won)} of {len(pairs)} such swaps succeed",
+                         ["the verifier accepts answers it does not compare with this task's (any call of the "
+                          "finishing tool, the right type, a loose match)"],
+                         ["check the submitted answer against the values this seed drew"], rule=RULE,
+                         swaps=f"{len(won)}/{len(pairs)}", allowed=c.config.swap_max_share)
     tried = len(pairs)
     for episode in list(refs.values())[:1]:
         final = episode.steps[-1][0]
@@ -84,33 +84,33 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
         for variant in wrong_programs(program, values):
             tried += 1
             if _wins(c, episode, variant):
-                return fail(stage, f"seed {episode.seed}: a wrong program ({variant.what}) is accepted: "
-                            f"{variant.action[:160]!r}", ["the tests check the type or shape of the result, not "
-                                                          "its value", "the tests are too few or never run"],
-                            ["assert exact expected values on several inputs, edge cases included"],
-                            rule=RULE), tried
+                return fail_rule(stage, f"seed {episode.seed}: a wrong program ({variant.what}) is accepted: "
+                                 f"{variant.action[:160]!r}", ["the tests check the type or shape of the result, not "
+                                                               "its value", "the tests are too few or never run"],
+                                 ["assert exact expected values on several inputs, edge cases included"],
+                                 rule=RULE), tried
         mutants = code_mutants(program)
         passed = [m for m in mutants if _wins(c, episode, m)]
         tried += len(mutants)
         if len(mutants) >= 3 and len(passed) == len(mutants):
-            return fail(stage, f"seed {episode.seed}: every one of {len(mutants)} single changes of the reference "
-                        f"program ({', '.join(m.what for m in mutants[:3])}, ...) still passes",
-                        ["the tests do not depend on what the program computes"],
-                        ["test values that every literal and comparison of a correct program affects"],
-                        rule=RULE), tried
+            return fail_rule(stage, f"seed {episode.seed}: every one of {len(mutants)} single changes of the reference "
+                             f"program ({', '.join(m.what for m in mutants[:3])}, ...) still passes",
+                             ["the tests do not depend on what the program computes"],
+                             ["test values that every literal and comparison of a correct program affects"],
+                             rule=RULE), tried
         return None, tried
     singles, every = json_mutants(final)
     if every is not None:
         tried += 1 + len(singles)
         if _wins(c, episode, every):
-            return fail(stage, f"seed {episode.seed}: the final call with every argument changed is accepted "
-                        f"({every.action[:160]!r}; the reference sent {final[:160]!r})",
-                        ["any call of the finishing tool wins", "the arguments are not compared with the task's"],
-                        ["check every argument of the finishing call against this seed's facts"], rule=RULE), tried
+            return fail_rule(stage, f"seed {episode.seed}: the final call with every argument changed is accepted "
+                             f"({every.action[:160]!r}; the reference sent {final[:160]!r})",
+                             ["any call of the finishing tool wins", "the arguments are not compared with the task's"],
+                             ["check every argument of the finishing call against this seed's facts"], rule=RULE), tried
         passed = [m for m in singles if _wins(c, episode, m)]
         if len(singles) >= 2 and len(passed) == len(singles):
-            return fail(stage, f"seed {episode.seed}: the final call is accepted with any one of its "
-                        f"{len(singles)} arguments changed ({singles[0].action[:120]!r})",
-                        ["the arguments are not compared with the task's"],
-                        ["check the arguments of the finishing call against this seed's facts"], rule=RULE), tried
+            return fail_rule(stage, f"seed {episode.seed}: the final call is accepted with any one of its "
+                             f"{len(singles)} arguments changed ({singles[0].action[:120]!r})",
+                             ["the arguments are not compared with the task's"],
+                             ["check the arguments of the finishing call against this seed's facts"], rule=RULE), tried
     return None, tried
