@@ -1,16 +1,18 @@
 """Validation throughput with every stage on, where the time goes, and the gate's precision/recall per flaw class.
 
-Three figures from one run:
+Four figures from one run:
 
 1. candidates per second through the whole gate (every stage runs: a grounding document, the bundled seeds as the
    novelty memory and a scripted calibration probe are given), with ``--workers`` candidates at once, beside the
    same candidates through the gate with the sample sizes of the earlier, weaker checks (10 reference seeds, one
    seed per policy, no confirmation seeds) and beside bare reset+step episodes of a bundled environment;
 2. the share of validation time per stage;
-3. per flaw class of ``tests/validation/gate``: flawed environments rejected (recall), and the good twins of that
-   class rejected (precision), plus every good environment (``--bundled`` adds every bundled seed).
+3. the probe's cost per candidate (a scripted capable reader; ``--probe-model SPEC`` times a real model too);
+4. per flaw class of ``tests/validation/gate`` and ``tests/validation/invariants_corpus``: flawed environments
+   rejected (recall), and the good twins of that class rejected (precision), plus every good environment
+   (``--bundled`` adds every bundled seed).
 
-    python benchmarks/bench_validation.py [--candidates 20] [--workers 2] [--bundled]
+    python benchmarks/bench_validation.py [--candidates 20] [--workers 2] [--bundled] [--probe-model SPEC]
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ import gymnasium as gym  # noqa: E402 - SPADE_STORE must be set before spade_cor
 import spade_core  # noqa: E402, F401 - registers the bundled environments
 from spade_core.contract.env import HINT_OPTION  # noqa: E402
 from spade_core.validation import ValidationConfig, validate_many  # noqa: E402
+from spade_core.validation.calibration import PROBE_SECONDS  # noqa: E402
+from spade_core.validation.probe import HIDDEN_TASK  # noqa: E402
 
 SEED_ENV = ROOT / "tests" / "validation" / "gate" / "good" / "ledger_balance.py"
 GATE = ROOT / "tests" / "validation" / "gate"
+INVARIANTS = ROOT / "tests" / "validation" / "invariants_corpus"
+EVERY = ValidationConfig()
 DOCUMENT = (
     "A household cash book records every payment and receipt in order. Typical entries are the rent, the grocer, a "
     "salary or a bonus, a refund, utilities, insurance, the bookshop, the pharmacy and fuel. The closing balance is "
@@ -49,14 +55,18 @@ EARLIER_SAMPLES = ValidationConfig(seeds=tuple(range(10)), screen_seeds=1, basel
 
 
 def hint_reader() -> Any:
-    """A cheap calibration probe: it plays the reference when it was shown the hint and a fixed guess otherwise
-    (hinted success 1, unhinted 0: a task at the edge of the agent's ability)."""
+    """A cheap, capable calibration probe: with the hint it plays the reference; without it, the reference on about
+    half the seeds (a capable agent that solves some tasks alone); with the task hidden (hint-only) a fixed guess.
+    Its rates (hinted 1, unhinted about 0.5, hint-only 0) pass every probe rule, so every candidate runs every
+    stage."""
     hinted: dict[int, bool] = {}
 
     def policy(env: Any, obs: str, info: dict[str, Any]) -> str:
         if env.turn == 0:
             hinted[id(env)] = HINT_OPTION in info
-        return env.reference_action() if hinted.get(id(env)) else "\\boxed{0}"
+        if obs == HIDDEN_TASK:
+            return "\\boxed{0}"
+        return env.reference_action() if hinted.get(id(env)) or len(obs) % 2 else "\\boxed{0}"
 
     return policy
 
@@ -111,10 +121,11 @@ def twin(path: Path) -> str | None:
     return match.group(1) if match else None
 
 
-def class_table(workers: int, bundled: bool) -> None:
-    flawed = sorted(p for p in GATE.glob("*/*.py") if p.parent.name != "good")
-    good = sorted((GATE / "good").glob("*.py"))
-    sources = [(str(p), p.read_text()) for p in [*flawed, *good]]
+def class_table(corpus: Path, workers: int, bundled: bool) -> None:
+    flawed = sorted(p for p in corpus.glob("*/*.py") if p.parent.name != "good")
+    good = sorted((corpus / "good").glob("*.py"))
+    duplicates = [p for p in flawed if p.parent.name == "duplicate"]
+    sources = [(str(p), p.read_text()) for p in [*flawed, *good] if p not in duplicates]
     if bundled:
         from spade_core.gym_bridge import open_store
         from spade_registry.records import Status, Trust
@@ -123,9 +134,21 @@ def class_table(workers: int, bundled: bool) -> None:
         sources += [(r.env_id, store.get(r.env_id).code) for r in store.query(status=Status.ACCEPTED,
                                                                               trust=Trust.BUNDLED) if r.env_id]
     reports = {r.file: r for r in validate_many(sources, workers=workers)}
+    if duplicates:  # a reworded copy is judged against a memory holding the environment it copies
+        from spade_core.memory.behaviour import BehaviourIndex
+        from spade_core.validation.pipeline import record_outcome
+        from spade_registry.store import RegistryStore
+
+        twins = RegistryStore(Path(tempfile.mkdtemp(prefix="spade-bench-twins-")) / "twins.sqlite3")
+        for name in sorted({twin(p) for p in duplicates}):
+            record_outcome(twins, (corpus / "good" / f"{name}.py").read_text(), reports[str(corpus / "good" /
+                                                                                          f"{name}.py")])
+        reports.update({r.file: r for r in validate_many([(str(p), p.read_text()) for p in duplicates],
+                                                         workers=workers, memory=BehaviourIndex(twins))})
     good_rejected = {Path(f).stem for f, r in reports.items() if f.endswith(".py") and "/good/" in f
                      and not r.accepted}
-    print(f"\nper-class precision/recall on tests/validation/gate ({len(flawed)} flawed, {len(good)} good twins):")
+    print(f"\nper-class precision/recall on {corpus.relative_to(ROOT)} ({len(flawed)} flawed, {len(good)} good "
+          "twins):")
     print(f"{'class':<18} {'flawed':>6} {'rejected':>8} {'at stage':>8} {'twins':>5} {'twins rej.':>10} "
           f"{'recall':>7} {'precision':>9}")
     totals = defaultdict(int)
@@ -163,6 +186,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--bundled", action="store_true", help="add every bundled seed to the good set")
     parser.add_argument("--no-table", action="store_true", help="only the throughput figures")
+    parser.add_argument("--probe-model", default=None, metavar="MODEL",
+                        help="also time a real probe model (any model spec) on 3 candidates")
     args = parser.parse_args()
 
     from spade_core.gym_bridge import open_store
@@ -198,8 +223,24 @@ def main() -> None:
     print("\nshare of validation time per stage (every stage on):")
     for stage, seconds in sorted(per_stage.items(), key=lambda kv: -kv[1]):
         print(f"  {stage:<16} {seconds / total:>6.1%}  ({seconds / len(reports) * 1e3:.1f} ms per candidate)")
+    probe_seconds = [float(s.details.get(PROBE_SECONDS, 0.0)) for r in reports for s in r.stages
+                     if s.stage == "calibration" and not s.skipped]
+    if probe_seconds:
+        print(f"\nprobe (scripted capable reader, 3 arms x {EVERY.probe.episodes} seeds): "
+              f"{sum(probe_seconds) / len(probe_seconds) * 1e3:.0f} ms per candidate")
+    if args.probe_model:
+        from spade_core.validation.calibration import probe_from_spec
+
+        model = probe_from_spec(args.probe_model)
+        started = time.perf_counter()
+        timed = validate_many(sources[:3], workers=1, probe=model, document=DOCUMENT)
+        spent = [float(s.details.get(PROBE_SECONDS, 0.0)) for r in timed for s in r.stages if s.stage == "calibration"]
+        print(f"probe model {args.probe_model}: {sum(spent) / max(1, len(spent)):.1f} s of model play per candidate "
+              f"({len(timed)} candidates, {time.perf_counter() - started:.1f} s in all; verdicts: "
+              f"{', '.join(r.failed_stage or 'accepted' for r in timed)})")
     if not args.no_table:
-        class_table(args.workers, args.bundled)
+        for corpus in (GATE, INVARIANTS):
+            class_table(corpus, args.workers, args.bundled and corpus == GATE)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
 from spade_core.selfplay.metrics import read_metrics
 from spade_core.typed_config import knobs, load_config
 from spade_core.validation import validate_many
+from spade_core.validation.calibration import probe_from_spec
 from spade_core.validation.pipeline import record_outcome
 from spade_registry.records import Status
 
@@ -235,20 +236,30 @@ _VERDICT_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim", "no
 @click.option("--document", "document_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="The grounding document (text file) the candidates claim to draw on; without it grounding is "
               "reported as skipped.")
+@click.option("--probe", "probe_spec", default=None, metavar="MODEL",
+              help="A capable probe model (" + MODEL_HELP + ") that plays a few seeds unhinted, hinted and hint-only; "
+              "without it hint leaks in unknown encodings and facts only the hint gives go unchecked.")
 @click.pass_context
 def validate(ctx: click.Context, path: str, as_json: bool, register: bool, workers: int,
-             document_file: str | None) -> None:
+             document_file: str | None, probe_spec: str | None) -> None:
     """Validate designer-format environment modules (a FILE or every .py in a DIR).
 
     Exit code 0 only if every candidate is accepted; 1 if any is rejected; 2 on a usage error.
     """
     files = _candidate_files(path)
+    probe = None
+    if probe_spec is not None:
+        try:
+            probe = probe_from_spec(probe_spec)
+        except (SpadeError, OSError) as exc:
+            raise click.UsageError(f"--probe {probe_spec}: {exc}") from exc
     store = _store(ctx)
     sources = [(str(f), f.read_text(encoding="utf-8", errors="surrogateescape")) for f in files]
     document = (Path(document_file).read_text(encoding="utf-8", errors="replace")
                 if document_file is not None else None)
     # the registry's environments (bundled seeds included) are what novelty compares with
-    reports = validate_many(sources, workers=workers, store=store, document=document, memory=BehaviourIndex(store))
+    reports = validate_many(sources, workers=workers, store=store, document=document, memory=BehaviourIndex(store),
+                            probe=probe)
     if register:
         for (_, source), report in zip(sources, reports, strict=True):
             record_outcome(store, source, report, provenance={"source": "spade validate", "file": report.file})

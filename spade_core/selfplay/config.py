@@ -136,6 +136,13 @@ class MemorySection:
 
 
 @dataclass
+class ValidationSection:
+    # a capable probe model (any model spec) that plays each candidate unhinted, hinted and hint-only at the
+    # calibration stage (spade_core.validation.probe); None: the designer section's calibrate rule decides
+    probe: str | None = None
+
+
+@dataclass
 class RaySection:
     enabled: bool = False  # sandbox workers, validation and rollouts as Ray actors/tasks
     address: str | None = None  # None with enabled: start a local Ray instance; "auto" or "ray://host:port": join one
@@ -166,3 +173,4 @@ class SelfPlayConfig:
     memory: MemorySection = field(default_factory=MemorySection)
     ray: RaySection = field(default_factory=RaySection)
     pool: PoolHealthConfig = field(default_factory=PoolHealthConfig)  # retiring trivial/impossible/hint-copying envs
+    validation: ValidationSection = field(default_factory=ValidationSection)

@@ -50,7 +50,7 @@ from spade_core.training.regret import RegretEstimate, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
 from spade_core.validation import ProbeThresholds
-from spade_core.validation.calibration import AgentProbe
+from spade_core.validation.calibration import AgentProbe, CalibrationProbe, probe_from_spec
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_registry.records import Status
 
@@ -91,6 +91,7 @@ class SelfPlay:
         self.history: list[IterationMetrics] = []
         self.start_iteration = 0
         self.parts: RunParts | None = None
+        self._validation_probe: CalibrationProbe | None = None
 
     # -- set-up -----------------------------------------------------------------------------------------------
     @classmethod
@@ -99,6 +100,12 @@ class SelfPlay:
         config = load_config(SelfPlayConfig, Path(run_dir) / CONFIG_FILE, overrides)
         config = replace(config, run_dir=str(run_dir))
         return cls(config, **kwargs)
+
+    def _probe(self) -> CalibrationProbe | None:
+        """The ``validation.probe`` model, loaded once (None when not configured)."""
+        if self.config.validation.probe is not None and self._validation_probe is None:
+            self._validation_probe = probe_from_spec(self.config.validation.probe)
+        return self._validation_probe
 
     def _setup(self) -> RunParts:
         cfg = self.config
@@ -243,8 +250,10 @@ class SelfPlay:
                                        baseline_episodes=cfg.validation_seeds,
                                        probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),
                     validate=parts.scale.validate_many,
-                    # opt-in (designer.calibrate=true): the agent calibrates candidates; by default no stage plays it
-                    probe=AgentProbe(parts.trainer.generator, parts.runner.config) if cfg.calibrate else None,
+                    # opt-in: validation.probe (a model spec) or designer.calibrate=true (the agent); by default no
+                    # stage plays a model
+                    probe=self._probe() or (AgentProbe(parts.trainer.generator, parts.runner.config)
+                                            if cfg.calibrate else None),
                 )
                 design = designer.design(n)
             except Exception as exc:  # noqa: BLE001 - a failed designer phase must not kill the run

@@ -18,6 +18,7 @@ import numpy as np
 
 from spade_core.contract.env import HINT_OPTION, SpadeEnv
 from spade_core.validation.episodes import EnvFactory, Policy, play
+from spade_core.validation.probe import UNCHECKED, HintOnly
 from spade_core.validation.report import StageResult, Verdict
 from spade_registry.records import Status
 
@@ -80,6 +81,19 @@ class AgentProbe:
         return [by_spec.get(i, False) for i in range(len(specs))]
 
 
+def probe_from_spec(spec: str) -> AgentProbe:
+    """A probe model from any model spec (``spade_core.models.spec``): the model plays candidates as the agent
+    does, through the episode runner. Raises the spec's own error when it cannot be loaded or cannot play."""
+    from spade_core.models.errors import ModelSpecError
+    from spade_core.models.resolve import load_backend
+
+    backend = load_backend(spec)
+    if getattr(backend, "tokenizer", None) is None:
+        raise ModelSpecError(f"the probe model {spec!r} has no local tokenizer, so it cannot play episodes token in, "
+                             "token out; give a local model directory or a tiny:<dir> spec")
+    return AgentProbe(backend)
+
+
 def as_probe(probe: Policy | CalibrationProbe) -> CalibrationProbe:
     return probe if isinstance(probe, CalibrationProbe) else PolicyProbe(probe)
 
@@ -94,9 +108,12 @@ def candidate_envs(c: Candidate) -> EnvFactory:
 
 
 def check_calibration(c: Candidate) -> StageResult:
+    """The probe plays the same seeds unhinted, hinted and hint-only (:mod:`.probe`); all three rates are reported
+    whatever the verdict."""
     if c.probe is None:
-        return StageResult("calibration", Verdict.SKIPPED, "no probe agent given, so whether the task is trivial or "
-                           "impossible for the agent was not measured (pass probe=...)")
+        return StageResult("calibration", Verdict.SKIPPED, "no probe model given, so these went unchecked: "
+                           + "; ".join(UNCHECKED) + " (and whether the task is trivial or impossible for an agent); "
+                           "pass --probe MODEL to `spade validate` or validation.probe in self-play")
     thresholds = c.config.probe
     seeds = [CALIBRATION_SEED_BASE + i for i in range(thresholds.episodes)]
     probe = as_probe(c.probe)
@@ -104,21 +121,39 @@ def check_calibration(c: Candidate) -> StageResult:
     started = time.perf_counter()
     hinted = probe.successes(envs, seeds, hinted=True)
     plain = probe.successes(envs, seeds, hinted=False)
-    p_hint, p_plain = float(np.mean(hinted)), float(np.mean(plain))
-    details = {"p_hint": p_hint, "p_nohint": p_plain, "seeds": seeds,
+    alone = probe.successes(lambda: HintOnly(envs()), seeds, hinted=True)
+    p_hint, p_plain, p_alone = float(np.mean(hinted)), float(np.mean(plain)), float(np.mean(alone))
+    details = {"p_hint": p_hint, "p_nohint": p_plain, "p_hint_only": p_alone, "seeds": seeds,
                PROBE_SECONDS: round(time.perf_counter() - started, 4)}
+    rates = f"(unhinted {p_plain:.0%}, hinted {p_hint:.0%}, hint-only {p_alone:.0%} over {len(seeds)} seeds)"
     if p_hint <= thresholds.impossible_below:
         c.outcome_status = Status.IMPOSSIBLE
         return StageResult("calibration", Verdict.FAILED,
                            f"the probe agent solved {sum(hinted)} of {len(seeds)} seeds even with the hint "
-                           f"({p_hint:.0%}, at or below {thresholds.impossible_below:.0%}): impossible for it",
+                           f"({p_hint:.0%}, at or below {thresholds.impossible_below:.0%}): impossible for it {rates}",
                            ["the task is too hard or broken for the current agent"],
                            ["make it easier (lower the difficulty default) or the hint more useful"], details=details)
+    if p_alone >= thresholds.hint_only_min and p_alone >= thresholds.hint_only_share * p_hint:
+        return StageResult("calibration", Verdict.FAILED,
+                           f"the probe solved {sum(alone)} of {len(seeds)} seeds from the hint alone, without "
+                           f"seeing the task: the hint carries the answer {rates}",
+                           ["the hint states or encodes the answer (in any encoding the probe reads)"],
+                           ["hint at a plan, a rule or an intermediate result that is useless without the task"],
+                           details=details)
     if p_plain >= thresholds.trivial_above:
         c.outcome_status = Status.TRIVIAL
         return StageResult("calibration", Verdict.FAILED,
                            f"the probe agent solved {sum(plain)} of {len(seeds)} seeds without the hint "
-                           f"({p_plain:.0%}, at or above {thresholds.trivial_above:.0%}): trivial for it",
+                           f"({p_plain:.0%}, at or above {thresholds.trivial_above:.0%}): trivial for it {rates}",
                            ["the task is too easy"], ["make it harder so that the hint matters"], details=details)
-    return StageResult("calibration", Verdict.PASSED, f"hinted {p_hint:.0%} vs unhinted {p_plain:.0%}",
-                       details=details)
+    if p_plain == 0 and p_hint >= thresholds.hidden_hinted_above:
+        c.outcome_status = Status.IMPOSSIBLE
+        return StageResult("calibration", Verdict.FAILED,
+                           f"the probe never solved a seed without the hint but solved {sum(hinted)} of "
+                           f"{len(seeds)} with it: the hint is the only way in {rates}",
+                           ["a fact or convention the answer needs is given only in the hint", "feedback that "
+                            "never narrows the answer down"],
+                           ["state every fact and convention the answer depends on in the task; keep the hint a "
+                            "shortcut, not the only source"], details=details)
+    return StageResult("calibration", Verdict.PASSED, f"hinted {p_hint:.0%} vs unhinted {p_plain:.0%}, hint-only "
+                       f"{p_alone:.0%}", details=details)

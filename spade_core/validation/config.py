@@ -7,24 +7,37 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class ProbeThresholds:
-    """Calibration probe verdicts: hinted success at or below ``impossible_below`` → impossible;
-    unhinted success at or above ``trivial_above`` → trivial."""
+    """Calibration probe verdicts over three arms (unhinted, hinted, hint-only): hinted success at or below
+    ``impossible_below`` → impossible; unhinted success at or above ``trivial_above`` → trivial; hint-only success
+    near hinted success → the hint leaks; unhinted 0 while hinted near 1 → only the hint lets the agent in."""
 
     impossible_below: float = 0.0
     trivial_above: float = 1.0
     episodes: int = 8
+    hint_only_share: float = 0.5
+    """Hint-only success (the hint without the task) at or above this share of hinted success: the hint carries the
+    answer (``spade_core.validation.probe``)."""
+    hint_only_min: float = 0.25
+    """...and at least this rate (a chance success or two of a guessable answer is not a leak)."""
+    hidden_hinted_above: float = 0.75
+    """Hinted success at or above this while unhinted success is 0: the hint is the only way in (for a capable
+    probe: a weak one rejects everything this way, which is why the probe is opt-in)."""
 
 
 @dataclass(frozen=True)
 class NoveltyThresholds:
     """Near-duplicate verdicts on behavioural fingerprints (``spade_core.memory.fingerprint``): a near-duplicate of a
     stored environment when the mean of the observed-text and code-shape similarities reaches ``combined``, or when
-    it behaves the same whatever its code (observed text >= ``text`` and dynamics >= ``dynamics``). Measured on the
+    it behaves the same whatever its code (observed text >= ``text`` and dynamics >= ``dynamics``), or when it has the
+    same dynamics and code shape whatever its wording (both >= ``code_and_dynamics``). Measured on the
     bundled seeds: distinct seeds reach at most 0.65 combined, renamed copies with changed constants 0.94 or more."""
 
     combined: float = 0.85
     text: float = 0.9
     dynamics: float = 0.8
+    code_and_dynamics: float = 0.9
+    """Same dynamics and same code shape (both at or above this) is a duplicate whatever the wording: a reworded,
+    renamed copy reaches 1.00 and 1.00; distinct bundled seeds at most 0.67 on the lower of the two."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,20 @@ class ValidationConfig:
     """Games between random legal players (two-player games)."""
     seat_max_share: float = 0.9
     """A game is seat-biased when one seat wins this share of reference or random legal games."""
+    swap_seeds: int = 5
+    """Solved seeds whose references are replayed on each other (cross-seed swap, public information)."""
+    swap_max_share: float = 0.5
+    """Another seed's correct actions may solve at most this share of seeds (a puzzle with many solutions may
+    accept some); more fails ``swap``."""
+    invariance_min_share: float = 0.9
+    """The reference playing one action sequence on this share of solved seeds (whose observations differ) makes
+    the task trivial (a family of programming problems shares one program on about half of its seeds)."""
+    nonsolving_max_share: float = 0.5
+    """The reward rule: a policy that does not succeed earns at most this share of what solving the same seed earns
+    (``spade_core.validation.invariants``)."""
+    public_info_max_share: float = 0.5
+    """Pairs of seeds with different references that no tried action sequence tells apart: more than this share
+    fails ``public_info``."""
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000
@@ -77,7 +104,7 @@ class ValidationConfig:
     stage_timeout_s: dict[str, float] = field(default_factory=lambda: {
         "instantiate": 10.0, "contract": 10.0, "determinism": 60.0, "start_state": 10.0, "baselines": 90.0,
         "reference": 120.0, "verifier": 60.0, "reward_range": 60.0, "hint": 60.0, "grounding": 20.0, "behaviour": 20.0,
-        "novelty": 10.0,
+        "novelty": 10.0, "purity": 60.0, "invariance": 5.0, "public_info": 60.0, "swap": 60.0, "reward_rule": 60.0,
         "calibration": 60.0,
     })
     grounding: GroundingThresholds = field(default_factory=GroundingThresholds)

@@ -86,10 +86,10 @@ def parse_number(text: str) -> Fraction | None:
         return None
 
 
-def words_to_digits(text: str) -> str:
+def words_to_digits(text: str, limit: int | None = MAX_TEXT_CHARS) -> str:
     """The text with English number words replaced by digits: "five hundred thirty-seven" -> "537",
     "five three seven" -> "5 3 7", "one more than 121" -> "1 more than 121"."""
-    words = re.split(r"(\W+)", text.lower()[:MAX_TEXT_CHARS])
+    words = re.split(r"(\W+)", text.lower()[:limit])
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -142,10 +142,10 @@ def _number_at(words: list[str], start: int) -> tuple[int, int]:
     return total + current, last_end
 
 
-def numbers_in(text: str) -> list[Fraction]:
+def numbers_in(text: str, limit: int | None = MAX_TEXT_CHARS) -> list[Fraction]:
     """Every number written in digits in the text (integers, decimals, fractions ``a/b``)."""
     found: list[Fraction] = []
-    for match in _NUMBER.finditer(text[:MAX_TEXT_CHARS]):
+    for match in _NUMBER.finditer(text[:limit]):
         value = parse_number(match.group().replace(" ", ""))
         if value is not None:
             found.append(value)
@@ -179,12 +179,30 @@ def _specific(value: Fraction) -> bool:
     return len(re.sub(r"[^0-9]", "", f"{float(value):.6g}").strip("0")) >= 2
 
 
+ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "input")
+"""Where a JSON tool call keeps what it passes: the part of a call a plan naming the tool leaves to the agent."""
+
+
+def json_action(action: str) -> object | None:
+    """The JSON object or list an action holds (the whole action, else its outermost braces), or None."""
+    for text in (action, action[action.find("{"): action.rfind("}") + 1] if "{" in action else ""):
+        if not text:
+            continue
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(data, (dict, list)):
+            return data
+    return None
+
+
 def _action_tokens(action: str) -> list[str]:
-    """The informative words of an action: a JSON tool call's name and argument values, else its words."""
-    try:
-        data = json.loads(action)
-    except (ValueError, RecursionError):
-        data = None
+    """The informative words of an action: a JSON tool call's argument values (the tool's name alone says what to
+    do, not with what: a plan naming tools is no leak), else its words."""
+    data = json_action(action)
+    if isinstance(data, dict):
+        data = next((data[k] for k in ARGUMENT_KEYS if k in data), data)
     if isinstance(data, (dict, list)):
         values: list[str] = []
         _json_values(data, values, 0)
@@ -206,25 +224,48 @@ def _json_values(data: object, out: list[str], depth: int) -> None:
 
 
 class DecodedText:
-    """A text prepared once for every decoder (hints repeat across turns; observations are decoded once too)."""
+    """A text prepared once for every decoder (hints repeat across turns; observations are decoded once too).
+    ``limit``: characters decoded (None: all of it, for the text the agent sees, which a leak is compared with)."""
 
-    def __init__(self, text: str) -> None:
-        text = text[:MAX_TEXT_CHARS]
+    def __init__(self, text: str, limit: int | None = MAX_TEXT_CHARS) -> None:
+        text = text[:limit]
         self.raw = text
         self.lower = text.lower()
         self.normalised = _normalise(text)
         self.squashed = _squash(text)
-        self.worded = words_to_digits(text)
+        self.boundaries = _word_boundaries(self.lower)
+        self.worded = words_to_digits(text, limit)
         self.tokens = set(_TOKEN.findall(self.worded)) | set(_TOKEN.findall(self.lower))
         self.words = set(_WORD.findall(self.lower)) | set(_WORD.findall(self.worded))
-        self.digit_numbers = set(numbers_in(text))
-        self.numbers = set(numbers_in(self.worded)) | self.digit_numbers
+        self.digit_numbers = set(numbers_in(text, limit))
+        self.numbers = set(numbers_in(self.worded, limit)) | self.digit_numbers
         self.integers = {n for n in self.numbers if n.denominator == 1}
         self.digit_strings = set(re.findall(r"\d+", self.worded))  # as written: "081" keeps its zero
         singles = [m.group() for m in re.finditer(r"(?<!\d)(?<!\d\.)\d(?!\d|\.\d)", self.worded)]
         self.single_digits = "".join(singles)
         self.place_sum = sum(int(d) * _PLACE_WORDS[w] for d, w in _PLACE.findall(self.worded))
         self.relations = _relations(self.worded)
+
+
+def _word_boundaries(lower: str) -> frozenset[int]:
+    """Positions in the squashed text (letters and digits only) where a word starts or ends."""
+    out, at = {0}, 0
+    for token in _TOKEN.findall(lower):
+        at += len(token)
+        out.add(at)
+        out.add(at - len(token))
+    return frozenset(out)
+
+
+def in_words(needle: str, text: DecodedText) -> bool:
+    """``needle`` (squashed) occurs in the squashed text starting and ending at word boundaries: "front c" is not in
+    "toward the front can switch" (its end falls inside "can"), "north east" is in "northeast"."""
+    start = text.squashed.find(needle)
+    while start >= 0:
+        if start in text.boundaries and start + len(needle) in text.boundaries:
+            return True
+        start = text.squashed.find(needle, start + 1)
+    return False
 
 
 def _relations(worded: str) -> set[Fraction]:
@@ -266,9 +307,9 @@ def find_leaks(hint: DecodedText, target: str) -> list[Leak]:
     long_text = len(squashed) >= 3 and value is None
     if value is not None:
         leaks.extend(_numeric_leaks(hint, value))
-    elif len(squashed) >= 5 and squashed in hint.squashed:
+    elif len(squashed) >= 5 and in_words(squashed, hint):
         leaks.append(Leak("verbatim", "holds the {what} (spaces and punctuation aside)", True))
-    elif _normalise(core) in hint.normalised and long_text:
+    elif long_text and in_words(squashed, hint):
         leaks.append(Leak("verbatim", "holds the {what} verbatim", True))
     elif squashed in hint.tokens:
         leaks.append(Leak("verbatim", "holds the {what} as a word", len(squashed) >= 4))
@@ -359,7 +400,7 @@ def _cipher_leaks(hint: DecodedText, squashed: str) -> list[Leak]:
     for coded, how in variants:
         if coded == squashed:
             continue
-        if (len(coded) >= 5 and coded in hint.squashed) or coded in hint.tokens:
+        if (len(coded) >= 5 and in_words(coded, hint)) or coded in hint.tokens:
             leaks.append(Leak("cipher", how, True))
             break
     return leaks

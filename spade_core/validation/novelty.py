@@ -30,12 +30,14 @@ class NoveltyMemory(Protocol):
 
 def score(thresholds: NoveltyThresholds) -> ScoreFn:
     """How close two fingerprints are, as one number in units of "at or above 1.0 is a near-duplicate": the larger
-    of (mean of observed text and code shape) / ``combined`` and, when the dynamics agree, text / ``text``."""
+    of (mean of observed text and code shape) / ``combined``, when the dynamics agree text / ``text``, and the lower
+    of dynamics and code shape / ``code_and_dynamics``."""
 
     def rank(text: np.ndarray, dynamics: np.ndarray, shape: np.ndarray) -> np.ndarray:
         mixed = (text + shape) / 2.0 / thresholds.combined
         same_behaviour = np.where(dynamics >= thresholds.dynamics, text / thresholds.text, 0.0)
-        return np.maximum(mixed, same_behaviour)
+        same_code = np.minimum(dynamics, shape) / thresholds.code_and_dynamics
+        return np.maximum(np.maximum(mixed, same_behaviour), same_code)
 
     return rank
 
@@ -45,6 +47,9 @@ def why_duplicate(sim: Similarity, thresholds: NoveltyThresholds) -> str | None:
     if (sim.text + sim.shape) / 2.0 >= thresholds.combined:
         return (f"its observed text and code shape together (mean {(sim.text + sim.shape) / 2:.2f}) reach the "
                 f"{thresholds.combined:.2f} threshold")
+    if sim.dynamics >= thresholds.code_and_dynamics and sim.shape >= thresholds.code_and_dynamics:
+        return (f"it has the same dynamics ({sim.dynamics:.2f}) and code shape ({sim.shape:.2f}), both >= "
+                f"{thresholds.code_and_dynamics:.2f}, whatever its wording (text {sim.text:.2f})")
     if sim.dynamics >= thresholds.dynamics and sim.text >= thresholds.text:
         return (f"it behaves the same: observed text {sim.text:.2f} >= {thresholds.text:.2f} with dynamics "
                 f"{sim.dynamics:.2f} >= {thresholds.dynamics:.2f}")

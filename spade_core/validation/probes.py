@@ -126,6 +126,40 @@ def equivalents(action: str, domain: str) -> list[Probe]:
     return probes
 
 
+TOLERANCE_STEPS = (1e-12, 1e-9, 1e-6)
+"""Relative deviations probed before near misses: a verifier that accepts the answer moved by one of them has a
+tolerance (a sane one: at most one part in a million), and a near miss inside it is an equivalent form."""
+
+
+def tolerance_probes(action: str) -> list[tuple[Probe, Fraction]]:
+    """The answer moved by each of :data:`TOLERANCE_STEPS` (relative), with the absolute deviation; only for answers
+    that are decimals (a task with integer answers has no tolerance to respect)."""
+    if len(action) > SHORT_ANSWER_CHARS:
+        return []
+    core = answer_core(action)
+    value = parse_number(core)
+    if value is None or value == 0 or "." not in core or core not in action:
+        return []
+    template = around(action, core)
+    out = []
+    for step in TOLERANCE_STEPS:
+        moved = float(value) * (1 + step)
+        text = repr(moved)
+        if "e" in text.lower():
+            continue
+        out.append((Probe(template.render(text), f"the answer moved by one part in {1 / step:.0e}"),
+                    abs(Fraction(text) - value)))
+    return out
+
+
+def deviation(action: str, answer: str) -> Fraction | None:
+    """How far a numeric near miss lies from the numeric answer (None when either is not one number)."""
+    mine, theirs = parse_number(answer_core(action)), parse_number(answer_core(answer))
+    if mine is None or theirs is None:
+        return None
+    return abs(mine - theirs)
+
+
 def edge_inputs(template: ActionTemplate, max_action_chars: int) -> list[Probe]:
     """Inputs at the edges: non-numbers, infinities, huge numbers, empty, very long and non-ASCII text, in the
     answer format and raw."""

@@ -17,7 +17,12 @@ from spade_core.sandbox.pool import budget_spent
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
+from spade_core.validation.invariants import INVARIANCE_RULE, check_invariance, check_reward_rule, reward_rule
 from spade_core.validation.novelty import check_behaviour, check_novelty
+from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
+from spade_core.validation.public_info import check_public_info
+from spade_core.validation.purity import RULE as PURITY_RULE
+from spade_core.validation.purity import check_purity
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_core.validation.stages import (
     Candidate,
@@ -36,6 +41,8 @@ from spade_core.validation.stages import (
     describe_error,
     fail,
 )
+from spade_core.validation.swaps import RULE as SWAP_RULE
+from spade_core.validation.swaps import check_swap
 from spade_registry.records import Status
 
 
@@ -83,6 +90,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("determinism", check_determinism, off_driver=True, runs_code=True, needs=("contract",),
           rule="a seed gives the same episode on fresh and reused instances, with or without privileged_hint "
                "calls (randomness only from rng; reset sets every attribute); different seeds, different tasks"),
+    Stage("purity", check_purity, off_driver=True, runs_code=True, needs=("determinism",), rule=PURITY_RULE),
     Stage("start_state", check_start_state, off_driver=True, runs_code=True, needs=("contract",),
           rule="not solved at reset, nor by an empty or invalid action"),
     Stage("baselines", check_baselines, off_driver=True, runs_code=True, needs=("determinism",),
@@ -92,15 +100,22 @@ STAGES: tuple[Stage, ...] = (
     Stage("reference", check_reference, off_driver=True, runs_code=True, needs=("contract",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
                "them); the same observation always has the same answer"),
+    Stage("invariance", check_invariance, off_driver=True, runs_code=True, rejects_as=Status.TRIVIAL,
+          needs=("reference",), rule=INVARIANCE_RULE),
+    Stage("public_info", check_public_info, off_driver=True, runs_code=True, rejects_as=Status.IMPOSSIBLE,
+          needs=("reference",), rule=PUBLIC_INFO_RULE),
     Stage("verifier", check_verifier, off_driver=True, runs_code=True, needs=("reference",),
           rule="near misses (sign flip, neighbour, permutation, the answer inside longer text) are wrong, "
                "equivalent forms (spaces, 42.0, 2/6 for 1/3) right; two-player games: no seat wins "
                f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games (randomise the "
                "opening or tie-breaks from rng)"),
+    Stage("swap", check_swap, off_driver=True, runs_code=True, needs=("reference",), rule=SWAP_RULE),
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, needs=("contract",),
           rule="rewards inside reward_range; the top reward only with success and terminated=True; failing never "
                "totals more than solving; malformed earns no more than wrong; observations under "
                f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
+    Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, needs=("reference",),
+          rule=reward_rule(_LIMITS.nonsolving_max_share)),
     Stage("hint", check_hint, off_driver=True, runs_code=True, needs=("reference",),
           rule="the hint never reveals the answer or the next reference action in any form (spelled out, "
                f"reversed, offset, encoded); obeying or copying it wins {_ADVERSARY}"),
@@ -111,7 +126,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("novelty", check_novelty, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
           needs=("behaviour",), rule="behaves unlike every stored environment"),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, needs_all=True,
-          rule="if a probe agent is set: it solves some seeds with the hint, not all without"),
+          rule="if a probe model is set: it solves some seeds with the hint, not all without, not nearly as "
+               "many from the hint alone (the hint without the task), and some without the hint")),
 )
 """The pipeline, cheapest first. ``novelty`` reads the driver's environment memory; ``calibration`` plays the
 driver's probe policy (a model, typically), so both stay on the driver."""

@@ -10,6 +10,7 @@ import ast
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from spade_core.contract.inner import REQUIRED_METHODS, HandleFactory
@@ -45,7 +46,7 @@ from spade_core.validation.episodes import (
     repeat_first_policy,
 )
 from spade_core.validation.hint_leaks import DecodedText, new_leaks
-from spade_core.validation.probes import edge_inputs, equivalents, near_misses
+from spade_core.validation.probes import deviation, edge_inputs, equivalents, near_misses, tolerance_probes
 from spade_core.validation.report import StageResult, Verdict
 from spade_registry.manifest import EnvManifest
 from spade_registry.records import Status
@@ -80,6 +81,7 @@ class Candidate:
     duplicate_of: str | None = None
     shared_env: Any = None
     fingerprint: Fingerprint | None = None
+    replays: dict[tuple[int, int], Episode] = field(default_factory=dict)  # (played seed's reference, on seed)
     results: dict[str, StageResult] = field(default_factory=dict)  # every stage's result so far, by stage name
 
     def new_env(self):
@@ -111,6 +113,12 @@ class Candidate:
 
 def fail(stage: str, observed: str, causes: list[str], fix: list[str], **details: Any) -> StageResult:
     return StageResult(stage, Verdict.FAILED, observed, causes, fix, details=details)
+
+
+def fail_rule(stage: str, observed: str, causes: list[str], fix: list[str], *, rule: str,
+              **details: Any) -> StageResult:
+    """A failed property check: the rule it states is the last fix the designer reads, and kept in ``details``."""
+    return fail(stage, observed, causes, [*fix, f"keep the rule: {rule}"], rule=rule, **details)
 
 
 def ok(stage: str, observed: str, **details: Any) -> StageResult:
@@ -598,7 +606,17 @@ def check_verifier(c: Candidate) -> StageResult:
     tried = 0
     for episode in solved:
         final = episode.steps[-1][0]
+        tolerance = Fraction(0)  # the task's own: the largest sane deviation its verifier accepts
+        for probe, moved in tolerance_probes(final):
+            info = _replay_then(c, episode, probe.action)
+            tried += 1
+            if info is None or not info.get("success"):
+                break
+            tolerance = moved
         for probe in near_misses(final, c.manifest.domain):
+            off = deviation(probe.action, final) if tolerance else None
+            if off is not None and off <= tolerance:
+                continue  # inside the tolerance the task itself accepts: an equivalent form, not a near miss
             info = _replay_then(c, episode, probe.action)
             tried += 1
             if info is not None and info.get("success"):
@@ -823,10 +841,12 @@ def scan_hint_leaks(episodes: list[Episode], *, final_answers: bool) -> dict[tup
 
     for episode in episodes:
         final = episode.steps[-1][0]
+        # everything the agent sees in the episode, uncut: a tool or move the task names anywhere is no leak
+        visible = DecodedText("\n".join(dict.fromkeys([episode.reset_obs, *episode.observations,
+                                                        *(s[1] for s in episode.steps)])), limit=None)
         for turn, (hint, action) in enumerate(zip(episode.hints, episode.actions, strict=False)):
             tallies[("turns", "")].turns += 1
             hint_text = prepared(hint)
-            visible = prepared(episode.reset_obs + "\n" + episode.observations[turn])
             targets = [("next action", action)]
             if final_answers and action != final:
                 targets.append(("answer", final))

@@ -9,17 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_core.validation.adversaries import ActionTemplate, de_bruijn, observation_values
+from spade_core.validation.episodes import Episode
 from spade_core.validation.hint_leaks import (
     DecodedText,
     answer_core,
     find_leaks,
     follow_candidates,
+    in_words,
     new_leaks,
     parse_number,
     words_to_digits,
 )
-from spade_core.validation.probes import edge_inputs, equivalents, near_misses
-from spade_core.validation.stages import too_often
+from spade_core.validation.probes import deviation, edge_inputs, equivalents, near_misses, tolerance_probes
+from spade_core.validation.stages import scan_hint_leaks, too_often
 
 ONES = "zero one two three four five six seven eight nine".split()
 
@@ -149,3 +151,42 @@ def test_edge_inputs_cover_the_edges() -> None:
 def test_win_rate_needs_confidence() -> None:
     assert too_often(17, 17, 0.1) and too_often(7, 17, 0.1)
     assert not too_often(1, 17, 0.1) and not too_often(2, 17, 0.1) and not too_often(0, 1, 0.1)
+
+
+# -- no false rejects (a plan is no leak; the whole visible text; word boundaries; the task's tolerance) ---------
+def test_a_plan_naming_tools_is_no_leak() -> None:
+    plan = DecodedText("ls -> cat (repeat as needed) -> select; the arguments are yours to work out.")
+    for call in ('{"name": "select", "arguments": {"path": "logs/a.txt"}}',
+                 'I will now call <tool>{"name": "select", "arguments": {}}</tool>',
+                 '{"name": "ls", "arguments": {}}'):
+        assert not [leak for leak in find_leaks(plan, call) if leak.strong], call
+    leaky = DecodedText("Call select on logs/secret_plans.txt next.")
+    assert any(leak.decoder == "prose" for leak in find_leaks(leaky, '{"name": "select", "arguments": '
+                                                                      '{"path": "logs/secret_plans.txt"}}'))
+
+
+def test_no_match_across_collapsed_word_boundaries() -> None:
+    hint = DecodedText("Work toward the front: the wagons that belong at the front can switch last.")
+    assert not find_leaks(hint, "front c")
+    assert in_words("frontc", DecodedText("the front c wagon")) and not in_words("frontc", hint)
+    assert in_words("northeast", DecodedText("go north east"))
+    assert find_leaks(DecodedText("then play front c"), "front c")
+
+
+def test_the_hint_is_compared_with_the_whole_visible_text() -> None:
+    manual = ("Table of tools and the records they read. " * 160)[:6648] + " select picks a row. " + "x " * 1700
+    assert len(manual) > 10_000 and manual.index("select") == 6649
+    episode = Episode(seed=0, reset_obs=manual, steps=[("select", "done", 1.0, True, False)], infos=[{}],
+                      hints=["Plan: look up the table, then select."], observations=[manual])
+    tallies = scan_hint_leaks([episode], final_answers=True)
+    assert set(tallies) == {("turns", "")}, tallies
+
+
+def test_near_misses_inside_the_tasks_tolerance_are_equivalent() -> None:
+    answer = "\\boxed{0.7408182207}"
+    moved = tolerance_probes(answer)
+    assert [float(answer_core(p.action)) for p, _ in moved][0] != 0.7408182207 and len(moved) == 3
+    assert all(0 < off < Fraction(1, 10**5) for _, off in moved)
+    cut = next(p for p in near_misses(answer, "math") if p.what == "the answer without its last character")
+    assert deviation(cut.action, answer) < moved[1][1]  # within one part in a billion: a sane tolerance accepts it
+    assert tolerance_probes("\\boxed{537}") == []  # integer answers have no tolerance

@@ -1,0 +1,192 @@
+"""Structural variants of long actions: a JSON tool call with its arguments changed, a program with a literal or an
+operator changed, and generic wrong programs (a constant returned, an exception raised) in the reference's own
+signature. A sound verifier rejects them; a string-level near miss (the action cut short) tells little about a
+program or a call, a changed argument or constant does.
+
+Nothing here runs the action: variants are built from the parsed text (``json``, ``ast``) on the host and sent to
+the environment like any action.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
+
+MAX_MUTANTS = 6
+"""Single mutations tried per action (the first ones in reading order)."""
+
+_FENCE = re.compile(r"```[ \t]*[\w+-]*[ \t]*\n(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Variant:
+    action: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Program:
+    """Python source found in an action, and how to put other source in its place."""
+
+    code: str
+    before: str
+    after: str
+
+    def render(self, code: str) -> str:
+        return f"{self.before}{code}{self.after}"
+
+
+def program_in(action: str) -> Program | None:
+    """The action's program: the first fenced block, else the whole action, when it parses and defines a function."""
+    fenced = _FENCE.search(action)
+    if fenced:
+        program = Program(fenced.group(1), action[: fenced.start(1)], action[fenced.end(1):])
+    else:
+        program = Program(action, "", "")
+    try:
+        tree = ast.parse(program.code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return program if any(isinstance(n, ast.FunctionDef) for n in ast.walk(tree)) else None
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+_SWAPS: dict[type, type] = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+                            ast.NotEq: ast.Eq, ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add,
+                            ast.FloorDiv: ast.Mod, ast.Mod: ast.FloorDiv}
+
+
+def _mutation_sites(tree: ast.AST) -> list[tuple[ast.AST, str]]:
+    skip = _docstrings(tree)
+    sites: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in ast.walk(node))
+        if isinstance(node, ast.Constant) and id(node) not in skip and not isinstance(node.value, (bytes, type(None))):
+            if isinstance(node.value, (bool, int, float)) or (isinstance(node.value, str) and node.value):
+                sites.append((node, f"the literal {node.value!r} changed"))
+        elif isinstance(node, ast.Compare) and type(node.ops[0]) in _SWAPS:
+            sites.append((node, f"the comparison {type(node.ops[0]).__name__} swapped"))
+        elif isinstance(node, ast.BinOp) and type(node.op) in _SWAPS:
+            sites.append((node, f"the operator {type(node.op).__name__} swapped"))
+    return sites
+
+
+def _mutate(node: ast.AST) -> None:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        node.value = (not value if isinstance(value, bool) else value + 1 if isinstance(value, (int, float))
+                      else value + "x")
+    elif isinstance(node, ast.Compare):
+        node.ops[0] = _SWAPS[type(node.ops[0])]()
+    elif isinstance(node, ast.BinOp):
+        node.op = _SWAPS[type(node.op)]()
+
+
+def code_mutants(program: Program) -> list[Variant]:
+    """The program with one literal or operator changed at a time."""
+    tree = ast.parse(program.code)
+    out = []
+    for index, (_, what) in enumerate(_mutation_sites(tree)[:MAX_MUTANTS]):
+        mutated = copy.deepcopy(tree)
+        node = _mutation_sites(mutated)[index][0]
+        _mutate(node)
+        try:
+            out.append(Variant(program.render(ast.unparse(mutated) + "\n"), what))
+        except (ValueError, RecursionError):
+            continue
+    return out
+
+
+def wrong_programs(program: Program, observation_values: list[str]) -> list[Variant]:
+    """Every function of the program with its body replaced: constants of common types, its first argument, a
+    value the task shows (the first test's expected value, typically), an exception."""
+    tree = ast.parse(program.code)
+    bodies: list[tuple[str, str]] = [(v, f"every function returning {v}") for v in
+                                      ("0", "None", "''", "[]", "False")]
+    bodies += [(repr(_literal(v)), f"every function returning {v!r}, a value the task shows")
+               for v in observation_values[:1]]
+    bodies.append(("__first__", "every function returning its first argument"))
+    out = []
+    for body, what in bodies:
+        mutated = copy.deepcopy(tree)
+        for node in ast.walk(mutated):
+            if isinstance(node, ast.FunctionDef):
+                args = [a.arg for a in node.args.args if a.arg not in ("self", "cls")]
+                text = f"return {args[0] if args else 'None'}" if body == "__first__" else f"return {body}"
+                node.body = ast.parse(text).body
+        out.append(Variant(program.render(ast.unparse(mutated) + "\n"), what))
+    mutated = copy.deepcopy(tree)
+    for node in ast.walk(mutated):
+        if isinstance(node, ast.FunctionDef):
+            node.body = ast.parse("raise ValueError('not implemented')").body
+    out.append(Variant(program.render(ast.unparse(mutated) + "\n"), "every function raising an exception"))
+    return out
+
+
+def _literal(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+# -- JSON tool calls --------------------------------------------------------------------------------------------
+
+
+def _changed(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 1.5 + 1
+    if isinstance(value, str):
+        return value[::-1] + "x" if value else "x"
+    if isinstance(value, list):
+        return value[:-1] if value else ["x"]
+    if isinstance(value, dict):
+        return {k: _changed(v) for k, v in value.items()} if value else {"x": 1}
+    return "x"
+
+
+def json_mutants(action: str) -> tuple[list[Variant], Variant | None]:
+    """One variant per argument of a JSON call (each changed alone) and one with every argument changed at once
+    (None when the action holds no JSON object with arguments)."""
+    data = json_action(action)
+    if not isinstance(data, dict):
+        return [], None
+    key = next((k for k in ARGUMENT_KEYS if isinstance(data.get(k), dict)), None)
+    arguments = data[key] if key else {k: v for k, v in data.items() if k not in ("name", "tool", "function")}
+    if not arguments:
+        return [], None
+    start, end = (0, len(action)) if action.strip().startswith(("{", "[")) else \
+        (action.find("{"), action.rfind("}") + 1)
+
+    def render(new_arguments: dict[str, Any]) -> str:
+        whole = {**data, key: new_arguments} if key else {**data, **new_arguments}
+        return action[:start] + json.dumps(whole) + action[end:]
+
+    singles = [Variant(render({**arguments, name: _changed(value)}), f"the call with argument {name!r} changed")
+               for name, value in list(arguments.items())[:MAX_MUTANTS]]
+    every = Variant(render({name: _changed(value) for name, value in arguments.items()}),
+                    "the call with every argument changed")
+    return singles, every

@@ -1,0 +1,116 @@
+"""Cross-seed swap and structural near misses: the verifier checks *this* task's answer.
+
+The property: a correct trajectory for seed B, replayed on seed A, does not solve A when the two references differ
+(a verifier that accepts another task's answer accepts answers it never checked). For programs also generic wrong
+programs in the reference's own signature (a constant returned, an argument echoed, an exception) fail, and most
+single-literal or single-operator changes fail; for JSON calls the call with every argument changed fails, and not
+every single-argument change passes. Domain-agnostic: actions are parsed as JSON or Python, whatever the domain.
+"""
+
+from __future__ import annotations
+
+from spade_core.validation.adversaries import observation_values
+from spade_core.validation.episodes import Episode
+from spade_core.validation.mutations import Variant, code_mutants, json_mutants, program_in, wrong_programs
+from spade_core.validation.report import StageResult
+from spade_core.validation.stages import Candidate, _labelled, _replay_then, _replaying, fail_rule, ok, too_often
+
+RULE = ("the verifier checks this task's own answer: another seed's correct actions, a wrong program or a call with "
+        "changed arguments fail")
+
+
+def solved_references(c: Candidate) -> list[Episode]:
+    return [e for e in c.reference_episodes if e.success and e.error is None][: c.config.swap_seeds]
+
+
+def replay_matrix(c: Candidate, *, full: bool) -> dict[tuple[int, int], Episode]:
+    """Solved references (of the first ``swap_seeds``) replayed on other of those seeds, kept for the candidate:
+    ``(b, a)`` is seed b's reference actions played on seed a (as many steps as b's reference took). ``full``:
+    on every other seed; else on the next two (enough for a swap rate)."""
+    refs = solved_references(c)
+    shifts = range(1, len(refs)) if full else range(1, min(3, len(refs)))
+    for i, b in enumerate(refs):
+        for a in (refs[(i + k) % len(refs)] for k in shifts):
+            if (b.seed, a.seed) not in c.replays:
+                episode = c.run(a.seed, _replaying(b.actions), max_steps=len(b.actions))
+                c.replays[(b.seed, a.seed)] = _labelled(episode, f"seed {b.seed}'s reference actions")
+    return c.replays
+
+
+def check_swap(c: Candidate) -> StageResult:
+    assert c.manifest is not None
+    stage = "swap"
+    if c.manifest.players != 1:
+        return ok(stage, "two-player game: the seat-bias check judges its verifier")
+    refs = {e.seed: e for e in solved_references(c)}
+    matrix = replay_matrix(c, full=False)
+    pairs = [(b, a) for (b, a) in matrix if refs[b].actions != refs[a].actions]
+    won = [(b, a) for (b, a) in pairs if matrix[(b, a)].success]
+    if too_often(len(won), len(pairs), c.config.swap_max_share):
+        b, a = won[0]
+        return fail_rule(stage, f"seed {b}'s correct actions ({_show(refs[b].actions)}) also solve seed {a}, whose "
+                         f"reference plays {_show(refs[a].actions)}; {len(won)} of {len(pairs)} such swaps succeed",
+                         ["the verifier accepts answers it does not compare with this task's (any call of the "
+                          "finishing tool, the right type, a loose match)"],
+                         ["check the submitted answer against the values this seed drew"], rule=RULE,
+                         swaps=f"{len(won)}/{len(pairs)}", allowed=c.config.swap_max_share)
+    tried = len(pairs)
+    for episode in list(refs.values())[:1]:
+        final = episode.steps[-1][0]
+        problem, n = _structural(c, episode, final)
+        tried += n
+        if problem:
+            return problem
+    return ok(stage, f"{tried} swapped trajectories and structural variants checked; another seed's answer solved "
+              f"{len(won)} of {len(pairs)} seeds")
+
+
+def _show(actions: list[str]) -> str:
+    shown = " -> ".join(repr(a[:40]) for a in actions[:3])
+    return shown + (f" ... ({len(actions)} actions)" if len(actions) > 3 else "")
+
+
+def _wins(c: Candidate, episode: Episode, variant: Variant) -> bool:
+    info = _replay_then(c, episode, variant.action)
+    return info is not None and bool(info.get("success"))
+
+
+def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult | None, int]:
+    stage = "swap"
+    program = program_in(final)
+    tried = 0
+    if program is not None:
+        values = observation_values(episode.observations[-1] if episode.observations else episode.reset_obs)
+        for variant in wrong_programs(program, values):
+            tried += 1
+            if _wins(c, episode, variant):
+                return fail_rule(stage, f"seed {episode.seed}: a wrong program ({variant.what}) is accepted: "
+                                 f"{variant.action[:160]!r}", ["the tests check the type or shape of the result, not "
+                                                               "its value", "the tests are too few or never run"],
+                                 ["assert exact expected values on several inputs, edge cases included"],
+                                 rule=RULE), tried
+        mutants = code_mutants(program)
+        passed = [m for m in mutants if _wins(c, episode, m)]
+        tried += len(mutants)
+        if len(mutants) >= 3 and len(passed) == len(mutants):
+            return fail_rule(stage, f"seed {episode.seed}: every one of {len(mutants)} single changes of the reference "
+                             f"program ({', '.join(m.what for m in mutants[:3])}, ...) still passes",
+                             ["the tests do not depend on what the program computes"],
+                             ["test values that every literal and comparison of a correct program affects"],
+                             rule=RULE), tried
+        return None, tried
+    singles, every = json_mutants(final)
+    if every is not None:
+        tried += 1 + len(singles)
+        if _wins(c, episode, every):
+            return fail_rule(stage, f"seed {episode.seed}: the final call with every argument changed is accepted "
+                             f"({every.action[:160]!r}; the reference sent {final[:160]!r})",
+                             ["any call of the finishing tool wins", "the arguments are not compared with the task's"],
+                             ["check every argument of the finishing call against this seed's facts"], rule=RULE), tried
+        passed = [m for m in singles if _wins(c, episode, m)]
+        if len(singles) >= 2 and len(passed) == len(singles):
+            return fail_rule(stage, f"seed {episode.seed}: the final call is accepted with any one of its "
+                             f"{len(singles)} arguments changed ({singles[0].action[:120]!r})",
+                             ["the arguments are not compared with the task's"],
+                             ["check the arguments of the finishing call against this seed's facts"], rule=RULE), tried
+    return None, tried

@@ -1,0 +1,52 @@
+# expect: public_info
+# twin: depth_sounding
+# flaw: the feedback describes the sounding (its parity), never the bottom
+"""Soundings whose feedback talks about the guess rather than the channel."""
+
+import re
+
+ENV_SPEC = {
+    "name": "ParitySounding",
+    "domain": "games",
+    "description": "Find the channel depth (whole metres) with at most ten soundings; each tells deeper or shallower.",
+    "reward_range": [0.0, 1.0],
+    "max_turns": 10,
+    "difficulty": {"deepest": {"min": 100, "max": 500, "default": 500, "description": "greatest possible depth"}},
+    "grounding": "Hydrographic survey: a lead line sounding gives the depth under the keel.",
+    "tags": ["search", "feedback", "multi-turn"],
+}
+
+NUMBER = re.compile(r"-?\d+")
+
+
+class ParitySounding:
+    def __init__(self, deepest=500):
+        self.deepest = deepest
+        self.depth = 1
+        self.low = 1
+        self.high = deepest
+
+    def reset(self, rng, options):
+        self.depth = rng.randint(20, self.deepest)
+        self.low, self.high = 1, self.deepest
+        return (f"The channel is between 1 and {self.deepest} m deep. Reply with a depth in metres to sound it; "
+                "you have 10 soundings."), {}
+
+    def step(self, action):
+        found = NUMBER.findall(action)
+        if len(found) != 1:
+            return "Reply with one whole number of metres.", 0.0, False, False, {"format_error": "one number"}
+        guess = int(found[0])
+        if guess == self.depth:
+            return f"Bottom found at {guess} m.", 1.0, True, False, {"success": True}
+        if guess < self.depth:
+            self.low = max(self.low, guess + 1)
+            return f"No bottom at {guess} m ({'an even' if guess % 2 == 0 else 'an odd'} sounding).", 0.0, False, False, {}
+        self.high = min(self.high, guess - 1)
+        return f"No bottom at {guess} m ({'an even' if guess % 2 == 0 else 'an odd'} sounding).", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return f"The bottom is where the pilot marked it: {self.depth // 10} tens of metres and then some."
+
+    def reference_action(self):
+        return str(self.depth)

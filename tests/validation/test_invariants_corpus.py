@@ -1,0 +1,72 @@
+"""The invariant corpus: flawed environments of shapes the decoders and adversaries were not written for, one
+class per property (purity, invariance, reward rule, swap, public information, duplicates), each with a good twin.
+Every flawed one is rejected at the stage that checks its property, with a message naming the rule and what was
+observed; every good one (the item-8 twins among them: a 10-digit decimal with a tolerance, a tool task whose hint
+is a plan naming tools, a move game whose hint reads "front can") is accepted."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from spade_core.memory.behaviour import BehaviourIndex
+from spade_core.validation import validate_source
+from spade_core.validation.pipeline import record_outcome
+from spade_core.validation.stage_list import stage_named
+from spade_registry.store import RegistryStore
+
+CORPUS = Path(__file__).parent / "invariants_corpus"
+GOOD = sorted((CORPUS / "good").glob("*.py"))
+FLAWED = sorted(p for p in CORPUS.glob("*/*.py") if p.parent.name not in ("good", "duplicate"))
+DUPLICATES = sorted((CORPUS / "duplicate").glob("*.py"))
+CLASSES = ("purity", "invariance", "reward_rule", "swap", "public_info", "duplicate")
+
+
+def header(path: Path) -> dict[str, str]:
+    fields = {}
+    for line in path.read_text().splitlines():
+        match = re.match(r"# (\w+): (.*)", line)
+        if not match:
+            break
+        fields[match.group(1)] = match.group(2).strip()
+    return fields
+
+
+def test_every_class_has_three_flawed_environments_with_good_twins() -> None:
+    for cls in CLASSES:
+        members = sorted((CORPUS / cls).glob("*.py"))
+        assert len(members) >= 3, cls
+        for path in members:
+            fields = header(path)
+            assert {"expect", "twin", "flaw"} <= set(fields), path
+            assert (CORPUS / "good" / f"{fields['twin']}.py").exists(), path
+
+
+@pytest.mark.parametrize("path", FLAWED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_flawed_environment_is_rejected_naming_its_property(path: Path) -> None:
+    report = validate_source(path.read_text(), file=str(path))
+    expected = header(path)["expect"]
+    assert not report.accepted, f"{path.name} ({header(path)['flaw']}) was accepted"
+    assert report.failed_stage == expected, report.message
+    failed = report.stages[-1]
+    assert failed.observed and failed.fix and failed.causes
+    assert re.search(r"\d", failed.observed), "the message names what was observed (seeds, counts, values)"
+    assert failed.details.get("rule") == stage_named(expected).rule, "the rule that failed is named"
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
+def test_good_twin_is_accepted(path: Path) -> None:
+    report = validate_source(path.read_text(), file=str(path))
+    assert report.accepted, report.message
+
+
+@pytest.mark.parametrize("path", DUPLICATES, ids=lambda p: p.stem)
+def test_reworded_renamed_copy_is_a_duplicate_by_behaviour(path: Path, tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "registry.sqlite3")
+    twin = (CORPUS / "good" / f"{header(path)['twin']}.py").read_text()
+    assert record_outcome(store, twin, validate_source(twin)).accepted
+    report = validate_source(path.read_text(), file=str(path), memory=BehaviourIndex(store))
+    assert report.failed_stage == "novelty", report.message
+    assert "same dynamics" in report.message and "code shape" in report.message, report.message

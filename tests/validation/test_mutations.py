@@ -1,0 +1,60 @@
+"""Structural variants of long actions: JSON calls with changed arguments, programs with a changed literal or
+operator, and generic wrong programs in the reference's signature. Built from parsed text; nothing is run."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spade_core.validation.mutations import code_mutants, json_mutants, program_in, wrong_programs
+
+PROGRAM = "```python\ndef count_above(xs, k):\n    \"\"\"How many exceed k.\"\"\"\n    return sum(1 for x in xs if x > k)\n```"
+
+
+def test_json_call_arguments_are_changed_one_by_one_and_all_at_once() -> None:
+    call = 'Calling now: {"name": "refund", "arguments": {"order_id": "R-12", "amount": 12.5, "notify": true}}'
+    singles, every = json_mutants(call)
+    assert every is not None and len(singles) == 3
+    for variant in singles:
+        assert variant.action.startswith("Calling now: ")
+        args = json.loads(variant.action[variant.action.index("{"):])["arguments"]
+        assert sum(args[k] != v for k, v in {"order_id": "R-12", "amount": 12.5, "notify": True}.items()) == 1
+    changed = json.loads(every.action[every.action.index("{"):])
+    assert changed["name"] == "refund" and all(changed["arguments"][k] != v for k, v in
+                                               {"order_id": "R-12", "amount": 12.5, "notify": True}.items())
+    assert json_mutants('{"name": "ls", "arguments": {}}') == ([], None)
+    assert json_mutants("front c") == ([], None)
+
+
+def test_program_literals_and_operators_change_but_docstrings_do_not() -> None:
+    program = program_in(PROGRAM)
+    assert program is not None and program_in("front c") is None
+    mutants = code_mutants(program)
+    assert {m.what for m in mutants} >= {"the literal 1 changed", "the comparison Gt swapped"}
+    for mutant in mutants:
+        code = program_in(mutant.action).code
+        assert ast.parse(code) and "How many exceed k." in code and code != program.code
+
+
+def test_generic_wrong_programs_keep_the_signature() -> None:
+    variants = wrong_programs(program_in(PROGRAM), ["7"])
+    whats = [v.what for v in variants]
+    assert "every function returning 0" in whats and "every function raising an exception" in whats
+    assert "every function returning '7', a value the task shows" in whats
+    for variant in variants:
+        tree = ast.parse(program_in(variant.action).code)
+        assert [f.name for f in tree.body if isinstance(f, ast.FunctionDef)] == ["count_above"]
+
+
+@settings(max_examples=40)
+@given(st.dictionaries(st.text("abcdefgh_", min_size=1, max_size=6),
+                       st.one_of(st.integers(), st.text(max_size=8), st.booleans(), st.floats(-1e6, 1e6),
+                                 st.lists(st.integers(), max_size=3)), min_size=1, max_size=4))
+def test_every_json_mutant_is_valid_json_and_differs(arguments: dict) -> None:
+    call = json.dumps({"name": "submit", "arguments": arguments})
+    singles, every = json_mutants(call)
+    for variant in [*singles, every]:
+        assert json.loads(variant.action)["arguments"] != arguments
