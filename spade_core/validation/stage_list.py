@@ -127,7 +127,7 @@ STAGES: tuple[Stage, ...] = (
           needs=("behaviour",), rule="behaves unlike every stored environment"),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, needs_all=True,
           rule="if a probe model is set: it solves some seeds with the hint, not all without, not nearly as "
-               "many from the hint alone (the hint without the task), and some without the hint")),
+               "many from the hint alone (the hint without the task), and some without the hint"),
 )
 """The pipeline, cheapest first. ``novelty`` reads the driver's environment memory; ``calibration`` plays the
 driver's probe policy (a model, typically), so both stay on the driver."""
