@@ -29,7 +29,6 @@ Write ONE Python module, a multi-turn training environment:
     reference_action(self) -> str  # the correct next action, computed from internal state
 - info holds JSON data; info["success"] = True when solved; a malformed action gets an informative observation and
   info["format_error"] (never raise); a wrong answer gets feedback and, within max_turns, another try.
-- No print, no str.format (use f-strings), no global statements; a leading underscore on your own helpers is fine.
 """
 
 def import_list(modules: Mapping[str, Sequence[str]], guidance: str = "") -> str:
@@ -67,7 +66,7 @@ def _missing(module: str, names: Sequence[str]) -> list[str] | None:
 def gate_section() -> str:
     """What the gate checks, one line per stage a designer can fail, from the stages' own rules."""
     lines = [f"- {stage.name}: {stage.rule}" for stage in STAGES if stage.rule]
-    return ("WHAT THE GATE CHECKS (every rule; a rejection lists every failing stage):\n" + "\n".join(lines))
+    return ("WHAT THE GATE CHECKS (a rejection lists every failing stage):\n" + "\n".join(lines))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from spade_core.validation.episodes import Episode, Policy, play, reference_poli
 from spade_core.validation.report import StageResult
 from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail_rule, ok
 
-INVARIANCE_RULE = "the reference's actions depend on the task: they differ between seeds whose observations differ"
+INVARIANCE_RULE = "the reference's actions differ between seeds whose observations differ"
 
 INVARIANCE_MIN_SEEDS = 16
 """Solved seeds the invariance check judges at least: a smaller sample whose references agree is widened with more
@@ -33,9 +33,8 @@ GIVING_UP = ("pass", "skip", "resign", "give up", "quit", "I don't know")
 
 
 def reward_rule(share: float) -> str:
-    return (f"success pays a positive reward at the top of the declared range; a policy that does not succeed earns "
-            f"at most {share:.0%} of what solving the same seed earns, or the credit the reference earns before its "
-            f"last step if that is more (repeating a step earns nothing twice)")
+    return (f"success pays the top of reward_range (positive); not succeeding earns at most {share:.0%} of solving the "
+            f"same seed, or the reference's credit before its last step if more (a repeated step earns nothing)")
 
 
 # -- invariance -------------------------------------------------------------------------------------------------

@@ -21,8 +21,7 @@ from spade_core.validation.report import StageResult
 from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail_rule, ok
 from spade_core.validation.swaps import replay_matrix, solved_references
 
-RULE = ("what the agent sees while acting determines what it must do: seeds that need different actions show "
-        "different observations to some sequence of actions")
+RULE = "seeds that need different actions look different to the agent (to some sequence of actions) before the end"
 
 PROBE_TURNS = 12
 """Turns a fixed probe plays on every seed."""

@@ -19,8 +19,8 @@ from spade_core.validation.stages import Candidate, _template, fail_rule, ok
 CALLS = (0, 1, 3)
 """How many times the hint and the reference are read before every step."""
 
-RULE = ("privileged_hint() and reference_action() only read state: calling them 0, 1 or 3 times per step leaves the "
-        "episode unchanged, and each returns the same text every time within a step")
+RULE = ("privileged_hint() and reference_action() only read state: 0, 1 or 3 calls per step change nothing, and "
+        "each returns the same text within a step")
 
 
 class Unstable(Exception):

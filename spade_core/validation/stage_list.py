@@ -73,7 +73,7 @@ class Stage:
 
 _LIMITS = ValidationConfig()
 """The default thresholds, as the rules state them."""
-_ADVERSARY = f"at most {_LIMITS.baseline_max_success:.0%} of episodes (95% confidence)"
+_ADVERSARY = f"at most {_LIMITS.baseline_max_success:.0%} of episodes"
 
 STAGES: tuple[Stage, ...] = (
     Stage("structure", check_structure, off_driver=True, runs_code=False,
@@ -81,15 +81,15 @@ STAGES: tuple[Stage, ...] = (
     Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
           needs=("structure",), rule="a new name (not a bundled environment's)"),
     Stage("policy", check_policy, off_driver=True, runs_code=False, needs=("structure",),
-          rule="only the IMPORTS above; no open/eval/exec/compile/globals/vars/dir/input, no dunder names or "
-               "attributes, no private attributes of other objects"),
+          rule="only the IMPORTS above; no print/open/eval/exec/compile/globals/vars/dir/input, str.format "
+               "(use f-strings), global statements, dunder names or attributes, or other objects' _private attributes"),
     Stage("instantiate", check_instantiate, off_driver=True, runs_code=True, needs=("exact_duplicate", "policy"),
           rule="the class builds with its difficulty defaults and reset runs (every call takes milliseconds)"),
     Stage("contract", check_contract, off_driver=True, runs_code=True, needs=("instantiate",),
           rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
     Stage("determinism", check_determinism, off_driver=True, runs_code=True, needs=("contract",),
-          rule="a seed gives the same episode on fresh and reused instances, with or without privileged_hint "
-               "calls (randomness only from rng; reset sets every attribute); different seeds, different tasks"),
+          rule="a seed gives the same episode on fresh and reused instances (randomness only from rng; reset sets "
+               "every attribute); different seeds, different tasks"),
     Stage("purity", check_purity, off_driver=True, runs_code=True, needs=("determinism",), rule=PURITY_RULE),
     Stage("start_state", check_start_state, off_driver=True, runs_code=True, needs=("contract",),
           rule="not solved at reset, nor by an empty or invalid action"),
@@ -111,8 +111,8 @@ STAGES: tuple[Stage, ...] = (
                "opening or tie-breaks from rng)"),
     Stage("swap", check_swap, off_driver=True, runs_code=True, needs=("reference",), rule=SWAP_RULE),
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, needs=("contract",),
-          rule="rewards inside reward_range; the top reward only with success and terminated=True; failing never "
-               "totals more than solving; malformed earns no more than wrong; observations under "
+          rule="rewards inside reward_range; the top reward only with success and terminated=True; malformed "
+               "earns no more than wrong; observations under "
                f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
     Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, needs=("reference",),
           rule=reward_rule(_LIMITS.nonsolving_max_share)),
@@ -126,8 +126,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("novelty", check_novelty, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
           needs=("behaviour",), rule="behaves unlike every stored environment"),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, needs_all=True,
-          rule="if a probe model is set: it solves some seeds with the hint, not all without, not nearly as "
-               "many from the hint alone (the hint without the task), and some without the hint"),
+          rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
+               "far fewer from the hint alone"),
 )
 """The pipeline, cheapest first. ``novelty`` reads the driver's environment memory; ``calibration`` plays the
 driver's probe policy (a model, typically), so both stay on the driver."""

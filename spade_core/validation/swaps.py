@@ -15,8 +15,7 @@ from spade_core.validation.mutations import Variant, code_mutants, json_mutants,
 from spade_core.validation.report import StageResult
 from spade_core.validation.stages import Candidate, _labelled, _replay_then, _replaying, fail_rule, ok, too_often
 
-RULE = ("the verifier checks this task's own answer: another seed's correct actions, a wrong program or a call with "
-        "changed arguments fail")
+RULE = "another seed's correct actions, a generic wrong program or a call with changed arguments fail"
 
 
 def solved_references(c: Candidate) -> list[Episode]:

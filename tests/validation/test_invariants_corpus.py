@@ -50,7 +50,7 @@ def test_flawed_environment_is_rejected_naming_its_property(path: Path) -> None:
     expected = header(path)["expect"]
     assert not report.accepted, f"{path.name} ({header(path)['flaw']}) was accepted"
     assert report.failed_stage == expected, report.message
-    failed = report.stages[-1]
+    failed = report.failures[0]
     assert failed.observed and failed.fix and failed.causes
     assert re.search(r"\d", failed.observed), "the message names what was observed (seeds, counts, values)"
     assert failed.details.get("rule") == stage_named(expected).rule, "the rule that failed is named"
