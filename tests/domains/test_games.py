@@ -141,7 +141,7 @@ def test_plugin_hooks() -> None:
     (domain,) = plugin.spade_domains()
     assert domain.name == "games" and domain.answer_kind == "label" and domain.selfplay_default
     assert len(domain.worked_examples) == 2 and set(domain.worked_examples) <= set(SEEDS)
-    for needle in ("player_id", "rewards", "privileged_hint", "format_error", "Trivial", "zero_sum_rewards(winner"):
+    for needle in ("player_id", "rewards", "HINT:", "format_error", "legal_moves", "zero_sum_rewards(winner"):
         assert needle in domain_guidance(domain)
     seeds = plugin.spade_seed_environments()
     assert [s.module for s in seeds] == SEEDS and len(SEEDS) >= 8 and len(TWO_PLAYER) >= 2

@@ -178,7 +178,7 @@ def test_plugin_hooks() -> None:
     assert domain.name == "math" and domain.answer_kind == "numeric" and domain.selfplay_default
     assert domain.sandbox_modules == ("spade_domains.math.verify",) and domain.topics["Mathematics"] > 1
     assert len(domain.worked_examples) == 2 and set(domain.worked_examples) <= set(SEEDS)
-    for needle in ("reset(rng, options)", "privileged_hint", "answers_match", "format_error", "Trivial"):
+    for needle in ("answers_match", "format_error", "mentions_answer(", "HINT:"):  # the contract is prompts.py's
         assert needle in domain_guidance(domain)
     seeds = plugin.spade_seed_environments()
     assert [s.module for s in seeds] == SEEDS and len(MULTI_TURN) >= 8
