@@ -34,7 +34,7 @@ from spade_core.sandbox import (  # noqa: E402
     SandboxLimits,
     WorkerPool,
     call_many,
-    guards,  # noqa: E402
+    guards,
     step_many,
 )
 from spade_core.sandbox.allowlist import build_standins, exposed_names, merged_allowlist  # noqa: E402
@@ -48,7 +48,7 @@ BEFORE_HARDENING = {"step_p50_us": 33.23, "batch64_p50_us": 8.46}
 
 def _plain_class() -> type:
     ns: dict[str, Any] = {"__name__": "bench_plain"}
-    exec(compile(TRIVIAL, "<plain>", "exec"), ns)  # noqa: S102 - our own benchmark env
+    exec(compile(TRIVIAL, "<plain>", "exec"), ns)  # our own benchmark env
     return find_env_class(ns, module_name="bench_plain", where="bench")
 
 
@@ -56,7 +56,7 @@ def _restricted_class() -> type:
     standins, _ = build_standins(merged_allowlist([]))
     code = compile_env_source(TRIVIAL, allowed_modules={k: set(exposed_names(v)) for k, v in standins.items()})
     module = guards.make_module(guards.make_builtins(standins), "bench_restricted")
-    exec(code, module.__dict__)  # noqa: S102 - restricted code object
+    exec(code, module.__dict__)  # restricted code object
     return find_env_class(module.__dict__, module_name="bench_restricted", where="bench")
 
 

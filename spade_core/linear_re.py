@@ -140,6 +140,6 @@ def _expand(repl: str, match: Match) -> str:
     return "".join(out)
 
 
-def compile(pattern: str) -> LinearPattern:  # noqa: A001 - mirrors re.compile
+def compile(pattern: str) -> LinearPattern:  # mirrors re.compile
     """A linear-time pattern (see the module docstring for what RE2 does not support)."""
     return LinearPattern(pattern)

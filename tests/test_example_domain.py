@@ -30,7 +30,7 @@ from spade_core.validation import validate_source
 from spade_registry.store import RegistryStore
 
 sys.path.insert(0, str(Path(__file__).parent))
-from short_selfplay import overrides, write_counting_corpus  # noqa: E402
+from short_selfplay import overrides, write_counting_corpus
 
 DOMAIN = "tally"
 SEEDS = ("spade_example_plugin.seeds.coin_tally", "spade_example_plugin.seeds.shelf_count")

@@ -86,7 +86,7 @@ class AbandonedSteps:
         def finished(_: Future[Any]) -> None:
             try:
                 session.close()
-            except Exception:  # noqa: BLE001, S110 - an abandoned episode's close must not kill the callback
+            except Exception:  # an abandoned episode's close must not kill the callback
                 pass
             executor.shutdown(wait=False)
             with self._lock:

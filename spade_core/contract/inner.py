@@ -69,7 +69,7 @@ def load_trusted_module(module_path: str) -> tuple[dict[str, Any], type]:
     """Import a bundled (trusted) environment module; return its raw manifest dict and class."""
     try:
         module = importlib.import_module(module_path)
-    except Exception as exc:  # noqa: BLE001 - any import failure is reported the same way
+    except Exception as exc:  # any import failure is reported the same way
         raise EnvLoadError(f"cannot import environment module {module_path!r}: {type(exc).__name__}: {exc}") from exc
     manifest = getattr(module, MANIFEST_NAME, None)
     if manifest is None:

@@ -58,7 +58,7 @@ class ParquetCorpus(IndexedCorpus):
         for file in files:
             try:
                 self._files.append(pq.ParquetFile(file))
-            except Exception as exc:  # noqa: BLE001 - pyarrow raises ArrowInvalid/OSError for non-Parquet data
+            except Exception as exc:  # pyarrow raises ArrowInvalid/OSError for non-Parquet data
                 raise CorpusFormatError(f"{file}: not a readable Parquet file ({exc})") from exc
         self._file_paths = files
         # one entry per row group across files: (file index, row group index); starts[i] = first global row

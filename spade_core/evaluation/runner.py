@@ -234,7 +234,7 @@ def _generate(backend: ModelBackend, conversations: list[list[dict[str, str]]], 
             raise EvaluationError(
                 f"the backend returned {len(generations)} generations for {len(conversations)} prompts"
             )
-    except Exception as exc:  # noqa: BLE001 - isolate the failing prompts instead of losing the round
+    except Exception as exc:  # isolate the failing prompts instead of losing the round
         if len(conversations) == 1:
             generations = [_failed(exc)]
         else:
@@ -244,7 +244,7 @@ def _generate(backend: ModelBackend, conversations: list[list[dict[str, str]]], 
                     stats["generate_calls"] += 1
                     one = list(backend.chat([conversation], params))
                     generations.append(one[0] if one else _failed(EvaluationError("the backend returned nothing")))
-                except Exception as single:  # noqa: BLE001
+                except Exception as single:
                     generations.append(_failed(single))
     stats["generate_seconds"] += time.perf_counter() - t0
     return generations
@@ -278,7 +278,7 @@ class _Episode:
         try:
             self.env = self.task.make_env()
             obs, info = self.env.reset(seed=self.task.seed, options=dict(self.task.options) or None)
-        except Exception as exc:  # noqa: BLE001 - a task that cannot start fails alone
+        except Exception as exc:  # a task that cannot start fails alone
             self._fail(f"reset failed: {type(exc).__name__}: {exc}")
             return
         manifest = getattr(getattr(self.env, "unwrapped", self.env), "manifest", None)
@@ -296,7 +296,7 @@ class _Episode:
         self.messages.append({"role": "assistant", "content": generation.text})
         try:
             obs, reward, terminated, truncated, info = self.env.step(generation.text)
-        except Exception as exc:  # noqa: BLE001 - a broken environment ends only this task
+        except Exception as exc:  # a broken environment ends only this task
             self._fail(f"step failed: {type(exc).__name__}: {exc}")
             return
         if info.get("sandbox_error") is not None:
@@ -326,7 +326,7 @@ class _Episode:
         if self.env is not None:
             try:
                 self.env.close()
-            except Exception:  # noqa: BLE001, S110 - closing must not fail the run
+            except Exception:  # closing must not fail the run
                 pass
             self.env = None
 

@@ -34,7 +34,7 @@ def _seed_sources(plugins: PluginRegistry) -> tuple[list[tuple[str, SeedEnvironm
         for seed in result:
             try:
                 seeds.append((plugin_name, seed, seed.source()))
-            except Exception as exc:  # noqa: BLE001 - one missing seed must not stop the others
+            except Exception as exc:  # one missing seed must not stop the others
                 errors.append(f"plugin {plugin_name!r}: seed {getattr(seed, 'module', seed)!r}: {exc}")
     return seeds, errors
 
@@ -59,7 +59,7 @@ def sync_seed_environments(store: RegistryStore, plugins: PluginRegistry | None 
         try:
             raw_manifest, _ = load_trusted_module(seed.module)
             manifest = EnvManifest.from_dict(raw_manifest, source=f"{seed.module}.ENV_SPEC")
-        except Exception as exc:  # noqa: BLE001 - report and continue with the other seeds
+        except Exception as exc:  # report and continue with the other seeds
             result.errors.append(f"plugin {plugin_name!r}: seed {seed.module}: {exc}")
             continue
         record, created = store.add(

@@ -50,7 +50,7 @@ def _play_fingerprint(record: Record) -> tuple[Fingerprint, bool]:
     try:
         factory = record_env_factory(record)
         return fingerprint(record.code, factory)[0], True
-    except Exception:  # noqa: BLE001 - a record that cannot be loaded still has a code shape
+    except Exception:  # a record that cannot be loaded still has a code shape
         return fingerprint(record.code, None)[0], False
 
 

@@ -79,7 +79,7 @@ class MiniLMEmbedder:
                     ) from exc
                 try:  # a local folder: nothing is fetched
                     self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
-                except Exception as exc:  # noqa: BLE001 - surface any loader failure with the path
+                except Exception as exc:  # surface any loader failure with the path
                     raise EmbedderUnavailableError(
                         f"cannot load the embedding model from {path}: {type(exc).__name__}: {exc}"
                     ) from exc

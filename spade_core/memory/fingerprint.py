@@ -160,7 +160,7 @@ def probe(make_env: Callable[[], SpadeEnv]) -> ProbeRecord:
             for seed in PROBE_SEEDS:
                 try:
                     _probe_episode(env, name, choose, seed, record)
-                except Exception as exc:  # noqa: BLE001 - env code may fail anywhere; that is behaviour too
+                except Exception as exc:  # env code may fail anywhere; that is behaviour too
                     record.errors += 1
                     record.dynamics.append(f"{name}:error:{type(exc).__name__}")
                     env.close()

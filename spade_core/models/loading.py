@@ -161,7 +161,7 @@ def convert_gguf(gguf: str | os.PathLike[str], target: str | os.PathLike[str]) -
         quantised = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     except ImportError as exc:
         raise ModelLoadError(f"loading {gguf} needs the `gguf` package: pip install gguf ({exc})") from exc
-    except Exception as exc:  # noqa: BLE001 - transformers raises many types for unsupported GGUF files
+    except Exception as exc:  # transformers raises many types for unsupported GGUF files
         raise ModelLoadError(f"transformers cannot load {gguf}: {type(exc).__name__}: {exc}") from exc
     config_dict = quantised.config.to_dict()
     config_dict.pop("quantization_config", None)
@@ -212,7 +212,7 @@ def load_tokenizer(source: str | os.PathLike[str] | None = None, *,
     directory = resolve_model_dir(source, cache_dir=cache_dir)
     try:
         tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-    except Exception as exc:  # noqa: BLE001 - surface any loader failure with the path
+    except Exception as exc:  # surface any loader failure with the path
         raise ModelLoadError(f"cannot load the tokenizer in {directory}: {type(exc).__name__}: {exc}") from exc
     ensure_chat_template(tokenizer)
     fix_special_tokens(tokenizer)
@@ -252,7 +252,7 @@ def load_model(
             with init_empty_weights(include_buffers=False):
                 model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(directory), dtype=dtype)
             model.tie_weights()  # the empty-weights context leaves a tied head as a parameter of its own
-    except Exception as exc:  # noqa: BLE001 - surface any loader failure with the path
+    except Exception as exc:  # surface any loader failure with the path
         raise ModelLoadError(f"cannot load the model in {directory}: {type(exc).__name__}: {exc}") from exc
     if weights:
         model.to(device)

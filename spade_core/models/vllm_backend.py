@@ -94,7 +94,7 @@ class VLLMBackend:
                                f"distribution, so the engine must report {PROCESSED_LOGPROBS!r} (leave it unset)")
         try:
             self.llm = vllm.LLM(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - engine start-up fails in many ways; keep the cause
+        except Exception as exc:  # engine start-up fails in many ways; keep the cause
             raise BackendError(f"vLLM could not start on {self.directory}: {type(exc).__name__}: {exc}") from exc
         self.tokenizer = load_tokenizer(self.directory)
 
@@ -158,7 +158,7 @@ class VLLMBackend:
             # in-process (colocated) the worker calls `load` on its model directly; an engine in another process
             # needs the callable pickled, which vLLM allows only with VLLM_ALLOW_INSECURE_SERIALIZATION=1
             self.llm.apply_model(load)
-        except Exception as exc:  # noqa: BLE001 - keep the engine's own reason
+        except Exception as exc:  # keep the engine's own reason
             hint = "" if self.colocate else " (an engine in its own process needs VLLM_ALLOW_INSECURE_SERIALIZATION=1)"
             raise BackendError(f"could not load new weights into vLLM: {type(exc).__name__}: {exc}{hint}") from exc
         if not self._kv_asleep:  # sleep() already dropped the prefix cache with the KV cache

@@ -26,7 +26,7 @@ def load_object(ref: str) -> Any:
         raise PluginError(f"object reference {ref!r} must look like 'package.module:attribute'")
     try:
         obj: Any = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - report any import failure with the reference
+    except Exception as exc:  # report any import failure with the reference
         raise PluginError(f"cannot import {module_name!r} for {ref!r}: {type(exc).__name__}: {exc}") from exc
     for part in attr.split("."):
         try:

@@ -64,7 +64,7 @@ class PluginRegistry:
                 continue
             try:
                 plugin = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the others down
+            except Exception as exc:  # a broken plugin must not take the others down
                 self.failures.append(PluginFailure(ep.name, dist, "import", f"{type(exc).__name__}: {exc}"))
                 continue
             self.register(plugin, ep.name, distribution=dist, version=version)
@@ -77,7 +77,7 @@ class PluginRegistry:
             return False
         try:
             self.pm.register(plugin, name=name)
-        except Exception as exc:  # noqa: BLE001 - pluggy validation errors and the like
+        except Exception as exc:  # pluggy validation errors and the like
             self.failures.append(PluginFailure(name, distribution, "register", f"{type(exc).__name__}: {exc}"))
             return False
         self._dist_of[name] = distribution
@@ -111,7 +111,7 @@ class PluginRegistry:
         for impl in reversed(caller.get_hookimpls()):
             try:
                 result = impl.function(*[kwargs[arg] for arg in impl.argnames])
-            except Exception as exc:  # noqa: BLE001 - isolate the failing plugin
+            except Exception as exc:  # isolate the failing plugin
                 self.failures.append(
                     PluginFailure(impl.plugin_name, self._dist_of.get(impl.plugin_name, "local"), hook_name,
                                   f"{type(exc).__name__}: {exc}")

@@ -260,7 +260,7 @@ class EpisodeRunner:
         for episode in episodes:
             try:
                 episode.env = pool.acquire(episode.spec)
-            except Exception as exc:  # noqa: BLE001 - a broken environment ends only this episode
+            except Exception as exc:  # a broken environment ends only this episode
                 episode.fail_env("reset", exc)
                 continue
             ready.append(episode)
@@ -294,7 +294,7 @@ class EpisodeRunner:
             generations = list(self.generator.generate(prompts, params))
             if len(generations) != len(prompts):
                 raise RuntimeError(f"the backend returned {len(generations)} generations for {len(prompts)} prompts")
-        except Exception as exc:  # noqa: BLE001 - isolate the failing prompts instead of losing the batch
+        except Exception as exc:  # isolate the failing prompts instead of losing the batch
             if len(prompts) == 1:
                 generations = [_error_generation(prompts[0], exc)]
             else:
@@ -304,7 +304,7 @@ class EpisodeRunner:
                         stats.generate_calls += 1
                         generations.extend(self.generator.generate([prompt], params)[:1] or [
                             _error_generation(prompt, RuntimeError("the backend returned no generation"))])
-                    except Exception as one:  # noqa: BLE001
+                    except Exception as one:
                         generations.append(_error_generation(prompt, one))
         stats.generate_seconds += time.perf_counter() - t0
         stats.completion_tokens += sum(len(g.completion_ids) for g in generations)
@@ -348,7 +348,7 @@ class LocalEnvPool:
         for env, seed, options in calls:
             try:
                 out.append(env.reset(seed=seed, options=options))
-            except Exception as exc:  # noqa: BLE001 - returned: it ends only this episode
+            except Exception as exc:  # returned: it ends only this episode
                 out.append(exc)
         return out
 
@@ -357,7 +357,7 @@ class LocalEnvPool:
         for env, action in calls:
             try:
                 out.append(env.step(action))
-            except Exception as exc:  # noqa: BLE001 - returned: it ends only this episode
+            except Exception as exc:  # returned: it ends only this episode
                 out.append(exc)
         return out
 
@@ -377,7 +377,7 @@ class LocalEnvPool:
     def _close(env: gym.Env) -> None:
         try:
             env.close()
-        except Exception:  # noqa: BLE001, S110 - closing a broken environment must not fail the run
+        except Exception:  # closing a broken environment must not fail the run
             pass
 
 
@@ -467,7 +467,7 @@ class _Episode:
             last_generated = seat.ids[seat.turns[-1].gen_start:seat.turns[-1].gen_end]
             try:
                 new_ids = self.runner.formatter.continuation(seat.messages, last_generated, message)
-            except Exception as exc:  # noqa: BLE001 - a template problem ends this episode, not the batch
+            except Exception as exc:  # a template problem ends this episode, not the batch
                 self._fail(FAILURE_GENERATION, f"{type(exc).__name__}: {exc}")
                 return None
             seat.messages = [*seat.messages, message]
@@ -596,7 +596,7 @@ class _Episode:
             return None
         try:
             hint = self.env.unwrapped.privileged_hint()
-        except Exception as exc:  # noqa: BLE001 - a failing hint is an environment error
+        except Exception as exc:  # a failing hint is an environment error
             self._fail(FAILURE_ENV, f"privileged_hint() failed: {type(exc).__name__}: {exc}")
             return None
         return hint if isinstance(hint, str) else None

@@ -31,7 +31,7 @@ class ScriptedPolicy:
             ids = [int(t) for t in prompt]
             try:
                 reply = self.act(self.tokenizer.decode(ids, skip_special_tokens=False))
-            except Exception as exc:  # noqa: BLE001 - a failing script fails this prompt only
+            except Exception as exc:  # a failing script fails this prompt only
                 out.append(Generation(ids, [], "", [], finish_reason="error", error=f"{type(exc).__name__}: {exc}"))
                 continue
             for stop in params.stop:

@@ -143,7 +143,7 @@ def merged_allowlist(extra: Iterable[tuple[str, Mapping[str, Mapping[str, str]]]
 def _plugin_contributions() -> list[tuple[str, Any]]:
     try:
         from spade_core.plugins import get_plugins
-    except Exception:  # noqa: BLE001 - a broken plugin system must not disable the sandbox; base list only
+    except Exception:  # a broken plugin system must not disable the sandbox; base list only
         return []
     return get_plugins().collect("spade_sandbox_modules")
 
@@ -197,7 +197,7 @@ def build_standins(allowlist: Mapping[str, Mapping[str, str]]) -> tuple[dict[str
         for attr, target in attrs.items():
             try:
                 values[attr] = resolve(target)
-            except Exception as exc:  # noqa: BLE001 - report per entry, keep the rest usable
+            except Exception as exc:  # report per entry, keep the rest usable
                 problems[f"{name}.{attr}"] = f"{type(exc).__name__}: {exc}"
         standins[name] = StandInModule(name, values)
     return standins, problems

@@ -58,7 +58,7 @@ def encode(value: Any) -> Any:
 def _truth(value: Any) -> bool:
     try:
         return bool(value)
-    except Exception:  # noqa: BLE001 - a __bool__ that raises makes the value falsy for the comparison
+    except Exception:  # a __bool__ that raises makes the value falsy for the comparison
         return False
 
 

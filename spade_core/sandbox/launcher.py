@@ -136,10 +136,10 @@ class Launcher:
                 self.serve_one()
             except SystemExit:
                 raise
-            except BaseException:  # noqa: BLE001 - the launcher never dies of one request or one worker's tree
+            except BaseException:  # the launcher never dies of one request or one worker's tree
                 try:
                     traceback.print_exc()
-                except BaseException:  # noqa: BLE001, S110 - even reporting must not end the loop
+                except BaseException:  # even reporting must not end the loop
                     pass
 
     def serve_one(self) -> None:
@@ -171,7 +171,7 @@ class Launcher:
                 self.shutdown()
             else:
                 self.reply({"error": f"unknown op {op!r}"})
-        except Exception as exc:  # noqa: BLE001 - a failed request is answered, never fatal
+        except Exception as exc:  # a failed request is answered, never fatal
             self.reply({"error": f"the launcher could not serve the request: {type(exc).__name__}: {exc}"[:500]})
         finally:
             for fd in fds:
@@ -208,7 +208,7 @@ class Launcher:
                                                        seccomp=self.seccomp, log_fd=log_fd)
                 layers["netns"] = self.netns
                 worker.run(fd, limits_data, self.agent_standins if agent else self.standins, layers)
-            except BaseException:  # noqa: BLE001 - report in the log, never return into the launcher loop
+            except BaseException:  # report in the log, never return into the launcher loop
                 traceback.print_exc()
             os._exit(71)
         os.close(fd)
@@ -281,7 +281,7 @@ class Launcher:
             while self.children and time.monotonic() < deadline:
                 self.reap()
                 time.sleep(0.005)
-        except BaseException:  # noqa: BLE001 - shutting down must end in os._exit whatever happened
+        except BaseException:  # shutting down must end in os._exit whatever happened
             traceback.print_exc()
         try:
             self.reply({"bye": True})
@@ -319,7 +319,7 @@ def main(config_path: str) -> None:
             config = json.load(fh)
         os.unlink(config_path)
         launcher = Launcher(config)
-    except BaseException:  # noqa: BLE001 - tell the host why we could not start
+    except BaseException:  # tell the host why we could not start
         traceback.print_exc()
         sys.exit(2)
     launcher.serve()

@@ -147,7 +147,7 @@ SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_CMP_NE, SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 1, 4, 7
 
 
-def SCMP_ACT_ERRNO(code: int) -> int:  # noqa: N802 - mirrors the C macro
+def SCMP_ACT_ERRNO(code: int) -> int:  # mirrors the C macro
     return 0x00050000 | (code & 0xFFFF)
 
 

@@ -393,7 +393,7 @@ class WorkerPool:
         with open(os.open(config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as fh:
             json.dump(config, fh)  # a file, not argv: argv is world-readable in ps and bounded in size
         env = dict(SAFE_ENVIRON)
-        self._launcher = subprocess.Popen(  # noqa: S603 - our own interpreter and bootstrap
+        self._launcher = subprocess.Popen(  # our own interpreter and bootstrap
             [sys.executable, "-s", "-P", "-B", "-c", BOOTSTRAP, _PROJECT_ROOT, config_path],
             pass_fds=[child_end.fileno()], env=env, cwd=self._scratch_root, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, start_new_session=True, close_fds=True,
@@ -416,7 +416,7 @@ class WorkerPool:
         for worker in list(self._workers.values()):
             try:
                 self._lose_worker(worker, "the launcher was restarted")
-            except Exception:  # noqa: BLE001, S110 - dropping goes on whatever one worker does
+            except Exception:  # dropping goes on whatever one worker does
                 pass
         self._idle.clear()
         if self._control is not None:
@@ -451,7 +451,7 @@ class WorkerPool:
             for step in steps:
                 try:
                     step()
-                except Exception:  # noqa: BLE001, S110 - the next step still runs
+                except Exception:  # the next step still runs
                     pass
         _live_pools.discard(self)
 
@@ -689,7 +689,7 @@ class WorkerPool:
                 raise
             except SandboxTimeout:
                 raise _ChannelError("timeout", "the time budget ran out while serving the worker's request") from None
-            except Exception as exc:  # noqa: BLE001 - whatever a handler meets, only this worker pays
+            except Exception as exc:  # whatever a handler meets, only this worker pays
                 raise _ChannelError("protocol", "the host could not serve the worker's request "
                                     f"({type(exc).__name__}); the worker was replaced") from None
         raise _ChannelError("protocol", f"more than {MAX_SUB_REQUESTS} requests to the host in one call")
@@ -968,7 +968,7 @@ class WorkerPool:
                 self._record(inst, method, arg, True, value, elapsed)
             except SpadeError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - host bookkeeping of a worker's reply never escapes raw
+            except Exception as exc:  # host bookkeeping of a worker's reply never escapes raw
                 raise self._channel_failure(worker, _ChannelError("protocol", f"unusable reply ({type(exc).__name__})"),
                                             method, self.limits.call_timeout_s, inst) from None
             return value
@@ -1039,7 +1039,7 @@ class WorkerPool:
                     continue
                 self._retry_individually(calls, indices, results, worker)
                 continue
-            except Exception:  # noqa: BLE001 - any unusable reply: redo the calls one by one on a fresh worker
+            except Exception:  # any unusable reply: redo the calls one by one on a fresh worker
                 self._retry_individually(calls, indices, results, worker)
                 continue
             charged = _charge(time.monotonic() - started, items)
@@ -1058,7 +1058,7 @@ class WorkerPool:
                         results[index] = error
                 except SpadeError as exc:
                     results[index] = exc
-                except Exception:  # noqa: BLE001 - a malformed item is the worker's protocol error
+                except Exception:  # a malformed item is the worker's protocol error
                     results[index] = SandboxCrashed("malformed batch item from the worker; it was replaced",
                                                     env_id=inst.env_id)
                     inst.broken = results[index]
@@ -1265,7 +1265,7 @@ def shutdown_all() -> None:
     for pool in list(_live_pools):
         try:
             pool.shutdown()
-        except Exception:  # noqa: BLE001, S110 - best effort at exit
+        except Exception:  # best effort at exit
             pass
 
 

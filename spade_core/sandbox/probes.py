@@ -24,7 +24,7 @@ def _attempt(action: Callable[[], str]) -> str:
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, str(exc.errno))
         return f"blocked: {name} ({exc.strerror})"
-    except Exception as exc:  # noqa: BLE001 - report whatever stopped it
+    except Exception as exc:  # report whatever stopped it
         return f"blocked: {type(exc).__name__}: {exc}"
 
 

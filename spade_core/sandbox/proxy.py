@@ -58,7 +58,7 @@ class SandboxedInnerEnv:
         if inst is not None and not inst.closed:
             try:
                 self.close()
-            except Exception:  # noqa: BLE001, S110 - never raise from a finaliser
+            except Exception:  # never raise from a finaliser
                 pass
 
 

@@ -181,7 +181,7 @@ class Worker:
         except SyntaxError as exc:
             return "err", {"cause": "exception", "type": "SyntaxError", "line": exc.lineno,
                            "msg": f"line {exc.lineno}: SyntaxError: {exc.msg}"}, time.perf_counter() - start
-        except BaseException as exc:  # noqa: BLE001 - everything the env code raises is reported, never fatal
+        except BaseException as exc:  # everything the env code raises is reported, never fatal
             if violations.VIOLATIONS:
                 return "err", _error("policy", violations.PolicyViolation(violations.VIOLATIONS[0])), time.perf_counter() - start
             return "err", _error("exception", exc), time.perf_counter() - start
@@ -250,7 +250,7 @@ class Worker:
         name = f"{entry.module}__{self.counter}"
         module = guards.make_module(self.builtins, name)
         try:
-            exec(entry.code, module.__dict__)  # noqa: S102 - restricted code object, guarded globals
+            exec(entry.code, module.__dict__)  # restricted code object, guarded globals
         except BaseException:
             guards.drop_module(name)
             raise
@@ -314,7 +314,7 @@ class Worker:
         self.code_ns = guards.make_module(self.builtins, "solution").__dict__
         collector = guards.CappedPrint(guards.guarded_getattr)
         self.code_ns["_print_"] = lambda _getattr_=None: collector
-        exec(code, self.code_ns)  # noqa: S102 - restricted code object, guarded globals
+        exec(code, self.code_ns)  # restricted code object, guarded globals
         # Tests see the agent's names but never its rebinding of a builtin (``ValueError = Exception`` would make
         # ``except ValueError`` in a test accept anything; ``sorted = ...`` would forge ``sorted(f(x)) == ...``).
         self.test_ns = {k: v for k, v in self.code_ns.items() if k not in self.builtins}
@@ -322,7 +322,7 @@ class Worker:
 
     def op_test(self, request: dict[str, Any]) -> Any:
         code = compile_env_source(request["source"], filename=TEST_FILENAME, allowed_modules=self.allowed)
-        exec(code, self.test_ns)  # noqa: S102 - restricted code object, guarded globals
+        exec(code, self.test_ns)  # restricted code object, guarded globals
         return None
 
     def op_eval(self, request: dict[str, Any]) -> Any:
@@ -334,8 +334,8 @@ class Worker:
         for source in request["exprs"]:
             try:
                 code = compile_env_source(source, filename=TEST_FILENAME, allowed_modules=self.allowed, mode="eval")
-                out.append([True, canon.encode(eval(code, self.test_ns))])  # noqa: S307 - restricted code object
-            except (Exception, violations.PolicyViolation) as exc:  # noqa: BLE001 - the agent code's error is data
+                out.append([True, canon.encode(eval(code, self.test_ns))])  # restricted code object
+            except (Exception, violations.PolicyViolation) as exc:  # the agent code's error is data
                 out.append([False, _error("exception", exc)["msg"]])
         return out
 
@@ -364,7 +364,7 @@ def _safe_str(exc: BaseException) -> str:
     """``str(exc)`` of an exception env code made (its ``__str__`` may raise, loop or return a non-string)."""
     try:
         text = str(exc)
-    except BaseException:  # noqa: BLE001 - a hostile __str__ must not kill the worker
+    except BaseException:  # a hostile __str__ must not kill the worker
         return "<the exception's message could not be produced>"
     return text if type(text) is str else "<not a string>"
 
@@ -372,7 +372,7 @@ def _safe_str(exc: BaseException) -> str:
 def _error(cause: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
     try:
         line = _env_line(exc)
-    except BaseException:  # noqa: BLE001
+    except BaseException:
         line = None
     text = _safe_str(exc)
     if len(text) > 2000:
@@ -416,7 +416,7 @@ def run(sock_fd: int, limits_data: dict[str, Any], standins: dict[str, StandInMo
         worker.serve()
     except (SystemExit, BrokenPipeError, ConnectionResetError):
         pass
-    except BaseException:  # noqa: BLE001 - last resort: leave a trace in the scratch log, then die
+    except BaseException:  # last resort: leave a trace in the scratch log, then die
         traceback.print_exc(file=sys.stderr)
         os._exit(1)
     os._exit(0)

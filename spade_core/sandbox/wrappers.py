@@ -72,7 +72,7 @@ def sandbox_namedtuple(typename: Any, field_names: Any, **kwargs: Any) -> type:
         raise violation("namedtuple(module=...) is not allowed")
     if type(typename) is not str or not typename.isidentifier():
         raise violation("namedtuple() needs an identifier as the type name")
-    cls = collections.namedtuple(typename, field_names, **kwargs)  # noqa: PYI024 - a runtime factory
+    cls = collections.namedtuple(typename, field_names, **kwargs)  # a runtime factory
     type.__setattr__(cls, SANDBOX_MARK, True)
     return cls
 

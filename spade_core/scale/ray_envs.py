@@ -88,7 +88,7 @@ class EnvHost:
             return None
         try:
             return (_OK, hosted.env.unwrapped.privileged_hint())
-        except Exception as exc:  # noqa: BLE001 - sent back; raised only if the runner asks for the hint
+        except Exception as exc:  # sent back; raised only if the runner asks for the hint
             return _error(exc)
 
     def reset_many(self, calls: Sequence[tuple[int, str, Mapping[str, Any], int, dict[str, Any] | None]]
@@ -108,7 +108,7 @@ class EnvHost:
                 hint = None if isinstance(info.get(HINT_OPTION), str) else self._hint(hosted)
                 manifest = getattr(hosted.env.unwrapped, "manifest", None) if made else None
                 out.append((_OK, obs, _plain_info(info), hint, hosted.has_hint, manifest))
-            except Exception as exc:  # noqa: BLE001 - one environment's failure is that episode's failure
+            except Exception as exc:  # one environment's failure is that episode's failure
                 out.append(_error(exc))
         return out
 
@@ -125,7 +125,7 @@ class EnvHost:
                 obs, reward, terminated, truncated, info = hosted.env.step(action)
                 hint = None if (terminated or truncated) else self._hint(hosted)
                 out.append((_OK, obs, float(reward), bool(terminated), bool(truncated), _plain_info(info), hint))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 out.append(_error(exc))
         return out
 
@@ -138,7 +138,7 @@ class EnvHost:
                 closed += 1
                 try:
                     hosted.env.close()
-                except Exception:  # noqa: BLE001, S110 - closing a broken environment must not fail the others
+                except Exception:  # closing a broken environment must not fail the others
                     pass
         return closed
 

@@ -57,7 +57,7 @@ class RayRuntime:
             kwargs["address"] = address
         try:
             context = ray.init(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError, ...
+        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
             where = "a local Ray instance" if local else f"the Ray cluster at {address!r}"
             hint = ("check that this machine can start processes and has free shared memory (/dev/shm)" if local else
                     "check the address (`ray status` on the head node prints it; use 'auto' on a cluster node, "
@@ -92,7 +92,7 @@ def kill_actor(actor: Any, *, restart: bool = False) -> None:
     ray = require_ray()
     try:
         ray.kill(actor, no_restart=not restart)
-    except Exception:  # noqa: BLE001, S110 - it may already be gone
+    except Exception:  # it may already be gone
         pass
 
 

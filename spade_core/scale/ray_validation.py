@@ -177,7 +177,7 @@ class RayValidator:
             if ref.hex() not in done:
                 try:
                     ray.cancel(ref, force=True)
-                except Exception:  # noqa: BLE001, S110 - it may have finished or been lost meanwhile
+                except Exception:  # it may have finished or been lost meanwhile
                     pass
                 answers[i] = TimeoutError(f"no answer in {deadline:.0f} s")
                 self.stats["timeouts"] += 1

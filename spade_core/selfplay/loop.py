@@ -256,7 +256,7 @@ class SelfPlay:
                                             if cfg.calibrate else None),
                 )
                 design = designer.design(n)
-            except Exception as exc:  # noqa: BLE001 - a failed designer phase must not kill the run
+            except Exception as exc:  # a failed designer phase must not kill the run
                 errors.append(self.records.record_failure(i, f"designer[{domain}]", exc))
                 continue
             times["generate"] += designer.generate_seconds
@@ -321,7 +321,7 @@ class SelfPlay:
                  for env_id in envs for seed in seeds for hinted in (True, False)]
         try:
             result = parts.runner.run(specs, seed=seeding.rollout_seed(self.config.seed, i))
-        except Exception as exc:  # noqa: BLE001 - keep the run alive; the iteration trains on what it has
+        except Exception as exc:  # keep the run alive; the iteration trains on what it has
             errors.append(self.records.record_failure(i, "agent rollouts", exc))
             return phase
         times["generate"] += result.stats.generate_seconds
@@ -339,7 +339,7 @@ class SelfPlay:
             mine = [t for t in trajectories if t.env_id == env_id and t.seat == 0]
             try:
                 estimate = regret_from_trajectories(mine, parts.regret_config)
-            except Exception as exc:  # noqa: BLE001 - one env's bad pairing must not lose the others
+            except Exception as exc:  # one env's bad pairing must not lose the others
                 errors.append(self.records.record_failure(i, f"regret[{env_id}]", exc))
                 continue
             phase.regret[env_id] = estimate
@@ -387,7 +387,7 @@ class SelfPlay:
                 update = parts.trainer.update(trajectories, advantages)
             except WeightSyncMismatchError:
                 raise  # the generator no longer samples the trained policy: stop rather than train off-policy
-            except Exception as exc:  # noqa: BLE001 - a failed update is recorded; the run goes on
+            except Exception as exc:  # a failed update is recorded; the run goes on
                 errors.append(self.records.record_failure(i, f"update[{role}]", exc))
                 continue
             loss = update.get("loss")

@@ -156,7 +156,7 @@ def _check_refusals(trainer: Any, trajectories: list[Trajectory]) -> None:
             trainer.update(trajectories, advantages)
         except TrainingInputError:
             continue
-        except Exception as exc:  # noqa: BLE001 - the wrong error type is the finding
+        except Exception as exc:  # the wrong error type is the finding
             _fail("input checks", f"update() with {what} raised {type(exc).__name__}: {exc}",
                   "raise spade_core.training.errors.TrainingInputError (see backend.trainable_items)")
         _fail("input checks", f"update() accepted {what}",

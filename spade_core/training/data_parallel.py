@@ -145,7 +145,7 @@ class _Reply:
 def _run_locally(fn: Callable[[], Any]) -> tuple[_Reply, BaseException | None]:
     try:
         return _Reply(value=fn()), None
-    except Exception as exc:  # noqa: BLE001 - reported to the driver, which raises it with the rank's name
+    except Exception as exc:  # reported to the driver, which raises it with the rank's name
         return _Reply(error=f"{type(exc).__name__}: {exc}"), exc
 
 

@@ -217,7 +217,7 @@ def _changed_seeds(c: Candidate, source: str, episodes: list[Episode]) -> list[i
             other = play(env, episode.seed, reference_policy)
             if other.error is None and other.actions != episode.actions:
                 changed.append(episode.seed)
-    except Exception:  # noqa: BLE001 - a perturbed copy that cannot run earns nothing
+    except Exception:  # a perturbed copy that cannot run earns nothing
         return changed
     finally:
         factory.close_all()

@@ -33,7 +33,7 @@ def play_reading(env: SpadeEnv, seed: int, actions: list[str] | None, calls: int
     episode = Episode(seed=seed, label=f"{calls} reads per step")
     try:
         obs, info = env.reset(seed=seed)
-    except Exception as exc:  # noqa: BLE001 - recorded like any episode failure
+    except Exception as exc:  # recorded like any episode failure
         episode.error = exc
         return episode
     episode.reset_obs, episode.reset_info, episode.final_info = obs, dict(info), info
@@ -42,7 +42,7 @@ def play_reading(env: SpadeEnv, seed: int, actions: list[str] | None, calls: int
         try:
             hints = [env.privileged_hint() for _ in range(calls)]
             references = [env.reference_action() for _ in range(calls)]
-        except Exception as exc:  # noqa: BLE001 - env code may fail in a read
+        except Exception as exc:  # env code may fail in a read
             episode.error = exc
             return episode
         for what, texts in (("privileged_hint()", hints), ("reference_action()", references)):

@@ -149,7 +149,7 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
     c.outcome_status = None
     try:
         result = stage.check(c)
-    except Exception as exc:  # noqa: BLE001 - a stage must end with a verdict, never crash the validator
+    except Exception as exc:  # a stage must end with a verdict, never crash the validator
         observed, causes, fix = describe_error(exc)
         result = fail(stage.name, observed, causes, fix)
     result.stage = stage.name

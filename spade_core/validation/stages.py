@@ -722,7 +722,7 @@ def _edge_episodes(c: Candidate) -> list[tuple[Any, Episode]]:
         env = c.env()
         try:
             obs, info = env.reset(seed=seed)
-        except Exception as exc:  # noqa: BLE001 - recorded like any episode failure
+        except Exception as exc:  # recorded like any episode failure
             episode.error = exc
             c.shared_env = None
             out.append((probe, episode))

@@ -24,7 +24,7 @@ import uvicorn  # noqa: E402
 from fixture_envs import slow_env  # noqa: E402
 from openenv.core.generic_client import GenericEnvClient  # noqa: E402
 
-import spade_core  # noqa: E402, F401 - registers the bundled spade/* environments
+import spade_core  # noqa: E402 - registers the bundled spade/* environments
 from spade_core.adapters.openenv_server import (  # noqa: E402
     ServeConfig,
     SpadeAction,

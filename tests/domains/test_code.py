@@ -74,13 +74,13 @@ def knob_settings(env: SpadeEnv) -> list[dict]:
 def exec_trusted(code: str, tests: list[str]) -> list[bool]:
     """Run OUR OWN reference (or hand-written variant) code and the seed's tests in-process; never agent code."""
     namespace: dict = {}
-    exec(compile(code, "<trusted reference>", "exec"), namespace)  # noqa: S102 - trusted, ours
+    exec(compile(code, "<trusted reference>", "exec"), namespace)  # trusted, ours
     outcomes = []
     for test in tests:
         try:
-            exec(compile(test, "<test>", "exec"), namespace)  # noqa: S102 - trusted, ours
+            exec(compile(test, "<test>", "exec"), namespace)  # trusted, ours
             outcomes.append(True)
-        except Exception:  # noqa: BLE001 - any failure is a failed test
+        except Exception:  # any failure is a failed test
             outcomes.append(False)
     return outcomes
 
@@ -423,7 +423,7 @@ def test_class_design_scenarios_explain_the_first_wrong_call() -> None:
     reference = extract_code(env.reference_action())
     broken = reference.replace("self.amount = self.amount + amount", "self.amount = self.amount + amount + 1")
     namespace: dict = {}
-    exec(compile(broken + inner_of(env).driver, "<trusted>", "exec"), namespace)  # noqa: S102 - ours
+    exec(compile(broken + inner_of(env).driver, "<trusted>", "exec"), namespace)  # ours
     messages = [namespace[f"spade_explain_{i + 1}"](namespace[f"spade_check_{i + 1}"]())
                 for i in range(len(inner_of(env).tests))]
     wrong = [m for m in messages if m != "ok"]

@@ -14,9 +14,9 @@ pytest.importorskip(
            "pip install --no-deps bfcl-eval); the BFCL replay and checker-agreement tests need it",
 )
 
-from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker  # noqa: E402
+from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 
-from spade_domains.benchmarks import bfcl  # noqa: E402
+from spade_domains.benchmarks import bfcl
 
 MIN_REPLAY_SUCCESS = 0.95
 

@@ -8,8 +8,8 @@ pytest.importorskip(
     "reasoning_gym", reason="reasoning-gym is not installed (the 'eval' extra: pip install 'spade-rl[eval]')"
 )
 
-from spade_core.evaluation import BenchmarkDataError, load_suite  # noqa: E402
-from spade_domains.benchmarks import reasoning  # noqa: E402
+from spade_core.evaluation import BenchmarkDataError, load_suite
+from spade_domains.benchmarks import reasoning
 
 
 def _play(env, actions):

@@ -25,7 +25,7 @@ from spade_core.models.loading import (
 from spade_core.models.tiny import build_tiny_model
 
 pytest.importorskip("gguf")
-from tiny_gguf import build_tiny_gguf  # noqa: E402 - test helper next to this file
+from tiny_gguf import build_tiny_gguf
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_concurrent_loaders_convert_once_and_leave_no_temp_dirs(tiny_gguf: Path,
     def work() -> None:
         try:
             results.append(resolve_model_dir(tiny_gguf, cache_dir=tmp_path))
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=work) for _ in range(3)]

@@ -20,10 +20,10 @@ import pytest
 pytest.importorskip("fastapi", reason="transformers serve needs the transformers[serving] extra")
 pytest.importorskip("uvicorn", reason="transformers serve needs the transformers[serving] extra")
 
-from spade_core.models.base import ModelBackend, SamplingParams  # noqa: E402
-from spade_core.models.errors import BackendError, BackendUnavailableError  # noqa: E402
-from spade_core.models.openai_backend import OpenAIBackend  # noqa: E402
-from spade_core.models.tiny import build_tiny_model  # noqa: E402
+from spade_core.models.base import ModelBackend, SamplingParams
+from spade_core.models.errors import BackendError, BackendUnavailableError
+from spade_core.models.openai_backend import OpenAIBackend
+from spade_core.models.tiny import build_tiny_model
 
 START_TIMEOUT_S = 180
 _LOCAL: dict[str, tuple] = {}
@@ -148,7 +148,7 @@ class _FlakyProxy(http.server.BaseHTTPRequestHandler):
     seen = 0
     upstream = ""
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:  # http.server naming
         type(self).seen += 1
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         if type(self).seen <= type(self).failures:

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
-from short_selfplay import short_run_settings, write_counting_corpus  # noqa: E402
+from short_selfplay import short_run_settings, write_counting_corpus
 
 
 def test_cli_ray_flag_runs_one_iteration_on_its_own_local_instance(tiny_model_dir: Path, tmp_path: Path) -> None:

@@ -12,12 +12,12 @@ from scale_helpers import env_id_named, scripted_act
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
-import spade_core  # noqa: E402, F401 - registers the bundled spade/* environments
-from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, ScriptedPolicy  # noqa: E402
-from spade_core.rollout.runner import LocalEnvPool, make_with_gymnasium  # noqa: E402
-from spade_core.rollout.trajectory import FAILURE_ENV  # noqa: E402
-from spade_core.scale.errors import EnvActorLostError, RemoteEnvError  # noqa: E402
-from spade_core.scale.ray_rollout import RayRolloutWorkers  # noqa: E402
+import spade_core  # noqa: F401 - registers the bundled spade/* environments
+from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, ScriptedPolicy
+from spade_core.rollout.runner import LocalEnvPool, make_with_gymnasium
+from spade_core.rollout.trajectory import FAILURE_ENV
+from spade_core.scale.errors import EnvActorLostError, RemoteEnvError
+from spade_core.scale.ray_rollout import RayRolloutWorkers
 
 
 @pytest.fixture(scope="module")

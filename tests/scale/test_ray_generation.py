@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
-import torch  # noqa: E402
+import torch
 
-from spade_core.models.base import SamplingParams  # noqa: E402
-from spade_core.models.hf_generator import HFGenerator  # noqa: E402
-from spade_core.scale.ray_generation import RayGeneratorPool  # noqa: E402
-from spade_core.training.weight_sync import push_and_verify  # noqa: E402
+from spade_core.models.base import SamplingParams
+from spade_core.models.hf_generator import HFGenerator
+from spade_core.scale.ray_generation import RayGeneratorPool
+from spade_core.training.weight_sync import push_and_verify
 
 PROMPTS = [[5, 6, 7], [8, 9], [10, 11, 12, 13], [14], [15, 16]]
 GREEDY = SamplingParams(max_new_tokens=4, temperature=0.0)

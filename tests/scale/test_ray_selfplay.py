@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
-from short_selfplay import overrides as short_overrides  # noqa: E402
-from short_selfplay import write_counting_corpus  # noqa: E402
+from short_selfplay import overrides as short_overrides
+from short_selfplay import write_counting_corpus
 
-from spade_core.selfplay.config import SelfPlayConfig  # noqa: E402
-from spade_core.selfplay.loop import SelfPlay  # noqa: E402
-from spade_core.selfplay.metrics import read_metrics  # noqa: E402
-from spade_core.typed_config import load_config  # noqa: E402
+from spade_core.selfplay.config import SelfPlayConfig
+from spade_core.selfplay.loop import SelfPlay
+from spade_core.selfplay.metrics import read_metrics
+from spade_core.typed_config import load_config
 
 
 def overrides(root: Path, model: Path) -> list[str]:

@@ -12,10 +12,10 @@ from scale_helpers import CORPUS
 
 pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'spade-rl[ray]'")
 
-from spade_core.gym_bridge import open_store  # noqa: E402
-from spade_core.scale.ray_validation import RayValidator  # noqa: E402
-from spade_core.validation import GroundingThresholds, ValidationConfig, validate_many  # noqa: E402
-from spade_core.validation.pipeline import record_outcome, sandbox_handles  # noqa: E402
+from spade_core.gym_bridge import open_store
+from spade_core.scale.ray_validation import RayValidator
+from spade_core.validation import GroundingThresholds, ValidationConfig, validate_many
+from spade_core.validation.pipeline import record_outcome, sandbox_handles
 
 GOOD = (CORPUS / "good_secret_number.py").read_text()
 CONFIG = ValidationConfig(seeds=(0, 1, 2), baseline_episodes=3)

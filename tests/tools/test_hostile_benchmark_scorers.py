@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("reasoning_gym", reason="the reasoning-gym suites need the 'eval' extra")
 
-from spade_core.evaluation.errors import BenchmarkDataError  # noqa: E402
-from spade_domains.benchmarks import reasoning  # noqa: E402
+from spade_core.evaluation.errors import BenchmarkDataError
+from spade_domains.benchmarks import reasoning
 
 
 @pytest.mark.parametrize(("name", "call"), [

@@ -10,14 +10,14 @@ import pytest
 
 pytest.importorskip("trl", reason="the TRL backend needs trl (pip install 'spade-rl[trl]'); CI installs it")
 
-import torch  # noqa: E402
+import torch
 
-import spade_core  # noqa: E402, F401 - registers the bundled spade/* environments
-import spade_trainers.trl.plugin as trl_plugin  # noqa: E402
-from spade_core.models.base import SamplingParams  # noqa: E402
-from spade_core.plugins import PluginRegistry  # noqa: E402
-from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, Trajectory, Turn  # noqa: E402
-from spade_core.training import (  # noqa: E402
+import spade_core  # noqa: F401 - registers the bundled spade/* environments
+import spade_trainers.trl.plugin as trl_plugin
+from spade_core.models.base import SamplingParams
+from spade_core.plugins import PluginRegistry
+from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, Trajectory, Turn
+from spade_core.training import (
     AdvantageConfig,
     AdvantageEstimator,
     CheckpointError,
@@ -26,7 +26,7 @@ from spade_core.training import (  # noqa: E402
     TrainingInputError,
     find_trainer_backend,
 )
-from spade_trainers.trl.backend import (  # noqa: E402
+from spade_trainers.trl.backend import (
     TRLSequence,
     TRLTrainer,
     VLLMUnavailableError,
@@ -35,7 +35,7 @@ from spade_trainers.trl.backend import (  # noqa: E402
     episode_prompt,
     spec_from_prompt,
 )
-from spade_trainers.trl.config import TRLTrainerConfig  # noqa: E402
+from spade_trainers.trl.config import TRLTrainerConfig
 
 ARITH = "spade/ArithmeticChain-v0"  # one turn
 NIM = "spade/NimVersusBot-v0"  # many turns: the bot's replies are environment tokens inside the completion

@@ -15,7 +15,7 @@ from spade_core.training.conformance import TrainerConformanceError, check_train
 from spade_core.training.settings import SharedTrainSettings
 
 sys.path.insert(0, str(Path(__file__).parent))
-from minimal_backend import MinimalTrainer, build_minimal_trainer  # noqa: E402
+from minimal_backend import MinimalTrainer, build_minimal_trainer
 
 ALL_CHECKS = ["factory signature", "surface", "input checks", "update", "save/load", "close", "separate generator"]
 LEARNING_RATE = 0.05  # one update moves the tiny model far past the push-verification tolerance

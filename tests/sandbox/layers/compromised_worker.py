@@ -39,13 +39,13 @@ def _install() -> None:
 
     original = worker.Worker.__init__
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807 - replaces the constructor
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # replaces the constructor
         original(self, *args, **kwargs)
 
         def pwn(request: dict[str, Any]) -> Any:
             namespace: dict[str, Any] = {"worker": self, "sock": self.sock, "frame": wire.frame, "os": os,
                                          "result": None}
-            exec(compile(request["source"], "<compromised>", "exec"), namespace)  # noqa: S102 - test harness
+            exec(compile(request["source"], "<compromised>", "exec"), namespace)  # test harness
             return namespace["result"]
 
         self.handlers[PWN_OP] = pwn

@@ -13,7 +13,7 @@ from spade_core.errors import SandboxCrashed, SandboxError, SandboxMemoryError
 from spade_core.sandbox import SandboxedInnerEnv
 from spade_core.sandbox.scratch import measure, remove_tree
 
-GUESS = open(os.path.join(os.path.dirname(__file__), "..", "envs", "guess_env.py")).read()  # noqa: SIM115, PTH123
+GUESS = open(os.path.join(os.path.dirname(__file__), "..", "envs", "guess_env.py")).read()
 
 HOSTILE_TREE = r"""
 import socket

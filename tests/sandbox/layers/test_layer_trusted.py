@@ -67,7 +67,7 @@ def test_trusted_methods_cannot_change_shared_containers_or_leak_internals(pool)
         with pytest.raises(SandboxPolicyError, match="mro"):
             handle.step("mro")  # the list would hold BaseException, which the environment cannot name
         handle.reset(0, {})
-        assert handle.step("copy")[0] == str(sorted(eval(original)))  # noqa: S307 - our own repr of a list
+        assert handle.step("copy")[0] == str(sorted(eval(original)))  # our own repr of a list
         assert handle.step("look")[0] == original
     finally:
         handle.close()
