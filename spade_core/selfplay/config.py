@@ -8,6 +8,7 @@ from typing import Any
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.selfplay.pool_health import PoolHealthConfig
+from spade_core.training.regret import DEFAULT_OBJECTIVE
 
 GENERATORS = ("hf", "hf_engine", "vllm")  # model.generator: who samples (see ModelSection)
 
@@ -69,7 +70,9 @@ class RegretSection:
     invalid_reward: float = -1.0
     learnability_weight: float = 0.0
     statistic: str = "mean"
-    objective: str = "regret"  # the designer's reward: training.regret.OBJECTIVES (regret | learnability | target | uniform)
+    # the designer's reward: training.regret.OBJECTIVES; "defended" (regret, gated by the hint-only arm: a hint that
+    # carries the answer earns nothing) | "regret" (undefended) | learnability | target | uniform
+    objective: str = DEFAULT_OBJECTIVE
     target_success: float = 0.5  # objective "target": the unhinted success rate aimed at (GenEnv's alpha)
 
 
