@@ -26,6 +26,7 @@ from spade_core.selfplay.metrics import (
     TimeSplit,
     read_metrics,
 )
+from spade_core.training.regret import RegretEstimate
 
 __all__ = ["METRICS_FILE", "REPORT_FILE", "read_metrics", "write_report"]
 
@@ -140,6 +141,9 @@ def _plots(records: list[IterationMetrics]) -> list[tuple[str, str]]:
     fig, ax = plt.subplots(figsize=(6, 3.2))
     ax.plot(its, [r.agent.success_hinted for r in records], marker="o", label="with hint")
     ax.plot(its, [r.agent.success_unhinted for r in records], marker="o", label="without hint")
+    if any(r.agent.success_hint_only is not None for r in records):
+        ax.plot(its, [r.agent.success_hint_only for r in records], marker="s", linestyle="--",
+                label="hint alone (no task)")
     ax.set_ylim(-0.05, 1.05)
     _iteration_axis(ax, its)
     ax.set_ylabel("success rate")
@@ -190,13 +194,14 @@ def _row(cells: list[str], tag: str = "td") -> str:
 
 def _summary_table(records: list[IterationMetrics]) -> str:
     head = ["iteration", "candidates", "accepted", "pool", "regret mean", "success hint", "success no hint",
-            "agent loss", "designer loss", "tokens/s", "seconds"]
+            "success hint alone", "agent loss", "designer loss", "tokens/s", "seconds"]
     rows = [_row([_esc(h) for h in head], "th")]
     for r in records:
         agent_loss = r.train.agent.loss if r.train.agent else None
         designer_loss = "frozen" if r.designer.frozen else _fmt(r.train.designer.loss if r.train.designer else None)
         cells = [r.iteration, r.designer.candidates, r.designer.accepted, r.pool.size, _fmt(r.regret.mean, 3),
-                 _fmt(r.agent.success_hinted, 3), _fmt(r.agent.success_unhinted, 3), _fmt(agent_loss), designer_loss,
+                 _fmt(r.agent.success_hinted, 3), _fmt(r.agent.success_unhinted, 3),
+                 _fmt(r.agent.success_hint_only, 3), _fmt(agent_loss), designer_loss,
                  _fmt(r.throughput.tokens_per_s, 1), _fmt(r.time.total, 1)]
         rows.append(_row([_esc(c) for c in cells]))
     return f"<table>{''.join(rows)}</table>"
@@ -218,6 +223,20 @@ def _candidates_table(run_dir: Path, designs: list[CandidateRecord]) -> str:
             f"<div class='msg'>{_esc(c.message)}</div>", _esc(c.attempts),
             _link(run_dir, c.code_file, Path(c.code_file).name if c.code_file else "-"),
         ]))
+    return f"<table>{''.join(rows)}</table>"
+
+
+def _rates_table(per_env: dict[str, RegretEstimate]) -> str:
+    """Per played environment: the success rate of each arm (hinted, unhinted, the hint alone), the regret, the
+    designer's reward and the gate that set it."""
+    if not per_env:
+        return "<p>No environment was scored this iteration.</p>"
+    head = ["environment", "success hint", "success no hint", "success hint alone", "regret", "reward", "gate"]
+    rows = [_row([_esc(h) for h in head], "th")]
+    for env_id, e in sorted(per_env.items()):
+        rates = e.rates
+        rows.append(_row([f"<code>{_esc(env_id)}</code>", *(_esc(_fmt(rates[arm], 3)) for arm in rates),
+                          _esc(_fmt(e.regret, 3)), _esc(_fmt(e.reward, 3)), _esc(e.gate)]))
     return f"<table>{''.join(rows)}</table>"
 
 
@@ -252,6 +271,7 @@ def _iteration_section(run_dir: Path, r: IterationMetrics) -> str:
              f"{_esc(r.designer.candidates)} candidate(s), {_esc(r.designer.accepted)} accepted, "
              f"{_esc(r.designer.attempts)} attempt(s), {_esc(r.designer.tokens)} tokens.</p>",
              _candidates_table(run_dir, r.designer.designs),
+             "<h4>Played environments: success per arm and the gate applied</h4>", _rates_table(r.regret.per_env),
              "<h4>Best and worst environments by regret</h4>", _examples(run_dir, r.agent.examples)]
     if r.pool.retired:
         items = "".join(f"<li><code>{_esc(x.env_id)}</code>: {_esc(x.verdict)} ({_esc(x.reason)})</li>"
