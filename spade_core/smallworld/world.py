@@ -42,7 +42,7 @@ from spade_core.seeding import (
     small_world_held_out_seeds,
     small_world_rollout_seed,
 )
-from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
+from spade_core.smallworld.family import CATEGORIES, MODES, Design, all_designs, edge_designs, module_source
 from spade_core.smallworld.language import OPENING, extract_design
 from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
@@ -166,8 +166,8 @@ class SmallWorld:
         self.agent_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.agent_advantage))
         self.designer_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.designer_advantage))
         self.rng = random.Random(f"smallworld:{config.seed}")
-        self.pool = {"fixed": self.rng.sample(all_designs(), config.fixed_pool_size), "uniform": all_designs(),
-                     "designed": []}[config.arm]
+        self.pool = {"fixed": self.rng.sample(all_designs(), config.fixed_pool_size),
+                     "uniform": all_designs()}.get(config.arm, [])  # a designing arm has no pool
         self.env_ids: dict[Design, str | None] = {}
         self.failures: dict[Design, str] = {}
         self.history: list[IterationRecord] = []
@@ -281,6 +281,7 @@ class SmallWorld:
         record = IterationRecord(iteration=i, agent_tokens=result.stats.completion_tokens,
                                  cumulative_agent_tokens=self.tokens)
         record.designs = [{"design": o.design.label if o.design else None, "category": o.category,
+                           "mode": MODES[o.design.mode] if o.design is not None and o.design.in_range else None,
                            "status": o.status, "regret": o.regret, "reward": o.reward, "gate": o.gate,
                            "hint_only": o.hint_only} for o in outcomes]
         counts = Counter(o.category for o in outcomes)
