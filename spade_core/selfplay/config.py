@@ -115,6 +115,16 @@ class RaySection:
 
 
 @dataclass
+class SmallWorldSection:
+    """The small world's comparison before the LLM loop (spade_core.selfplay.small_world)."""
+
+    enabled: bool = False  # the CPU demo turns it on: a learning curve from a model that can learn in minutes
+    arms: list[str] = field(default_factory=lambda: ["defended", "fixed"])  # smallworld.world.ARMS
+    seeds: int = 1
+    iterations: int = 12
+
+
+@dataclass
 class SelfPlayConfig:
     run_dir: str = "runs/selfplay"
     store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
@@ -129,3 +139,4 @@ class SelfPlayConfig:
     memory: MemorySection = field(default_factory=MemorySection)
     ray: RaySection = field(default_factory=RaySection)
     pool: PoolHealthConfig = field(default_factory=PoolHealthConfig)  # retiring trivial/impossible/hint-copying envs
+    small_world: SmallWorldSection = field(default_factory=SmallWorldSection)

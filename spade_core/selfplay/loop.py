@@ -42,6 +42,7 @@ from spade_core.selfplay.metrics import (
 from spade_core.selfplay.pool_health import PoolHealth, Retirement
 from spade_core.selfplay.records import CONFIG_FILE, RunRecords, latest_checkpoint
 from spade_core.selfplay.report import write_report
+from spade_core.selfplay.small_world import run_comparison
 from spade_core.selfplay.transcripts import pick_examples
 from spade_core.selfplay.verdicts import RoleContext, parameter_count, role_verdicts
 from spade_core.selfplay.wiring import RunParts, build_run, build_trainer
@@ -128,8 +129,12 @@ class SelfPlay:
         self.data_parallel = DataParallel.from_env()
         if self.data_parallel is not None and not self.data_parallel.is_driver:
             return self._follow()
-        started = time.perf_counter()
+        started = time.perf_counter()  # the small world's minutes count against the time budget too
         try:
+            if self.config.small_world.enabled:
+                run_comparison(self.config.small_world, self.run_dir, lambda phase: self.progress(
+                    phase, self.start_iteration, self.config.iterations, None))
+                write_report(self.run_dir)
             self._setup()
             setup_seconds = time.perf_counter() - started
             budget = self.config.time_budget_minutes * 60

@@ -9,6 +9,8 @@ Layout (relative to the run directory)::
     tensorboard/                     scalars of every iteration
     designs/iter-NNNNN/cK-aJ.py      candidate K's attempt J (``.txt``: a completion with no code extracted)
     transcripts/iter-NNNNN/*.txt     the example episodes of the report, as text
+    small_world/records.json         the small world's comparison before the LLM loop (small_world.enabled), and
+    small_world/small_world.png      its plot (spade_core.selfplay.small_world)
     report.html                      written by spade_core.selfplay.report
 """
 
@@ -30,6 +32,8 @@ CHECKPOINT_DIR = "checkpoints"
 TENSORBOARD_DIR = "tensorboard"
 DESIGNS_DIR = "designs"
 TRANSCRIPTS_DIR = "transcripts"
+SMALL_WORLD_RECORDS = "small_world/records.json"
+SMALL_WORLD_PLOT = "small_world/small_world.png"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from spade_core.selfplay.metrics import (
     TimeSplit,
     read_metrics,
 )
+from spade_core.selfplay.records import SMALL_WORLD_PLOT, SMALL_WORLD_RECORDS
+from spade_core.smallworld.summary import table as small_world_table
 from spade_core.training.regret import RegretEstimate
 
 __all__ = ["METRICS_FILE", "REPORT_FILE", "read_metrics", "write_report"]
@@ -265,6 +268,33 @@ def _examples(run_dir: Path, examples: list[EnvExample]) -> str:
     return "".join(parts)
 
 
+def _small_world_section(run_dir: Path) -> str:
+    """The small world's comparison (when the run played it): per arm, held-out success at the start, the end and
+    averaged over the run, the exploit share of the designs, the agent tokens; and its plot."""
+    path = _inside(run_dir, SMALL_WORLD_RECORDS)
+    if path is None:
+        return ""
+    try:
+        rows = small_world_table(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError) as exc:
+        return f"<h2>The small world</h2><p>Its records could not be read: {_esc(exc)}</p>"
+    head = ["arm", "seeds", "held-out success (end)", "held-out success (mean over run)", "exploit share (first → "
+            "last third)", "agent tokens", "agent episodes / iteration"]
+    cells = [_row([_esc(h) for h in head], "th")]
+    for row in rows:
+        cells.append(_row([_esc(row["arm"]), _esc(row["seeds"]), _esc(row["held_out_end"]), _esc(row["held_out_mean"]),
+                           _esc(f"{row['exploit_early']} → {row['exploit_late']}"),
+                           _esc(f"{row['agent_tokens'].mean:,.0f}"), _esc(f"{row['episodes_per_iteration'].mean:.0f}")]))
+    image = _inside(run_dir, SMALL_WORLD_PLOT)
+    figure = "" if image is None else (
+        f"<figure><img style='max-width:100%' src='data:image/png;base64,"
+        f"{base64.b64encode(image.read_bytes()).decode('ascii')}' alt='small world'></figure>")
+    return ("<h2>The small world: the objective at work</h2><p>Before the LLM loop, the same pipeline (design "
+            "programs, validation, registry, episode runner, regret, per-role advantages, trainer) with a tiny policy "
+            "that can learn in minutes: the agent's held-out success without hints, per arm.</p>"
+            f"<table>{''.join(cells)}</table>{figure}")
+
+
 def _iteration_section(run_dir: Path, r: IterationMetrics) -> str:
     parts = [f"<h3>Iteration {_esc(r.iteration)}</h3>",
              f"<p>Designer: {_esc(r.designer.model)}{' (frozen)' if r.designer.frozen else ''}; "
@@ -295,6 +325,7 @@ def render_report(run_dir: Path, records: list[IterationMetrics], *, title: str 
         f"Every number below is read from <code>{METRICS_FILE}</code>; code and transcripts are the files it "
         "names.</p>",
     ]
+    parts.append(_small_world_section(run_dir))
     if records and records[-1].summary:
         parts.append(f"<h2>Per role, iteration {records[-1].iteration}</h2><ul>" + "".join(
             f"<li>{_esc(line)}</li>" for line in records[-1].summary) + "</ul>")
@@ -309,7 +340,7 @@ def render_report(run_dir: Path, records: list[IterationMetrics], *, title: str 
         parts.append("<h2>What happened</h2>")
         parts.extend(_iteration_section(run_dir, r) for r in records)
     else:
-        parts.append("<p>No iteration has finished yet.</p>")
+        parts.append("<p>No iteration of the LLM loop has finished yet.</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
