@@ -30,6 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
+    parser.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                        help="print the table and write the plot of runs saved with --json (several: their seeds "
+                             "together, e.g. two halves run side by side), playing nothing")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--arms", default="defended,undefended,uniform,fixed")
     parser.add_argument("--candidates", action="store_true",
@@ -44,13 +48,22 @@ def main(argv: list[str] | None = None) -> int:
 
     from spade_core.smallworld.policy import build_policy
     from spade_core.smallworld.summary import format_table, plot, table
-    from spade_core.smallworld.world import DESIGNED_ARMS, WorldConfig, run_world
+    from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world
 
     torch.set_num_threads(args.threads)
     variants = {arm: {"arm": arm} for arm in args.arms.split(",") if arm}
     if args.candidates:
         variants["learnability_gate"] = {"arm": "undefended", "learnability_gate": True}
         variants["blend"] = {"arm": "undefended", "learnability_weight": 0.5}
+    if args.merge:
+        merged: dict[str, list[list[dict]]] = {}
+        for name in args.merge:
+            for arm, seeds in json.loads(Path(name).read_text()).items():
+                merged.setdefault(arm, []).extend(seeds)
+        print(format_table(table(merged)))
+        designers = [arm for arm in merged if arm in DESIGNED_ARMS or arm not in ARMS]  # candidates design too
+        print(f"plot: {plot(merged, args.plot, designers=designers)}")
+        return 0
     arms = list(variants)
     runs: dict[str, list[list[dict]]] = {arm: [] for arm in arms}
     started = time.perf_counter()
@@ -58,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         policy = Path(args.policy) if args.policy else build_policy(Path(tmp) / "policy", seed=0)
         print(f"policy ready in {time.perf_counter() - t0:.0f} s", flush=True)
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             for arm in arms:
                 t0 = time.perf_counter()
                 records = run_world(WorldConfig(seed=seed, iterations=args.iterations, **variants[arm]), policy,
