@@ -100,3 +100,15 @@ def test_the_format_pass_teaches_copying_reading_hints_and_the_relay_shape(polic
     leak = {answer: ANSWER_HINT + doubled(answer) for answer in [*LETTERS, *(f"h {x}" for x in LETTERS)]}
     assert sum(greedy(f"whisper {b} {1000 + 37 * n}", leak[x]) == x for n, (b, x) in enumerate(cases)) >= 44
     assert sum(greedy("", leak[f"h {x}"], hint_only=True) == f"h {x}" for _, x in cases) >= 44
+
+
+@pytest.mark.slow
+def test_over_twenty_iterations_the_defended_agent_ends_at_least_as_good(policy: Path,
+                                                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The long variant (about 15 minutes on 2 cores): once the undefended designer has moved on to whispers, its
+    agent slips; the defended arm's held-out success at the end is at least the undefended arm's on every seed."""
+    for seed in (0, 1, 2):
+        ends = {arm: run_world(WorldConfig(arm=arm, seed=seed, iterations=20), policy,
+                               tmp_path_factory.mktemp(f"long-{arm}-{seed}"))[-1]["held_out_success"]
+                for arm in ("defended", "undefended")}
+        assert ends["defended"] >= ends["undefended"] and ends["defended"] >= 0.95, (seed, ends)
