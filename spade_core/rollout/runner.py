@@ -77,11 +77,6 @@ class EpisodeSpec:
             raise RolloutConfigError(f"EpisodeSpec({self.env_id!r}, seed {self.seed}): hint_only shows the hint "
                                      "without the observation, so it needs hinted=True")
 
-    @property
-    def view(self) -> str:
-        """What the agent is shown: ``"hinted"``, ``"unhinted"`` or ``"hint_only"``."""
-        return "hint_only" if self.hint_only else "hinted" if self.hinted else "unhinted"
-
     def resolved_group_id(self) -> str:
         arm = "hint_only" if self.hint_only else int(self.hinted)
         return self.group_id if self.group_id is not None else f"{self.env_id}|{self.seed}|{arm}"
