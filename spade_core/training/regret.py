@@ -17,11 +17,12 @@ outcomes (success in [0, 1]) of pair ``i``:
 **The hint-only arm.** A hint that carries the answer (the answer itself, or a hidden fact the task never shows)
 earns the highest regret any design can: impossible without the hint, trivial with it. So the paired rollouts can
 gain a third arm, the *hint without the task* (``EpisodeSpec.hint_only``: every user turn shows the hint alone).
-Under the defended objectives a hint that does better alone than the task does alone (``hint_only_successes >
-unhinted_successes``) carries the answer, in whatever encoding the agent can read, and earns nothing
-(gate ``hint_only``; with no hint-only outcome the gate cannot apply, and ``hint_only_episodes`` 0 says so). Cost: K more agent episodes per environment (3K instead of 2K); they are measured, not trained
-on. The learnability gate (an environment whose unhinted success never rises across its plays earns nothing, and its
-earlier reward is clawed back when it is retired) needs a history of plays: :mod:`spade_core.training.learnability`.
+Under the defended objective a hint that does better alone than the task does alone (``hint_only_successes >
+unhinted_successes``) carries the answer, in whatever encoding the agent can read, and earns nothing (gate
+``hint_only``; with no hint-only outcome the gate cannot apply, and ``hint_only_episodes`` 0 says so). Cost: K more
+agent episodes per environment (3K instead of 2K), measured and not trained on. The learnability gate with claw-back
+(:mod:`spade_core.training.learnability`) was measured as the other defence; per environment, it is evaded by a
+designer that moves to a new one (the small world shows it, ``benchmarks/bench_small_world.py --candidates``).
 
 ``objective`` picks the designer's reward (the estimate itself is the same):
 
