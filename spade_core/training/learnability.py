@@ -11,7 +11,11 @@ played in ``min_plays`` iterations and the best ``window`` consecutive plays aft
 its earlier proposals were paid (the claw-back), and the retirement keeps the numbers.
 
 The price: an environment the agent learns slowly looks unlearnable for a while, so ``min_plays`` trades how long an
-exploit is paid against how often a slow edge is lost (measured in the small world, ``benchmarks/bench_small_world.py``).
+exploit is paid against how often a slow edge is lost. Measured in the small world (``benchmarks/bench_small_world.py
+--candidates``, seed 0): it does not hold on its own. It judges one environment at a time, so a designer that moves
+to a new one (another band's whisper) is paid in full until that one's ``min_plays``-th play, and a hint that gives
+away the answer to a task that is learnable without it (the leaky relay) never trips it; the exploit share went from
+44% to 100%. It is not part of the default objective (``regret.DEFAULT_OBJECTIVE``), which the hint-only arm defends.
 """
 
 from __future__ import annotations
