@@ -107,7 +107,6 @@ class DesignOutcome:
     regret: float | None = None
     reward: float | None = None
     gate: str | None = None
-
     hint_only: float | None = None  # the hint-only arm's success rate, when it was played
 
     @property
