@@ -1,14 +1,18 @@
-"""Small world: does SPADE's objective push in the right direction? Designed vs uniform designer vs fixed pool.
+"""Small world: does SPADE's objective push in the right direction, and can the designer hack it? The defended
+designer (regret gated by the hint-only arm) vs the undefended one (pure regret) vs a uniform designer vs a fixed
+pool; ``--candidates`` adds the other defences measured (the learnability gate with claw-back; regret blended with
+learnability).
 
 Every arm runs the real pipeline (design program -> extraction -> validation in the sandbox -> registry store ->
 episode runner -> regret -> per-role advantages -> reference trainer) with a tiny policy trained from scratch on the
-CPU, for the same number of agent episodes (one or two letters each; the table reports the tokens). The policy is built once
-(the format pass, seed 0) and every arm and seed starts from that same copy; the seeds vary everything self-play
-draws (designs sampled, episode seeds, the fixed pool, the trainer's seed). Printed: the table (mean ± 95% CI over seeds), then the
-plot is written (default ``docs/small_world.png``) and the raw records as JSON.
+CPU, for the same number of trained agent episodes (one or two letters each; the defended arm also plays K hint-only
+episodes per design, measured and not trained on: the table reports tokens and episodes per iteration). The policy
+is built once (the format pass, seed 0) and every arm and seed starts from that same copy; the seeds vary everything
+self-play draws (designs sampled, episode seeds, the fixed pool, the trainer's seed). Printed: the table (mean ± 95%
+CI over seeds), then the plot is written (default ``docs/small_world.png``) and the raw records as JSON.
 
-    python benchmarks/bench_small_world.py                        # 3 seeds, 3 arms
-    python benchmarks/bench_small_world.py --seeds 5 --iterations 20 --plot /tmp/small_world.png
+    python benchmarks/bench_small_world.py                        # 5 seeds, 4 arms
+    python benchmarks/bench_small_world.py --seeds 3 --iterations 12 --candidates --plot /tmp/small_world.png
 """
 
 from __future__ import annotations
@@ -25,9 +29,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
+    parser.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                        help="print the table and write the plot of runs saved with --json (several: their seeds "
+                             "together, e.g. two halves run side by side), playing nothing")
     parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--arms", default="designed,uniform,fixed")
+    parser.add_argument("--arms", default="defended,undefended,uniform,fixed")
+    parser.add_argument("--candidates", action="store_true",
+                        help="also the other defences: learnability gate with claw-back, regret blended with learnability")
     parser.add_argument("--plot", default=str(ROOT / "docs" / "small_world.png"))
     parser.add_argument("--json", default=None, help="write every run's iteration records here")
     parser.add_argument("--threads", type=int, default=1)
@@ -38,30 +48,47 @@ def main(argv: list[str] | None = None) -> int:
 
     from spade_core.smallworld.policy import build_policy
     from spade_core.smallworld.summary import format_table, plot, table
-    from spade_core.smallworld.world import WorldConfig, run_world
+    from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world
 
     torch.set_num_threads(args.threads)
-    arms = [a for a in args.arms.split(",") if a]
+    variants = {arm: {"arm": arm} for arm in args.arms.split(",") if arm}
+    if args.candidates:
+        variants["learnability_gate"] = {"arm": "undefended", "learnability_gate": True}
+        variants["blend"] = {"arm": "undefended", "learnability_weight": 0.5}
+    if args.merge:
+        merged: dict[str, list[list[dict]]] = {}
+        for name in args.merge:
+            for arm, seeds in json.loads(Path(name).read_text()).items():
+                merged.setdefault(arm, []).extend(seeds)
+        print(format_table(table(merged)))
+        designers = [arm for arm in merged if arm in DESIGNED_ARMS or arm not in ARMS]  # candidates design too
+        print(f"plot: {plot(merged, args.plot, designers=designers)}")
+        return 0
+    arms = list(variants)
     runs: dict[str, list[list[dict]]] = {arm: [] for arm in arms}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="spade-small-world-") as tmp:
         t0 = time.perf_counter()
         policy = Path(args.policy) if args.policy else build_policy(Path(tmp) / "policy", seed=0)
         print(f"policy ready in {time.perf_counter() - t0:.0f} s", flush=True)
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             for arm in arms:
                 t0 = time.perf_counter()
-                records = run_world(WorldConfig(arm=arm, seed=seed, iterations=args.iterations), policy,
+                records = run_world(WorldConfig(seed=seed, iterations=args.iterations, **variants[arm]), policy,
                                     Path(tmp) / f"{arm}-{seed}")
                 runs[arm].append(records)
-                print(f"  {arm:9s} held-out {records[0]['held_out_success']:.2f} -> {records[-1]['held_out_success']:.2f}"
-                      f"  regret {records[0]['mean_regret']:+.3f} -> {records[-1]['mean_regret']:+.3f}"
+                exploit = [r["categories"].get("exploit", 0.0) for r in records]
+                print(f"  seed {seed} {arm:17s} held-out {records[0]['held_out_success']:.2f} -> "
+                      f"{records[-1]['held_out_success']:.2f}  exploit share {exploit[0]:.2f} -> {exploit[-1]:.2f}"
                       f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+                if args.json:  # partial results survive an interrupted run
+                    Path(args.json).write_text(json.dumps(runs))
     print()
     print(format_table(table(runs)))
     print(f"\n{args.seeds} seeds x {len(arms)} arms x {args.iterations} iterations in "
           f"{time.perf_counter() - started:.0f} s")
-    print(f"plot: {plot(runs, args.plot)}")
+    designers = [arm for arm in arms if variants[arm]["arm"] in DESIGNED_ARMS]
+    print(f"plot: {plot(runs, args.plot, designers=designers)}")
     if args.json:
         Path(args.json).write_text(json.dumps(runs))
     return 0

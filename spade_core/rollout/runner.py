@@ -42,9 +42,13 @@ HintPlacement = Literal["user", "before", "system"]
 HINT_PLACEMENTS: tuple[HintPlacement, ...] = get_args(HintPlacement)
 
 
-def with_hint(content: str, shown_hint: str, placement: str) -> str:
+def with_hint(content: str, shown_hint: str, placement: str, *, hint_only: bool = False) -> str:
     """A user message's content with the rendered hint placed in it: before the observation for ``before``, after
-    it otherwise (``system`` puts the first turn's hint in the system message instead)."""
+    it otherwise (``system`` puts the first turn's hint in the system message instead). ``hint_only``: the hint in
+    place of the observation (the hint without the task, whatever the placement: success then means the hint alone
+    carries the answer)."""
+    if hint_only:
+        return shown_hint
     return f"{shown_hint}\n\n{content}" if placement == "before" else f"{content}\n\n{shown_hint}"
 """Where a hinted rollout shows the hint: ``"user"`` after the observation in the user turn (the end of the
 observation); ``"before"`` ahead of the observation in the user turn; ``"system"`` the first hint in the system
@@ -55,19 +59,28 @@ message (later turns' hints after their observation)."""
 class EpisodeSpec:
     """One episode to play: which environment, which seed, hinted or not, and its bookkeeping labels.
 
-    Episodes of one GRPO group share ``group_id`` (typically the same env and seed, played G times).
+    Episodes of one GRPO group share ``group_id`` (typically the same env and seed, played G times). ``hint_only``
+    (with ``hinted``): every user turn shows the hint alone, never the observation (the regret estimate's hint-only
+    arm, :mod:`spade_core.training.regret`).
     """
 
     env_id: str
     seed: int
     hinted: bool = False
+    hint_only: bool = False
     role: str = "agent"
     group_id: str | None = None
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
     episode_id: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.hint_only and not self.hinted:
+            raise RolloutConfigError(f"EpisodeSpec({self.env_id!r}, seed {self.seed}): hint_only shows the hint "
+                                     "without the observation, so it needs hinted=True")
+
     def resolved_group_id(self) -> str:
-        return self.group_id if self.group_id is not None else f"{self.env_id}|{self.seed}|{int(self.hinted)}"
+        arm = "hint_only" if self.hint_only else int(self.hinted)
+        return self.group_id if self.group_id is not None else f"{self.env_id}|{self.seed}|{arm}"
 
 
 @dataclass(frozen=True)
@@ -405,7 +418,7 @@ class _Episode:
         self.spec = spec
         self.runner = runner
         self.config = runner.config
-        label = f"r{run_index}e{index}-{spec.env_id}-{spec.seed}-{'h' if spec.hinted else 'u'}"
+        label = f"r{run_index}e{index}-{spec.env_id}-{spec.seed}-{'o' if spec.hint_only else 'h' if spec.hinted else 'u'}"
         self.episode_id = spec.episode_id or label
         self.env: gym.Env | None = None
         self.seats: dict[int, _Seat] = {}
@@ -450,12 +463,16 @@ class _Episode:
         if self.done:
             return None
         content = seat.pending or ""
-        if hint is not None and not (self.config.hint_placement == "system" and not seat.ids):
+        hint_only = self.spec.hint_only
+        if hint_only:  # the observation is withheld on every turn, hint or no hint
+            content = with_hint(content, self.config.hint_template.format(hint=hint or ""), self.config.hint_placement,
+                                hint_only=True)
+        elif hint is not None and not (self.config.hint_placement == "system" and not seat.ids):
             content = with_hint(content, self.config.hint_template.format(hint=hint), self.config.hint_placement)
         message = {"role": "user", "content": content}
         if not seat.ids:
             system = self.system
-            if hint is not None and self.config.hint_placement == "system":
+            if hint is not None and self.config.hint_placement == "system" and not hint_only:
                 system = f"{system}\n\n{self.config.hint_template.format(hint=hint)}"
             if self.config.use_system_role:
                 opening = [{"role": "system", "content": system}, message]
@@ -554,6 +571,7 @@ class _Episode:
                 episode_id=self.episode_id, token_ids=list(seat.ids), loss_mask=list(seat.mask),
                 logprobs=list(seat.logprobs), prompt_length=seat.prompt_length if seat.turns else len(seat.ids),
                 turns=list(seat.turns), reward=seat.reward, success=seat.success, hinted=self.spec.hinted,
+                hint_only=self.spec.hint_only,
                 seed=self.spec.seed, seat=number, num_seats=self.num_seats, format_errors=seat.format_errors,
                 finish="error" if self.failure else self.finish, failure=self.failure, error=self.error,
                 temperature=self.distribution.temperature, top_k=self.distribution.top_k,

@@ -59,6 +59,7 @@ class Trajectory:
     reward: float = 0.0
     success: bool = False
     hinted: bool = False
+    hint_only: bool = False  # shown the hint without the observation (the regret estimate's hint-only arm)
     seed: int | None = None
     seat: int = 0
     num_seats: int = 1

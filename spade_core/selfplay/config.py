@@ -18,10 +18,11 @@ from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.plugins.domains import default_domains, loaded_domains
 from spade_core.rollout.runner import HintPlacement
 from spade_core.selfplay.pool_health import PoolHealthConfig
+from spade_core.smallworld.world import ARMS as SMALL_WORLD_ARMS
 from spade_core.training.advantages import Estimator
 from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.errors import UnknownTrainerBackendError
-from spade_core.training.regret import Objective, Statistic
+from spade_core.training.regret import DEFAULT_OBJECTIVE, Objective, Statistic
 from spade_core.training.settings import SharedTrainSettings
 from spade_core.typed_config import ConfigError
 
@@ -102,7 +103,9 @@ class RegretSection:
     invalid_reward: float = -1.0  # the designer's reward for a rejected candidate
     learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
     statistic: Statistic = "mean"  # "mean": the shrunk regret | "lcb": its lower confidence bound
-    objective: Objective = "regret"  # the designer's reward (spade_core.training.regret)
+    # the designer's reward (spade_core.training.regret): "defended" (regret, gated by the hint-only arm: a hint that
+    # carries the answer earns nothing) | "regret" (undefended) | learnability | target | uniform
+    objective: Objective = DEFAULT_OBJECTIVE
     target_success: float = 0.5  # objective "target": the unhinted success rate aimed at (GenEnv's alpha)
 
 
@@ -159,6 +162,21 @@ class RaySection:
 
 
 @dataclass
+class SmallWorldSection:
+    """The small world's comparison before the LLM loop (spade_core.selfplay.small_world)."""
+
+    enabled: bool = False  # the CPU demo turns it on: a learning curve from a model that can learn in minutes
+    arms: list[str] = field(default_factory=lambda: ["defended", "fixed"])  # smallworld.world.ARMS
+    seeds: int = 1  # seeds per arm (each a fresh agent and designer)
+    iterations: int = 12  # designer -> agent -> update rounds per seed
+
+    def __post_init__(self) -> None:
+        unknown = [arm for arm in self.arms if arm not in SMALL_WORLD_ARMS]
+        if unknown:
+            raise ConfigError(f"small_world.arms: unknown arm(s) {unknown}; expected some of {list(SMALL_WORLD_ARMS)}")
+
+
+@dataclass
 class SelfPlayConfig:
     run_dir: str = "runs/selfplay"  # where the run writes its config, metrics, checkpoints, report and errors.log
     store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
@@ -174,3 +192,4 @@ class SelfPlayConfig:
     ray: RaySection = field(default_factory=RaySection)
     pool: PoolHealthConfig = field(default_factory=PoolHealthConfig)  # retiring trivial/impossible/hint-copying envs
     validation: ValidationSection = field(default_factory=ValidationSection)
+    small_world: SmallWorldSection = field(default_factory=SmallWorldSection)

@@ -42,11 +42,12 @@ from spade_core.selfplay.metrics import (
 from spade_core.selfplay.pool_health import PoolHealth, Retirement
 from spade_core.selfplay.records import CONFIG_FILE, RunRecords, latest_checkpoint
 from spade_core.selfplay.report import write_report
+from spade_core.selfplay.small_world import run_comparison
 from spade_core.selfplay.transcripts import pick_examples
 from spade_core.selfplay.verdicts import RoleContext, parameter_count, role_verdicts
 from spade_core.selfplay.wiring import RunParts, build_run, build_trainer
 from spade_core.training.designer_reward import designer_reward
-from spade_core.training.regret import RegretEstimate, regret_from_trajectories
+from spade_core.training.regret import ARMS, RegretEstimate, arm_of, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import load_config, to_dict
 from spade_core.validation import ProbeThresholds
@@ -135,8 +136,12 @@ class SelfPlay:
         self.data_parallel = DataParallel.from_env()
         if self.data_parallel is not None and not self.data_parallel.is_driver:
             return self._follow()
-        started = time.perf_counter()
+        started = time.perf_counter()  # the small world's minutes count against the time budget too
         try:
+            if self.config.small_world.enabled:
+                run_comparison(self.config.small_world, self.run_dir, lambda phase: self.progress(
+                    phase, self.start_iteration, self.config.iterations, None))
+                write_report(self.run_dir)
             self._setup()
             setup_seconds = time.perf_counter() - started
             budget = self.config.time_budget_minutes * 60
@@ -317,8 +322,10 @@ class SelfPlay:
             errors.append("agent: no playable environment in the pool")
             return phase
         seeds = seeding.episode_seeds(self.config.seed, i, cfg.seeds_per_env)
-        specs = [EpisodeSpec(env_id, seed, hinted=hinted, role="agent", group_id=f"{env_id}|{int(hinted)}")
-                 for env_id in envs for seed in seeds for hinted in (True, False)]
+        views = ARMS if parts.regret_config.hint_only_arm else ARMS[:2]  # hint-only: the hint without the task
+        specs = [EpisodeSpec(env_id, seed, hinted=view != "unhinted", hint_only=view == "hint_only", role="agent",
+                             group_id=f"{env_id}|{'hint_only' if view == 'hint_only' else int(view == 'hinted')}")
+                 for env_id in envs for seed in seeds for view in views]
         try:
             result = parts.runner.run(specs, seed=seeding.rollout_seed(self.config.seed, i))
         except Exception as exc:  # keep the run alive; the iteration trains on what it has
@@ -327,14 +334,16 @@ class SelfPlay:
         times["generate"] += result.stats.generate_seconds
         trajectories = result.trajectories
         phase.tokens = result.stats.completion_tokens
-        phase.trajectories = trajectories
-        hinted = [t for t in trajectories if t.hinted]
-        plain = [t for t in trajectories if not t.hinted]
+        phase.trajectories = [t for t in trajectories if not t.hint_only]  # hint-only episodes are measured only
+        by_view = {view: [t for t in trajectories if arm_of(t) == view] for view in ARMS}
         phase.metrics.episodes = result.stats.episodes
         phase.metrics.env_failures = result.stats.env_failures
-        phase.metrics.success_hinted = _mean([float(t.success) for t in hinted])
-        phase.metrics.success_unhinted = _mean([float(t.success) for t in plain])
-        phase.metrics.mean_reward = _mean([t.reward for t in plain])
+        phase.metrics.success_hinted = _mean([float(t.success) for t in by_view["hinted"]])
+        phase.metrics.success_unhinted = _mean([float(t.success) for t in by_view["unhinted"]])
+        if by_view["hint_only"]:
+            phase.metrics.success_hint_only = _mean([float(t.success) for t in by_view["hint_only"]])
+            phase.metrics.hint_only_episodes = len(by_view["hint_only"])
+        phase.metrics.mean_reward = _mean([t.reward for t in by_view["unhinted"]])
         for env_id in envs:
             mine = [t for t in trajectories if t.env_id == env_id and t.seat == 0]
             try:
@@ -344,8 +353,9 @@ class SelfPlay:
                 continue
             phase.regret[env_id] = estimate
             stats = parts.store.get(env_id).stats
+            played = [t for t in mine if not t.hint_only]
             parts.store.update_stats(env_id, {
-                "episodes": int(stats.get("episodes", 0)) + len(mine),
+                "episodes": int(stats.get("episodes", 0)) + len(played),
                 "successes": int(stats.get("successes", 0)) + sum(int(t.success) for t in mine if not t.hinted),
                 "p_hint": estimate.p_hint, "p_nohint": estimate.p_nohint, "regret": estimate.regret,
             })
@@ -353,7 +363,7 @@ class SelfPlay:
         phase.retired = PoolHealth(parts.store, self.config.pool).review(trajectories, iteration=i)
         tokenizer = getattr(parts.trainer.generator, "tokenizer", None)
         phase.metrics.examples = pick_examples(
-            trajectories, phase.regret, decode=tokenizer.decode if tokenizer is not None else None,
+            phase.trajectories, phase.regret, decode=tokenizer.decode if tokenizer is not None else None,
             write=lambda name, text: self.records.write_transcript(i, name, text))
         return phase
 

@@ -52,7 +52,7 @@ class DesignerMetrics:
 class RegretMetrics:
     values: list[float] = field(default_factory=list)
     mean: float = 0.0
-    per_env: dict[str, RegretEstimate] = field(default_factory=dict)
+    per_env: dict[str, RegretEstimate] = field(default_factory=dict)  # each: the three arms' rates and the gate applied
 
 
 @dataclass
@@ -86,6 +86,8 @@ class AgentMetrics:
     episodes: int = 0
     success_hinted: float = 0.0
     success_unhinted: float = 0.0
+    success_hint_only: float | None = None  # the hint without the task; None: the objective plays no hint-only arm
+    hint_only_episodes: int = 0  # measured, not trained on (their cost: K more episodes per environment)
     mean_reward: float = 0.0
     env_failures: int = 0
     examples: list[EnvExample] = field(default_factory=list)
@@ -163,6 +165,7 @@ class IterationMetrics:
             "designer/accepted": float(self.designer.accepted), "designer/candidates": float(self.designer.candidates),
             "regret/mean": self.regret.mean, "agent/success_hinted": self.agent.success_hinted,
             "agent/success_unhinted": self.agent.success_unhinted, "pool/size": float(self.pool.size),
+            **({} if self.agent.success_hint_only is None else {"agent/success_hint_only": self.agent.success_hint_only}),
             "throughput/tokens_per_s": self.throughput.tokens_per_s,
         }
         for part in (*TimeSplit.PARTS, "total"):

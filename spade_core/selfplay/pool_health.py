@@ -1,9 +1,12 @@
-"""The pool heals itself: self-play's paired rollouts retire environments that turn out trivial, impossible or
-hint-copying for the agent.
+"""The pool heals itself: self-play's paired rollouts retire environments that turn out trivial, impossible,
+hint-only or hint-copying for the agent.
 
-Every iteration plays each chosen environment K times with the hint and K times without, on the same seeds. This
-module adds those outcomes to running totals kept in the record's stats (``health``), and once an environment has
-``min_episodes`` of each it is judged:
+Every iteration plays each chosen environment K times with the hint and K times without, on the same seeds (and,
+under the defended objective, K times with the hint alone, no task). This module adds those outcomes to running
+totals kept in the record's stats (``health``), and once an environment has ``min_episodes`` of each it is judged:
+
+- **hint-only**: the hint alone (no observation) solved it in at least ``copy_min_successes`` episodes and more
+  often than the task alone did: the hint carries the answer, in whatever encoding the agent reads;
 
 - **trivial**: unhinted success at or above ``trivial_above`` (the hint cannot matter; regret is zero);
 - **impossible**: hinted success at or below ``impossible_below`` (nothing to learn, even with the hint);
@@ -55,6 +58,8 @@ class Health:
     unhinted: int = 0
     unhinted_successes: int = 0
     copied_successes: int = 0
+    hint_only: int = 0  # episodes of the hint-only arm (the hint without the task)
+    hint_only_successes: int = 0
 
     @property
     def p_hint(self) -> float:
@@ -64,13 +69,17 @@ class Health:
     def p_nohint(self) -> float:
         return self.unhinted_successes / self.unhinted if self.unhinted else 0.0
 
+    @property
+    def p_hint_only(self) -> float:
+        return self.hint_only_successes / self.hint_only if self.hint_only else 0.0
+
 
 @dataclass(frozen=True)
 class Retirement:
     """One retired environment: the verdict, why, and the totals it was judged on."""
 
     env_id: str
-    verdict: str  # trivial | impossible | hint_copying
+    verdict: str  # hint_only | hint_copying | trivial | impossible
     reason: str
     health: Health
     iteration: int
@@ -110,6 +119,12 @@ def judge(health: Health, config: PoolHealthConfig) -> tuple[str, str] | None:
     """``(verdict, reason)`` once the totals say the environment should leave the pool; None otherwise."""
     if health.hinted < config.min_episodes or health.unhinted < config.min_episodes:
         return None
+    if health.hint_only >= config.min_episodes and health.hint_only_successes >= config.copy_min_successes and \
+            health.p_hint_only > health.p_nohint:
+        return "hint_only", (f"the hint alone, without the task, solved it in {health.hint_only_successes} of "
+                             f"{health.hint_only} episodes; the task alone in {health.unhinted_successes} of "
+                             f"{health.unhinted} (p_hint_only {health.p_hint_only:.2f} > p_nohint "
+                             f"{health.p_nohint:.2f}): the hint carries the answer")
     if health.hinted_successes >= config.copy_min_successes and \
             health.copied_successes >= config.copy_fraction * health.hinted_successes:
         return "hint_copying", (f"{health.copied_successes} of {health.hinted_successes} hinted successes copied "
@@ -143,7 +158,10 @@ class PoolHealth:
             health = Health(**{k: int(v) for k, v in (record.stats.get(HEALTH_KEY) or {}).items()
                                if k in Health.__dataclass_fields__})
             for t in mine:
-                if t.hinted:
+                if t.hint_only:
+                    health.hint_only += 1
+                    health.hint_only_successes += int(t.success)
+                elif t.hinted:
                     health.hinted += 1
                     health.hinted_successes += int(t.success)
                     health.copied_successes += int(_copied(t))

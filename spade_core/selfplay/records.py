@@ -10,6 +10,8 @@ Layout (relative to the run directory)::
     designs/iter-NNNNN/cK-aJ.py      candidate K's attempt J (``.txt``: a completion with no code extracted)
     transcripts/iter-NNNNN/*.txt     the example episodes of the report, as text
     errors.log                       the traceback of every failed phase; its metrics line says where it starts
+    small_world/records.json         the small world's comparison before the LLM loop (small_world.enabled), and
+    small_world/small_world.png      its plot (spade_core.selfplay.small_world)
     report.html                      written by spade_core.selfplay.report
 """
 
@@ -35,6 +37,8 @@ TENSORBOARD_DIR = "tensorboard"
 DESIGNS_DIR = "designs"
 TRANSCRIPTS_DIR = "transcripts"
 ERRORS_FILE = "errors.log"
+SMALL_WORLD_RECORDS = "small_world/records.json"
+SMALL_WORLD_PLOT = "small_world/small_world.png"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 log = logging.getLogger(__name__)
 

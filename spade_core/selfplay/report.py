@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ from spade_core.selfplay.metrics import (
     TimeSplit,
     read_metrics,
 )
+from spade_core.selfplay.records import SMALL_WORLD_PLOT, SMALL_WORLD_RECORDS
+from spade_core.smallworld.summary import table as small_world_table
+from spade_core.training.regret import RegretEstimate
 
 __all__ = ["METRICS_FILE", "REPORT_FILE", "read_metrics", "write_report"]
 
@@ -140,6 +144,9 @@ def _plots(records: list[IterationMetrics]) -> list[tuple[str, str]]:
     fig, ax = plt.subplots(figsize=(6, 3.2))
     ax.plot(its, [r.agent.success_hinted for r in records], marker="o", label="with hint")
     ax.plot(its, [r.agent.success_unhinted for r in records], marker="o", label="without hint")
+    if any(r.agent.success_hint_only is not None for r in records):
+        ax.plot(its, [r.agent.success_hint_only for r in records], marker="s", linestyle="--",
+                label="hint alone (no task)")
     ax.set_ylim(-0.05, 1.05)
     _iteration_axis(ax, its)
     ax.set_ylabel("success rate")
@@ -190,13 +197,14 @@ def _row(cells: list[str], tag: str = "td") -> str:
 
 def _summary_table(records: list[IterationMetrics]) -> str:
     head = ["iteration", "candidates", "accepted", "pool", "regret mean", "success hint", "success no hint",
-            "agent loss", "designer loss", "tokens/s", "seconds"]
+            "success hint alone", "agent loss", "designer loss", "tokens/s", "seconds"]
     rows = [_row([_esc(h) for h in head], "th")]
     for r in records:
         agent_loss = r.train.agent.loss if r.train.agent else None
         designer_loss = "frozen" if r.designer.frozen else _fmt(r.train.designer.loss if r.train.designer else None)
         cells = [r.iteration, r.designer.candidates, r.designer.accepted, r.pool.size, _fmt(r.regret.mean, 3),
-                 _fmt(r.agent.success_hinted, 3), _fmt(r.agent.success_unhinted, 3), _fmt(agent_loss), designer_loss,
+                 _fmt(r.agent.success_hinted, 3), _fmt(r.agent.success_unhinted, 3),
+                 _fmt(r.agent.success_hint_only, 3), _fmt(agent_loss), designer_loss,
                  _fmt(r.throughput.tokens_per_s, 1), _fmt(r.time.total, 1)]
         rows.append(_row([_esc(c) for c in cells]))
     return f"<table>{''.join(rows)}</table>"
@@ -218,6 +226,20 @@ def _candidates_table(run_dir: Path, designs: list[CandidateRecord]) -> str:
             f"<div class='msg'>{_esc(c.message)}</div>", _esc(c.attempts),
             _link(run_dir, c.code_file, Path(c.code_file).name if c.code_file else "-"),
         ]))
+    return f"<table>{''.join(rows)}</table>"
+
+
+def _rates_table(per_env: dict[str, RegretEstimate]) -> str:
+    """Per played environment: the success rate of each arm (hinted, unhinted, the hint alone), the regret, the
+    designer's reward and the gate that set it."""
+    if not per_env:
+        return "<p>No environment was scored this iteration.</p>"
+    head = ["environment", "success hint", "success no hint", "success hint alone", "regret", "reward", "gate"]
+    rows = [_row([_esc(h) for h in head], "th")]
+    for env_id, e in sorted(per_env.items()):
+        rates = e.rates
+        rows.append(_row([f"<code>{_esc(env_id)}</code>", *(_esc(_fmt(rates[arm], 3)) for arm in rates),
+                          _esc(_fmt(e.regret, 3)), _esc(_fmt(e.reward, 3)), _esc(e.gate)]))
     return f"<table>{''.join(rows)}</table>"
 
 
@@ -246,12 +268,40 @@ def _examples(run_dir: Path, examples: list[EnvExample]) -> str:
     return "".join(parts)
 
 
+def _small_world_section(run_dir: Path) -> str:
+    """The small world's comparison (when the run played it): per arm, held-out success at the start, the end and
+    averaged over the run, the exploit share of the designs, the agent tokens; and its plot."""
+    path = _inside(run_dir, SMALL_WORLD_RECORDS)
+    if path is None:
+        return ""
+    try:
+        rows = small_world_table(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError) as exc:
+        return f"<h2>The small world</h2><p>Its records could not be read: {_esc(exc)}</p>"
+    head = ["arm", "seeds", "held-out success (end)", "held-out success (mean over run)", "exploit share (first → "
+            "last third)", "agent tokens", "agent episodes / iteration"]
+    cells = [_row([_esc(h) for h in head], "th")]
+    for row in rows:
+        cells.append(_row([_esc(row["arm"]), _esc(row["seeds"]), _esc(row["held_out_end"]), _esc(row["held_out_mean"]),
+                           _esc(f"{row['exploit_early']} → {row['exploit_late']}"),
+                           _esc(f"{row['agent_tokens'].mean:,.0f}"), _esc(f"{row['episodes_per_iteration'].mean:.0f}")]))
+    image = _inside(run_dir, SMALL_WORLD_PLOT)
+    figure = "" if image is None else (
+        f"<figure><img style='max-width:100%' src='data:image/png;base64,"
+        f"{base64.b64encode(image.read_bytes()).decode('ascii')}' alt='small world'></figure>")
+    return ("<h2>The small world: the objective at work</h2><p>Before the LLM loop, the same pipeline (design "
+            "programs, validation, registry, episode runner, regret, per-role advantages, trainer) with a tiny policy "
+            "that can learn in minutes: the agent's held-out success without hints, per arm.</p>"
+            f"<table>{''.join(cells)}</table>{figure}")
+
+
 def _iteration_section(run_dir: Path, r: IterationMetrics) -> str:
     parts = [f"<h3>Iteration {_esc(r.iteration)}</h3>",
              f"<p>Designer: {_esc(r.designer.model)}{' (frozen)' if r.designer.frozen else ''}; "
              f"{_esc(r.designer.candidates)} candidate(s), {_esc(r.designer.accepted)} accepted, "
              f"{_esc(r.designer.attempts)} attempt(s), {_esc(r.designer.tokens)} tokens.</p>",
              _candidates_table(run_dir, r.designer.designs),
+             "<h4>Played environments: success per arm and the gate applied</h4>", _rates_table(r.regret.per_env),
              "<h4>Best and worst environments by regret</h4>", _examples(run_dir, r.agent.examples)]
     if r.pool.retired:
         items = "".join(f"<li><code>{_esc(x.env_id)}</code>: {_esc(x.verdict)} ({_esc(x.reason)})</li>"
@@ -275,6 +325,7 @@ def render_report(run_dir: Path, records: list[IterationMetrics], *, title: str 
         f"Every number below is read from <code>{METRICS_FILE}</code>; code and transcripts are the files it "
         "names.</p>",
     ]
+    parts.append(_small_world_section(run_dir))
     if records and records[-1].summary:
         parts.append(f"<h2>Per role, iteration {records[-1].iteration}</h2><ul>" + "".join(
             f"<li>{_esc(line)}</li>" for line in records[-1].summary) + "</ul>")
@@ -289,7 +340,7 @@ def render_report(run_dir: Path, records: list[IterationMetrics], *, title: str 
         parts.append("<h2>What happened</h2>")
         parts.extend(_iteration_section(run_dir, r) for r in records)
     else:
-        parts.append("<p>No iteration has finished yet.</p>")
+        parts.append("<p>No iteration of the LLM loop has finished yet.</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -16,6 +16,25 @@ else); ``mode`` picks the kind of task. An episode draws its start letter from t
   twelve); the hint only says so. Learnable in principle, far beyond a model of this size in minutes:
   **impossible** (hinted and unhinted success about 1/12).
 
+The last two modes are the **exploits** a regret-maximising designer finds in real domains: impossible without the
+hint, trivial with it, so their regret is about 1 - chance, the highest any design earns (an undefended objective
+pays it in full):
+
+- ``mode=3`` *whisper*: the answer is a letter that only the hint names (``whisper 2 4817`` -> the hint's letter).
+  The number shown picks it by a rule nothing states (so the observation determines the answer, as the validator's
+  reference stage requires, and the letter is random from seed to seed); like a guess, that rule is far beyond a
+  model of this size: unhinted success is chance (1/12) and does not rise with play. Hinted, an agent that reads
+  hints copies the letter.
+- ``mode=4`` *leaky relay*: a relay (same observation, same answer) whose hint names the whole answer. Unhinted it
+  is a relay (learnable: it teaches what a relay teaches); hinted, the agent copies the answer and learns nothing
+  of the code, and its regret stays high exactly while the agent has not learnt the relay.
+
+Both hints carry the answer with every letter doubled (``the answer doubled: hh cc``): an encoding an agent that
+reads hints undoes at a glance, and one the validator's hint-leak decoders do not (with the letters as they are, the
+hint stage rejects the whisper: measured). That is the point: a gate can narrow the exploits, an optimising
+designer finds the encoding it misses, so the reward itself must not pay for them. The hint alone (no task) solves
+both, which is what the defended objective's hint-only arm measures (:mod:`spade_core.training.regret`).
+
 Every design compiles to one ordinary environment module (``ENV_SPEC`` plus one plain class), which goes through
 the validation pipeline, the registry store and ``gymnasium.make`` like any designer-written module.
 """
@@ -29,10 +48,12 @@ LETTERS = "abcdefghijkl"
 CODE = "h"
 """The secret code letter, the first letter of a relay's answer."""
 BANDS = 4
-MODES = ("repeat", "relay", "guess")
+MODES = ("repeat", "relay", "guess", "whisper", "leaky")
 KNOBS = ("band", "mode")
-CATEGORY = {"repeat": "trivial", "relay": "edge", "guess": "impossible"}
-CATEGORIES = ("trivial", "edge", "impossible")
+CATEGORY = {"repeat": "trivial", "relay": "edge", "guess": "impossible", "whisper": "exploit", "leaky": "exploit"}
+CATEGORIES = ("trivial", "edge", "impossible", "exploit")
+ANSWER_HINT = "the answer doubled: "
+"""How an exploit's hint names the answer: this, then each of its letters doubled (``the answer doubled: hh cc``)."""
 DESCRIPTION = "Reply with letters a to l."
 GUESS_HINT = "the number picks the letter"
 THIRDS = ("first", "middle", "last")
@@ -57,7 +78,8 @@ class Design:
 
     @property
     def category(self) -> str:
-        """Where the design sits in the known landscape: trivial, edge, impossible (or invalid: out of range)."""
+        """Where the design sits in the known landscape: trivial, edge, impossible, exploit (or invalid: out of
+        range)."""
         return CATEGORY[MODES[self.mode]] if self.in_range else "invalid"
 
     @property
@@ -66,13 +88,18 @@ class Design:
 
 
 def all_designs() -> list[Design]:
-    """The whole design space (12 designs), in a fixed order."""
+    """The whole design space (20 designs), in a fixed order."""
     return [Design(band, mode) for mode in range(len(MODES)) for band in range(BANDS)]
 
 
 def edge_designs() -> list[Design]:
     """The relay designs of every band: the held-out evaluation configurations."""
     return [Design(band, MODES.index("relay")) for band in range(BANDS)]
+
+
+def doubled(answer: str) -> str:
+    """An exploit's hint encoding of ``answer``: each letter doubled (``h c`` -> ``hh cc``)."""
+    return " ".join(letter + letter for letter in answer.split())
 
 
 def relay_answer(letter: str) -> str:
@@ -90,7 +117,7 @@ ENV_SPEC = {
     "players": 1,
     "difficulty": {
         "band": {"min": 0, "max": %(max_band)d, "default": %(band)d, "description": "the channel (shown; changes nothing else)"},
-        "mode": {"min": 0, "max": %(max_mode)d, "default": %(mode)d, "description": "0 repeat, 1 relay, 2 guess"},
+        "mode": {"min": 0, "max": %(max_mode)d, "default": %(mode)d, "description": "0 repeat, 1 relay, 2 guess, 3 whisper, 4 leaky relay"},
     },
     "grounding": "the relay rule of the small world",
     "tags": ["smallworld", "relay"],
@@ -118,10 +145,17 @@ class Relay:
         elif self.mode == 1:
             self.answer = CODE + " " + self.start
             observation = "relay " + str(self.band) + " " + self.start
-        else:
+        elif self.mode == 2:
             number = rng.randint(1000, 9999)
             self.answer = LETTERS[number %% len(LETTERS)]
             observation = "guess " + str(self.band) + " " + str(number)
+        elif self.mode == 3:
+            number = rng.randint(1000, 9999)
+            self.answer = LETTERS[(number // 7) %% len(LETTERS)]
+            observation = "whisper " + str(self.band) + " " + str(number)
+        else:
+            self.answer = CODE + " " + self.start
+            observation = "relay " + str(self.band) + " " + self.start
         return observation, {}
 
     def step(self, action):
@@ -136,6 +170,8 @@ class Relay:
     def privileged_hint(self):
         if self.mode == 2:
             return "%(guess_hint)s"
+        if self.mode >= 3:
+            return "%(answer_hint)s" + " ".join(letter + letter for letter in self.answer.split())
         return "in the " + THIRDS[LETTERS.index(self.answer[0]) // 4] + " third"
 
     def reference_action(self):
@@ -148,5 +184,5 @@ def module_source(design: Design) -> str:
     return _TEMPLATE % {
         "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
         "max_band": BANDS - 1, "max_mode": len(MODES) - 1, "letters": LETTERS, "code": CODE,
-        "guess_hint": GUESS_HINT, "thirds": list(THIRDS),
+        "guess_hint": GUESS_HINT, "answer_hint": ANSWER_HINT, "thirds": list(THIRDS),
     }

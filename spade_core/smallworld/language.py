@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from spade_core.designer.parsing import ExtractionError
-from spade_core.smallworld.family import FAMILY, KNOBS, Design
+from spade_core.smallworld.family import BANDS, FAMILY, KNOBS, MODES, Design
 
 OPENING = "```env\nfamily: relay\nknobs:"
 """What the designer's reply starts with (the prompt ends with it: the model writes the knob assignments)."""
@@ -69,5 +69,5 @@ def extract_design(completion: str) -> Design:
         values[name] = int(value)
     missing = [k for k in KNOBS if k not in values]
     if missing:
-        raise DesignLanguageError(f"knob(s) {', '.join(missing)} not set; write knobs: band=<0-3> mode=<0-2>")
+        raise DesignLanguageError(f"knob(s) {', '.join(missing)} not set; write knobs: band=<0-{BANDS - 1}> mode=<0-{len(MODES) - 1}>")
     return Design(values["band"], values["mode"])

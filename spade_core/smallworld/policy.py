@@ -6,9 +6,11 @@ policy gets the same, and nothing more, from a short supervised pass on *format 
 
 - designer turns: the design prompt followed by a program whose knob values are drawn uniformly (so the untrained
   designer samples the design space uniformly);
-- agent turns: ``repeat b x`` is answered ``x``; ``relay b x`` with a random code letter, then ``x``; a guess with
-  a random letter; a hint that names a third is followed (the repeat's letter, the relay's code is in it):
-  copying, answering in a stated shape and reading a hint, which any instruction-tuned model can do.
+- agent turns: ``repeat b x`` is answered ``x``; ``relay b x`` with a random code letter, then ``x``; a guess or a
+  whisper with a random letter; a hint that names a third is followed (the repeat's letter, the relay's code is in
+  it), and a hint that names the answer doubled (``the answer doubled: qq xx``) is undone and copied, with the task
+  shown or without it (the hint-only arm's prompt): copying, answering in a stated shape and reading a hint, which
+  any instruction-tuned model can do.
 
 Nothing in it ties a band to its code, so what the agent learns about the codes it learns by self-play.
 """
@@ -22,10 +24,10 @@ from typing import Any
 
 from spade_core.rollout.chat import ChatFormatter
 from spade_core.rollout.runner import HINT_TEMPLATE, with_hint
-from spade_core.smallworld.family import BANDS, DESCRIPTION, GUESS_HINT, LETTERS, MODES, THIRDS
+from spade_core.smallworld.family import ANSWER_HINT, BANDS, DESCRIPTION, GUESS_HINT, LETTERS, MODES, THIRDS, doubled
 from spade_core.smallworld.language import OPENING
 
-DESIGNER_SYSTEM = "Design a relay environment: band 0-3, mode 0 repeat, 1 relay, 2 guess."
+DESIGNER_SYSTEM = "Design a relay environment: band 0-3, mode 0 repeat, 1 relay, 2 guess, 3 whisper, 4 leaky relay."
 DESIGNER_USER = "Write one design."
 AGENT_SYSTEM_PROMPT = "{description}"
 """The agent's system prompt in the small world (the runner's ``system_prompt``): short prompts keep CPU runs fast."""
@@ -54,11 +56,12 @@ def designer_prompt_ids(tokenizer: Any) -> list[int]:
         tokenizer.encode(OPENING, add_special_tokens=False))
 
 
-def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None) -> list[int]:
-    """The agent's first prompt exactly as the episode runner builds it (``AGENT_HINT_PLACEMENT``)."""
+def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None, *, hint_only: bool = False) -> list[int]:
+    """The agent's first prompt exactly as the episode runner builds it (``AGENT_HINT_PLACEMENT``; ``hint_only``:
+    the hint without the observation)."""
     system = AGENT_SYSTEM_PROMPT.format(role="agent", description=DESCRIPTION, env_id="").strip()
     content = observation if hint is None else with_hint(observation, HINT_TEMPLATE.format(hint=hint),
-                                                         AGENT_HINT_PLACEMENT)
+                                                         AGENT_HINT_PLACEMENT, hint_only=hint_only)
     return ChatFormatter(tokenizer).first_prompt([{"role": "system", "content": system},
                                                    {"role": "user", "content": content}])
 
@@ -74,13 +77,13 @@ class _Encoder:
         self.tokenizer = tokenizer
         self.eos = [int(tokenizer.eos_token_id)]
         self.designer = designer_prompt_ids(tokenizer)
-        self.prompts: dict[tuple[str, str | None], list[int]] = {}
+        self.prompts: dict[tuple[str, str | None, bool], list[int]] = {}
         self.replies: dict[str, list[int]] = {}
 
-    def agent(self, observation: str, hint: str | None) -> list[int]:
-        key = (observation, hint)
+    def agent(self, observation: str, hint: str | None, *, hint_only: bool = False) -> list[int]:
+        key = (observation, hint, hint_only)
         if key not in self.prompts:
-            self.prompts[key] = agent_prompt_ids(self.tokenizer, observation, hint)
+            self.prompts[key] = agent_prompt_ids(self.tokenizer, observation, hint, hint_only=hint_only)
         return self.prompts[key]
 
     def reply(self, text: str) -> list[int]:
@@ -95,23 +98,36 @@ def _third(letter: str) -> int:
 
 def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[int], list[int]]:
     """One supervised example, shaped as the environments answer and hint: a repeat is answered with its letter; a
-    relay with a random code letter, then its letter; a guess with a random letter; a hint names the third of the
-    letter it speaks of (the repeat's answer, the relay's code). Codes and guesses are random, so nothing ties a band
-    to its code. Reading takes a tiny model longest, so the pass goes in stages: copies (and designer programs),
-    then relays beside copies, then everything, guesses included."""
+    relay with a random code letter, then its letter; a guess or a whisper with a random letter; a hint names the
+    third of the letter it speaks of (the repeat's answer, the relay's code), or the whole answer doubled, which is
+    copied (with the task or alone). Codes and guesses are random, so nothing ties a band to its code. Reading takes
+    a tiny model longest, so the pass goes in stages: copies (from the task or from a doubled hint) and designer
+    programs, then relays beside them, then everything, guesses and hints alone that name no answer included."""
     draw = rng.random()
     if draw < 0.15:
         return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}")
     band, start, third = rng.randrange(BANDS), rng.choice(LETTERS), rng.randrange(len(THIRDS))
+    number, letter = rng.randint(1000, 1099), rng.choice(LETTERS)
+    if 0.4 <= draw < 0.52:  # a doubled answer in the hint is undone and copied, with the task or alone
+        if rng.random() < 0.5:
+            hint = ANSWER_HINT + doubled(letter) if stage < 2 or rng.random() < 0.6 else None
+            return enc.agent(f"whisper {band} {number}", hint), enc.reply(letter)
+        answer = rng.choice([letter, f"{rng.choice(LETTERS)} {letter}"])
+        return enc.agent("", ANSWER_HINT + doubled(answer), hint_only=True), enc.reply(answer)
     hint = _hint_text(third) if stage > 0 and rng.random() < 0.5 else None
     if stage == 0 or draw < 0.4:
         hint = hint and _hint_text(_third(start))
         return enc.agent(f"repeat {band} {start}", hint), enc.reply(start)
-    if stage == 1 or draw < 0.8:
+    if stage == 1 or draw < 0.84:
         code = rng.choice(LETTERS[4 * third:4 * third + 4] if hint else LETTERS)
+        if hint and rng.random() < 0.3:  # a leaky relay's hint: the answer, doubled
+            hint = ANSWER_HINT + doubled(f"{code} {start}")
         return enc.agent(f"relay {band} {start}", hint), enc.reply(f"{code} {start}")
-    hint = GUESS_HINT if rng.random() < 0.5 else None
-    return enc.agent(f"guess {band} {rng.randint(1000, 1099)}", hint), enc.reply(rng.choice(LETTERS))
+    if draw < 0.92:
+        hint = GUESS_HINT if rng.random() < 0.5 else None
+        return enc.agent(f"guess {band} {number}", hint), enc.reply(letter)
+    # a hint alone that names no answer (a third, the guess's rule) gives a letter and nothing more
+    return enc.agent("", rng.choice([_hint_text(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
 
 
 def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None = None) -> dict[str, float]:
@@ -148,9 +164,10 @@ def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None =
 
 
 def tokenizer_text() -> str:
-    """The text the policy's BPE is trained on: every prompt and reply form of the world, so its words are tokens."""
+    """The text the policy's BPE is trained on: every prompt and reply form of the world, so its words are tokens
+    (doubled letters stay out: ``hh`` is two ``h`` tokens, so undoing an exploit's hint is copying)."""
     rng = random.Random(0)
-    lines = [DESIGNER_SYSTEM, DESIGNER_USER, OPENING, DESCRIPTION, GUESS_HINT,
+    lines = [DESIGNER_SYSTEM, DESIGNER_USER, OPENING, DESCRIPTION, GUESS_HINT, ANSWER_HINT,
              "<|im_start|>system\n", "<|im_start|>user\n", "<|im_start|>assistant\n", "<|im_end|>\n"]
     for _ in range(200):
         lines.append(f"{OPENING} band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}\n```")

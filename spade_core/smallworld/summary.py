@@ -58,12 +58,16 @@ def _peak(values: Sequence[float], width: int) -> float:
 
 def directions(run: Run) -> dict[str, float]:
     """First third vs last third of one run: designer mean regret (and its best third: regret rises while the
-    designer finds the edge and falls as the agent masters it), the share of trivial + impossible designs, the share
-    of the most frequent design, and held-out success (start and end)."""
+    designer finds the edge and falls as the agent masters it), the share of trivial + impossible designs, of
+    exploits (and their best third) and of edge designs, the share of the most frequent design, and held-out success
+    (start, end and mean over the run)."""
     early, late = _thirds(run)
 
     def waste(records: Run) -> float:
         return _mean([r["categories"]["trivial"] + r["categories"]["impossible"] for r in records])
+
+    def share(records: Run, category: str) -> float:
+        return _mean([r["categories"].get(category, 0.0) for r in records])
 
     def top_share(records: Run) -> float:
         designs = [d["design"] for r in records for d in r["designs"] if d["design"]]
@@ -74,6 +78,9 @@ def directions(run: Run) -> dict[str, float]:
         "regret_early": _mean([r["mean_regret"] for r in early]), "regret_late": _mean([r["mean_regret"] for r in late]),
         "regret_peak": _peak(regrets, len(early)),
         "waste_early": waste(early), "waste_late": waste(late),
+        "exploit_early": share(early, "exploit"), "exploit_late": share(late, "exploit"),
+        "exploit_peak": _peak([r["categories"].get("exploit", 0.0) for r in run], len(early)),
+        "edge_late": share(late, "edge"),
         "top_design_share_early": top_share(early), "top_design_share_late": top_share(late),
         "held_out_start": run[0]["held_out_success"], "held_out_end": run[-1]["held_out_success"],
         "held_out_mean": _mean([r["held_out_success"] for r in run]),
@@ -91,6 +98,10 @@ def table(runs: dict[str, list[Run]]) -> list[dict[str, Any]]:
             "held_out_end": estimate([d["held_out_end"] for d in dirs]),
             "held_out_mean": estimate([d["held_out_mean"] for d in dirs]),
             "agent_tokens": estimate([float(run[-1]["cumulative_agent_tokens"]) for run in seeds]),
+            "episodes_per_iteration": estimate([_mean([float(r.get("agent_episodes", 0)) for r in run])
+                                                for run in seeds]),
+            "exploit_early": estimate([d["exploit_early"] for d in dirs]),
+            "exploit_late": estimate([d["exploit_late"] for d in dirs]),
             "regret_early": estimate([d["regret_early"] for d in dirs]),
             "regret_peak": estimate([d["regret_peak"] for d in dirs]),
             "regret_late": estimate([d["regret_late"] for d in dirs]),
@@ -102,55 +113,58 @@ def table(runs: dict[str, list[Run]]) -> list[dict[str, Any]]:
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     headers = ("arm", "seeds", "held-out success (end)", "held-out success (mean over run)", "agent tokens",
-               "designer regret (first → best → last third)", "trivial+impossible share (first → last third)")
+               "agent episodes / iteration", "exploit share (first → last third)",
+               "trivial+impossible share (first → last third)", "designer regret (first → best → last third)")
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         lines.append(f"| {row['arm']} | {row['seeds']} | {row['held_out_end']} | {row['held_out_mean']} | "
-                     f"{row['agent_tokens'].mean:,.0f} | {row['regret_early']} → {row['regret_peak']} → {row['regret_late']} | "
-                     f"{row['waste_early']} → {row['waste_late']} |")
+                     f"{row['agent_tokens'].mean:,.0f} | {row['episodes_per_iteration'].mean:.0f} | "
+                     f"{row['exploit_early']} → {row['exploit_late']} | {row['waste_early']} → {row['waste_late']} | "
+                     f"{row['regret_early']} → {row['regret_peak']} → {row['regret_late']} |")
     return "\n".join(lines)
 
 
-def plot(runs: dict[str, list[Run]], path: str | Path) -> Path:
-    """Three panels: held-out success against agent tokens per arm (mean and 95% band over seeds); the designed
-    arm's mean regret per iteration; the designed arm's share of trivial, edge and impossible designs."""
+def plot(runs: dict[str, list[Run]], path: str | Path, *, designers: Sequence[str] = ()) -> Path:
+    """Three panels: held-out success against agent tokens per arm (mean and 95% band over seeds); the share of
+    exploit designs per iteration of every arm in ``designers`` (those where the policy designs); their share of
+    edge (relay) designs."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
+    colours = {}
     ax = axes[0]
     for arm, seeds in runs.items():
         iterations = min(len(run) for run in seeds)
         tokens = [_mean([run[i]["cumulative_agent_tokens"] for run in seeds]) for i in range(iterations)]
         points = [estimate([run[i]["held_out_success"] for run in seeds]) for i in range(iterations)]
-        ax.plot(tokens, [p.mean for p in points], marker="o", markersize=3, label=arm)
+        line, = ax.plot(tokens, [p.mean for p in points], marker="o", markersize=3, label=arm)
+        colours[arm] = line.get_color()
         ax.fill_between(tokens, [max(0.0, p.mean - p.half_width) for p in points],
-                        [min(1.0, p.mean + p.half_width) for p in points], alpha=0.2)  # a success rate: in [0, 1]
-    ax.set_xlabel("agent tokens")
+                        [min(1.0, p.mean + p.half_width) for p in points], alpha=0.15, color=line.get_color())
+    ax.set_xlabel("agent tokens (hint-only episodes included)")
     ax.set_ylabel("held-out success (sampled, no hint)")
     ax.set_title("Agent on held-out seeds of every relay design")
-    ax.legend()
-    designed = runs.get("designed", [])
-    if designed:
-        iterations = min(len(run) for run in designed)
-        its = list(range(iterations))
-        regret = [estimate([run[i]["mean_regret"] for run in designed]) for i in its]
-        axes[1].plot(its, [r.mean for r in regret], marker="o", markersize=3, color="tab:red")
-        axes[1].fill_between(its, [r.mean - r.half_width for r in regret], [r.mean + r.half_width for r in regret],
-                             alpha=0.2, color="tab:red")
-        axes[1].set_xlabel("iteration")
-        axes[1].set_title("Designer: mean regret of its designs")
-        bottom = [0.0] * iterations
-        for category, colour in (("edge", "tab:green"), ("trivial", "tab:gray"), ("impossible", "tab:purple"),
-                                 ("invalid", "tab:orange")):
-            share = [_mean([run[i]["categories"].get(category, 0.0) for run in designed]) for i in its]
-            axes[2].bar(its, share, bottom=bottom, color=colour, label=category)
-            bottom = [b + s for b, s in zip(bottom, share)]
-        axes[2].set_xlabel("iteration")
-        axes[2].set_title("Designer: share of its designs by category")
-        axes[2].legend(loc="lower left", fontsize=8)
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=8)
+    for ax, category, title in ((axes[1], "exploit", "Designer: share of exploit designs (whisper, leaky relay)"),
+                                (axes[2], "edge", "Designer: share of edge designs (relay)")):
+        for arm, seeds in runs.items():
+            if arm not in designers:
+                continue  # a sampler or a fixed pool: no designer
+            iterations = min(len(run) for run in seeds)
+            its = list(range(iterations))
+            points = [estimate([run[i]["categories"].get(category, 0.0) for run in seeds]) for i in its]
+            ax.plot(its, [p.mean for p in points], marker="o", markersize=3, label=arm, color=colours.get(arm))
+            ax.fill_between(its, [max(0.0, p.mean - p.half_width) for p in points],
+                            [min(1.0, p.mean + p.half_width) for p in points], alpha=0.15, color=colours.get(arm))
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("share of the iteration's designs")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

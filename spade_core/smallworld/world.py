@@ -1,14 +1,19 @@
 """One small-world self-play run: every real part of SPADE except the model's size.
 
-Per iteration (arm ``designed``): the policy, as the designer, writes ``designs_per_iteration`` design programs ->
-:func:`~spade_core.smallworld.language.extract_design` -> each compiles to a module -> the validation pipeline
-(sandbox, all stages) -> the registry store (a private SQLite store) -> the :class:`EpisodeRunner` plays K hinted and
-K unhinted episodes per design with the same policy as the agent -> :func:`regret_from_trajectories` -> the
-designer's reward (``RegretConfig.objective``) -> per-role advantages (:class:`AdvantageEstimator`) -> the reference
-trainer's update, agent first, then designer. After every iteration the agent is evaluated, without hints, on
-held-out seeds of every relay configuration.
+Per iteration (arms ``defended`` and ``undefended``): the policy, as the designer, writes ``designs_per_iteration``
+design programs -> :func:`~spade_core.smallworld.language.extract_design` -> each compiles to a module -> the
+validation pipeline (sandbox, all stages) -> the registry store (a private SQLite store) -> the :class:`EpisodeRunner`
+plays K hinted and K unhinted episodes per design with the same policy as the agent (and K hint-only ones, the hint
+without the task, under the defended objective: measured, not trained on) -> :func:`regret_from_trajectories` -> the
+designer's reward (``RegretConfig.objective``: ``defended`` or pure ``regret``) -> per-role advantages
+(:class:`AdvantageEstimator`) -> the reference trainer's update, agent first, then designer. After every iteration the
+agent is evaluated, without hints, on held-out seeds of every relay configuration.
 
-Baselines, for the same number of agent episodes (one or two letters each: the table reports the tokens):
+``objective``, ``learnability_weight`` and ``learnability_gate`` override the arm's objective to measure the other
+defences (regret blended with learnability; the learnability gate with claw-back,
+:mod:`spade_core.training.learnability`).
+
+Baselines, for the same number of trained agent episodes (one or two letters each: the table reports the tokens):
 
 - ``uniform``: a designer that samples the design space uniformly: each iteration draws its designs uniformly from
   all of the family's designs (the policy's own prior would drift: agent updates move the shared weights, and an
@@ -37,18 +42,22 @@ from spade_core.seeding import (
     small_world_held_out_seeds,
     small_world_rollout_seed,
 )
-from spade_core.smallworld.family import CATEGORIES, Design, all_designs, edge_designs, module_source
+from spade_core.smallworld.family import CATEGORIES, MODES, Design, all_designs, edge_designs, module_source
 from spade_core.smallworld.language import OPENING, extract_design
 from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import find_trainer_backend
 from spade_core.training.designer_reward import designer_reward
-from spade_core.training.regret import RegretConfig, regret_from_trajectories
+from spade_core.training.learnability import GATE_UNLEARNABLE, LearnabilityLedger
+from spade_core.training.regret import ARMS as VIEWS
+from spade_core.training.regret import RegretConfig, arm_of, regret_from_trajectories
 from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.pipeline import record_outcome
 from spade_registry.records import Status, Trust
 
-ARMS = ("designed", "uniform", "fixed")
+ARMS = ("defended", "undefended", "uniform", "fixed")
+DESIGNED_ARMS = {"defended": "defended", "undefended": "regret"}
+"""The arms where the policy designs, and the objective each is rewarded by."""
 AGENT_MAX_NEW_TOKENS = 4
 """An agent reply: at most two letters and the end of the turn."""
 EXTRACTION_STAGE = "extraction"
@@ -58,7 +67,7 @@ EXTRACTION_STAGE = "extraction"
 class WorldConfig:
     """Every knob of one small-world run."""
 
-    arm: str = "designed"
+    arm: str = "defended"
     seed: int = 0
     iterations: int = 12
     designs_per_iteration: int = 16  # the designer's group: with 8, one lucky draw decides where it goes first
@@ -71,7 +80,9 @@ class WorldConfig:
     agent_epochs: int = 1  # optimiser steps on each iteration's agent batch (clipped ratio to the sampler's logprobs)
     agent_advantage: str = "dr_grpo"
     designer_advantage: str = "grpo"  # the designer's rewards are small and close together: scale by their spread
-    objective: str = "regret"  # the designer's reward in the designed arm (RegretConfig.objective)
+    objective: str | None = None  # the designer's reward (RegretConfig.objective); None: the arm's (DESIGNED_ARMS)
+    learnability_weight: float = 0.0  # RegretConfig.learnability_weight (the blend of regret and learnability)
+    learnability_gate: bool = False  # the learnability gate with claw-back on retirement (training.learnability)
     train_on_hinted: bool = True
     temperature: float = 1.0
     designer_max_new_tokens: int = 10
@@ -96,6 +107,7 @@ class DesignOutcome:
     regret: float | None = None
     reward: float | None = None
     gate: str | None = None
+    hint_only: float | None = None  # the hint-only arm's success rate, when it was played
 
     @property
     def category(self) -> str:
@@ -113,7 +125,10 @@ class IterationRecord:
     mean_reward: float = 0.0
     success_hinted: float = 0.0
     success_unhinted: float = 0.0
-    agent_tokens: int = 0
+    success_hint_only: float | None = None  # None: the hint-only arm was not played
+    agent_episodes: int = 0  # every agent episode played, hint-only ones included
+    hint_only_episodes: int = 0
+    agent_tokens: int = 0  # completion tokens of every agent episode (hint-only ones included)
     cumulative_agent_tokens: int = 0
     held_out_success: float = 0.0
     held_out_by_band: dict[str, float] = field(default_factory=dict)
@@ -129,7 +144,10 @@ class SmallWorld:
         self.root.mkdir(parents=True, exist_ok=True)
         self.store_path = str(self.root / "registry.sqlite3")
         self.store = open_store(self.store_path)
-        self.regret_config = RegretConfig(k=config.seeds_per_design, objective=config.objective)
+        objective = config.objective or DESIGNED_ARMS.get(config.arm, "regret")
+        self.regret_config = RegretConfig(k=config.seeds_per_design, objective=objective,
+                                          learnability_weight=config.learnability_weight)
+        self.ledger = LearnabilityLedger() if config.learnability_gate else None
         self.validation = ValidationConfig()
         self.trainer = find_trainer_backend("reference")(str(policy_dir), None, config={
             "learning_rate": config.learning_rate, "seed": config.seed, "max_completion_tokens": 8,
@@ -147,8 +165,8 @@ class SmallWorld:
         self.agent_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.agent_advantage))
         self.designer_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.designer_advantage))
         self.rng = random.Random(f"smallworld:{config.seed}")
-        self.pool = {"fixed": self.rng.sample(all_designs(), config.fixed_pool_size), "uniform": all_designs(),
-                     "designed": []}[config.arm]
+        self.pool = {"fixed": self.rng.sample(all_designs(), config.fixed_pool_size),
+                     "uniform": all_designs()}.get(config.arm, [])  # a designing arm has no pool
         self.env_ids: dict[Design, str | None] = {}
         self.failures: dict[Design, str] = {}
         self.history: list[IterationRecord] = []
@@ -182,7 +200,7 @@ class SmallWorld:
     def _design_phase(self, i: int) -> tuple[list[DesignOutcome], list[Any]]:
         """Designer completions (or fixed-pool draws) through extraction, validation and the store."""
         cfg = self.config
-        if cfg.arm in ("fixed", "uniform"):
+        if cfg.arm not in DESIGNED_ARMS:
             outcomes = [DesignOutcome("", self.rng.choice(self.pool)) for _ in range(cfg.designs_per_iteration)]
             generations: list[Any] = [None] * len(outcomes)
         else:
@@ -212,30 +230,38 @@ class SmallWorld:
         started = time.perf_counter()
         outcomes, generations = self._design_phase(i)
         specs, slot_of = [], {}
+        views = VIEWS if self.regret_config.hint_only_arm else VIEWS[:2]
         for slot, outcome in enumerate(outcomes):
             if outcome.env_id is None:
                 continue
             for k in range(cfg.seeds_per_design):
                 seed = small_world_episode_seed(cfg.seed, i, slot * cfg.seeds_per_design + k)
-                for hinted in (True, False):
-                    episode_id = f"i{i}-slot{slot}-k{k}-{'h' if hinted else 'u'}"
+                for view in views:
+                    episode_id = f"i{i}-slot{slot}-k{k}-{view}"
                     slot_of[episode_id] = slot
-                    specs.append(EpisodeSpec(outcome.env_id, seed, hinted=hinted, role="agent",
-                                             group_id=f"{outcome.env_id}|{int(hinted)}", episode_id=episode_id))
+                    specs.append(EpisodeSpec(outcome.env_id, seed, hinted=view != "unhinted",
+                                             hint_only=view == "hint_only", role="agent",
+                                             group_id=f"{outcome.env_id}|{view}", episode_id=episode_id))
         result = self.runner.run(specs, seed=small_world_rollout_seed(cfg.seed, i))
         trajectories = result.trajectories
         by_slot: dict[int, list[Any]] = {}
         for trajectory in trajectories:
             by_slot.setdefault(slot_of[trajectory.episode_id], []).append(trajectory)
+        estimates = {}
         for slot, outcome in enumerate(outcomes):
-            estimate = None
             if outcome.env_id is not None:
-                estimate = regret_from_trajectories(by_slot.get(slot, []), self.regret_config)
-                outcome.regret, outcome.gate = estimate.regret, estimate.gate
+                estimate = estimates[slot] = regret_from_trajectories(by_slot.get(slot, []), self.regret_config)
+                outcome.regret, outcome.gate, outcome.hint_only = estimate.regret, estimate.gate, estimate.rates["hint_only"]
+        if self.ledger is not None:
+            self._record_plays(i, outcomes, estimates)
+        for slot, outcome in enumerate(outcomes):
             outcome.reward = designer_reward(accepted=outcome.env_id is not None, status=outcome.status,
-                                             estimate=estimate, config=self.regret_config)
+                                             estimate=estimates.get(slot), config=self.regret_config)
+            if self.ledger is not None and outcome.env_id is not None:
+                outcome.reward, gated = self.ledger.reward(outcome.env_id, outcome.reward)
+                outcome.gate = GATE_UNLEARNABLE if gated else outcome.gate
 
-        agent = [t for t in trajectories if cfg.train_on_hinted or not t.hinted]
+        agent = [t for t in trajectories if not t.hint_only and (cfg.train_on_hinted or not t.hinted)]
         if agent:
             self._update(agent, self.agent_advantages, steps=cfg.agent_epochs)
         designer = []
@@ -254,19 +280,34 @@ class SmallWorld:
         record = IterationRecord(iteration=i, agent_tokens=result.stats.completion_tokens,
                                  cumulative_agent_tokens=self.tokens)
         record.designs = [{"design": o.design.label if o.design else None, "category": o.category,
-                           "status": o.status, "regret": o.regret, "reward": o.reward, "gate": o.gate}
-                          for o in outcomes]
+                           "mode": MODES[o.design.mode] if o.design is not None and o.design.in_range else None,
+                           "status": o.status, "regret": o.regret, "reward": o.reward, "gate": o.gate,
+                           "hint_only": o.hint_only} for o in outcomes]
         counts = Counter(o.category for o in outcomes)
         record.categories = {c: counts.get(c, 0) / len(outcomes) for c in (*CATEGORIES, "invalid")}
         played = [o for o in outcomes if o.regret is not None]
         record.mean_regret = _mean([o.regret for o in played])
         record.mean_reward = _mean([o.reward for o in outcomes if o.reward is not None])
-        record.success_hinted = _mean([float(t.success) for t in trajectories if t.hinted])
-        record.success_unhinted = _mean([float(t.success) for t in trajectories if not t.hinted])
+        by_view = {view: [float(t.success) for t in trajectories if arm_of(t) == view] for view in VIEWS}
+        record.success_hinted = _mean(by_view["hinted"])
+        record.success_unhinted = _mean(by_view["unhinted"])
+        record.success_hint_only = _mean(by_view["hint_only"]) if by_view["hint_only"] else None
+        record.agent_episodes = len(trajectories)
+        record.hint_only_episodes = len(by_view["hint_only"])
         record.held_out_success, record.held_out_by_band = self.evaluate()
         record.seconds = time.perf_counter() - started
         self.history.append(record)
         return record
+
+    def _record_plays(self, i: int, outcomes: list[DesignOutcome], estimates: dict[int, Any]) -> None:
+        """The ledger's plays: each environment's unhinted success this iteration, over all its slots."""
+        assert self.ledger is not None
+        by_env: dict[str, list[float]] = {}
+        for slot, estimate in estimates.items():
+            if estimate.pairs:
+                by_env.setdefault(outcomes[slot].env_id, []).append(estimate.unhinted_successes / estimate.pairs)
+        for env_id, rates in by_env.items():
+            self.ledger.record_play(env_id, i, _mean(rates))
 
     def _update(self, trajectories: list[Any], estimator: AdvantageEstimator, *, steps: int = 1) -> None:
         advantages = estimator.compute(trajectories)

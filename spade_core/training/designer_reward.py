@@ -17,7 +17,7 @@ never trained and samples from its prior.
 
 from __future__ import annotations
 
-from spade_core.training.regret import RegretConfig, RegretEstimate, objective_reward
+from spade_core.training.regret import REGRET_OBJECTIVES, RegretConfig, RegretEstimate, objective_reward
 from spade_registry.records import Status
 
 UNPLAYED_REWARD = 0.0
@@ -30,7 +30,7 @@ def designer_reward(*, accepted: bool, status: Status | str, estimate: RegretEst
         return 0.0
     if accepted:
         return estimate.reward if estimate is not None else UNPLAYED_REWARD
-    regret = config.objective == "regret"
+    regret = config.objective in REGRET_OBJECTIVES
     if status == Status.TRIVIAL:
         return config.trivial_reward if regret else objective_reward(1.0, config)
     if status == Status.IMPOSSIBLE:

@@ -14,10 +14,25 @@ outcomes (success in [0, 1]) of pair ``i``:
   with learnability ``4 p (1 - p)`` of the unhinted success rate ("No Regrets", Rutherford et al. 2024). A negative
   regret (a misleading hint) is kept in the estimate and flagged for the logs.
 
-``objective`` swaps the designer's reward for the ablations of the paper's comparisons (the estimate itself is the
-same): ``"regret"`` (above); ``"learnability"``: ``4 p (1 - p)`` of the raw unhinted success rate (highest at 1/2);
-``"target"``: ``1 - |p - target_success| / max(target_success, 1 - target_success)``, GenEnv's target success rate
-alpha; ``"uniform"``: 0 for every played environment, so the designer gets no signal and samples from its prior.
+**The hint-only arm.** A hint that carries the answer (the answer itself, or a hidden fact the task never shows)
+earns the highest regret any design can: impossible without the hint, trivial with it. So the paired rollouts can
+gain a third arm, the *hint without the task* (``EpisodeSpec.hint_only``: every user turn shows the hint alone).
+Under the defended objective a hint that does better alone than the task does alone (``hint_only_successes >
+unhinted_successes``) carries the answer, in whatever encoding the agent can read, and earns nothing (gate
+``hint_only``; with no hint-only outcome the gate cannot apply, and ``hint_only_episodes`` 0 says so). Cost: K more
+agent episodes per environment (3K instead of 2K), measured and not trained on. The learnability gate with claw-back
+(:mod:`spade_core.training.learnability`) was measured as the other defence; per environment, it is evaded by a
+designer that moves to a new one (the small world shows it, ``benchmarks/bench_small_world.py --candidates``).
+
+``objective`` picks the designer's reward (the estimate itself is the same):
+
+- ``"defended"`` (the default): regret, gated by the hint-only arm (above);
+- ``"regret"``: pure regret, undefended (the ablation: a hint that gives the answer away is paid in full);
+- ``"learnability"``: ``4 p (1 - p)`` of the raw unhinted success rate (highest at 1/2);
+- ``"target"``: ``1 - |p - target_success| / max(target_success, 1 - target_success)``, GenEnv's target success
+  rate alpha;
+- ``"uniform"``: 0 for every played environment, so the designer gets no signal and samples from its prior.
+
 Only the invalid gate applies to the last three (they need no hint).
 
 Every statistic is a symmetric function of the pairs: reordering the seeds never changes the estimate.
@@ -38,12 +53,20 @@ from spade_core.training.errors import TrainingConfigError, TrainingInputError
 GATE_INVALID = "invalid"
 GATE_NO_HINT_SUCCESS = "no_hint_success"
 GATE_TRIVIAL = "trivial"
+GATE_HINT_ONLY = "hint_only"
 GATE_NONE = "scored"
-Objective = Literal["regret", "learnability", "target", "uniform"]
+Objective = Literal["defended", "regret", "learnability", "target", "uniform"]
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 Statistic = Literal["mean", "lcb"]  # "mean": the shrunk regret | "lcb": its lower confidence bound
 STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 """What the designer is rewarded for (``RegretConfig.objective``; the self-play knob ``regret.objective``)."""
+DEFAULT_OBJECTIVE: Objective = "defended"
+REGRET_OBJECTIVES = ("defended", "regret")
+"""The objectives that pay regret (and so apply the hint gates)."""
+HINT_ONLY_OBJECTIVES = ("defended",)
+"""The objectives whose paired rollouts play the hint-only arm."""
+ARMS = ("hinted", "unhinted", "hint_only")
+"""The views of one seed in the paired rollouts: the task with the hint, without it, and the hint without the task."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +84,7 @@ class RegretConfig:
     clamp_at_zero: bool = True
     learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
     max_error_fraction: float = 0.5  # more failed pairs than this (environment errors) -> treated as invalid
-    objective: Objective = "regret"  # one of OBJECTIVES
+    objective: Objective = DEFAULT_OBJECTIVE  # one of OBJECTIVES
     target_success: float = 0.5  # objective "target": the unhinted success rate the designer aims at (GenEnv's alpha)
 
     def __post_init__(self) -> None:
@@ -81,6 +104,11 @@ class RegretConfig:
             raise TrainingConfigError(f"RegretConfig.objective must be one of {OBJECTIVES}, got {self.objective!r}")
         if not 0.0 < self.target_success < 1.0:
             raise TrainingConfigError(f"RegretConfig.target_success must be in (0, 1), got {self.target_success}")
+
+    @property
+    def hint_only_arm(self) -> bool:
+        """Whether the paired rollouts play the hint-only arm (the objective reads it)."""
+        return self.objective in HINT_ONLY_OBJECTIVES
 
 
 @dataclass(frozen=True)
@@ -102,20 +130,37 @@ class RegretEstimate:
     misleading_hint: bool
     failed_pairs: int = 0
     dropped_pairs: int = 0
+    hint_only_episodes: int = 0  # 0: the hint-only arm was not played
+    hint_only_successes: float = 0.0
+
+    @property
+    def rates(self) -> dict[str, float | None]:
+        """Raw success rate of each arm (None: not played)."""
+        n, m = self.pairs, self.hint_only_episodes
+        return {"hinted": self.hinted_successes / n if n else None,
+                "unhinted": self.unhinted_successes / n if n else None,
+                "hint_only": self.hint_only_successes / m if m else None}
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: RegretConfig | None = None, *,
-                    valid: bool = True, failed_pairs: int = 0, dropped_pairs: int = 0) -> RegretEstimate:
-    """Estimate from paired outcomes: ``hinted[i]`` and ``unhinted[i]`` were played on the same seed."""
+                    hint_only: Sequence[float] = (), valid: bool = True, failed_pairs: int = 0,
+                    dropped_pairs: int = 0) -> RegretEstimate:
+    """Estimate from paired outcomes: ``hinted[i]`` and ``unhinted[i]`` were played on the same seed;
+    ``hint_only[i]``, when the hint-only arm was played, on that seed too (the hint without the task)."""
     config = config or RegretConfig()
     if len(hinted) != len(unhinted):
         raise TrainingInputError(f"estimate_regret: {len(hinted)} hinted but {len(unhinted)} unhinted outcomes; "
                                  "pass one of each per seed")
+    if hint_only and len(hint_only) != len(hinted):
+        raise TrainingInputError(f"estimate_regret: {len(hint_only)} hint-only outcomes for {len(hinted)} pairs; "
+                                 "pass one per seed, or none")
     h = [_outcome(x, "hinted") for x in hinted]
     u = [_outcome(x, "unhinted") for x in unhinted]
+    o = [_outcome(x, "hint-only") for x in hint_only]
+    so = math.fsum(o)
     n = len(h)
     a, b = config.prior_alpha, config.prior_beta
     sh, su = math.fsum(h), math.fsum(u)
@@ -135,12 +180,14 @@ def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: 
     too_many_failures = failed_pairs > config.max_error_fraction * (n + failed_pairs)
     if not valid or too_many_failures or n == 0:
         gate, reward = GATE_INVALID, config.invalid_reward
-    elif config.objective != "regret":
+    elif config.objective not in REGRET_OBJECTIVES:
         gate, reward = GATE_NONE, objective_reward(su / n, config)
     elif sh == 0:
         gate, reward = GATE_NO_HINT_SUCCESS, config.no_hint_success_penalty
     elif su == n:
         gate, reward = GATE_TRIVIAL, config.trivial_reward
+    elif config.hint_only_arm and so > su:  # the hint alone beats the task alone: it carries the answer
+        gate, reward = GATE_HINT_ONLY, 0.0
     else:
         gate = GATE_NONE
         statistic = regret if config.statistic == "mean" else lower
@@ -152,6 +199,7 @@ def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: 
         pairs=n, hinted_successes=sh, unhinted_successes=su, p_hint=p_hint, p_nohint=p_nohint, raw_regret=raw,
         regret=regret, std_error=se, lower_bound=lower, learnability=learnability, reward=reward, gate=gate,
         misleading_hint=regret < 0, failed_pairs=failed_pairs, dropped_pairs=dropped_pairs,
+        hint_only_episodes=len(o), hint_only_successes=so,
     )
 
 
@@ -166,29 +214,36 @@ def objective_reward(p: float, config: RegretConfig) -> float:
 
 
 def paired_specs(env_id: str, seeds: Sequence[int], *, env_kwargs: Mapping[str, Any] | None = None,
-                 role: str = "agent", group_prefix: str | None = None) -> list[EpisodeSpec]:
-    """Two episodes per seed, hinted and unhinted; each seed's pair shares a ``group_id`` prefix."""
+                 role: str = "agent", group_prefix: str | None = None, hint_only: bool = False) -> list[EpisodeSpec]:
+    """Two episodes per seed, hinted and unhinted (three with ``hint_only``: the hint without the task); each
+    seed's arms share a ``group_id`` prefix."""
     prefix = group_prefix or env_id
     specs = []
     for seed in seeds:
-        for hinted in (True, False):
-            specs.append(EpisodeSpec(env_id, int(seed), hinted=hinted, role=role, env_kwargs=dict(env_kwargs or {}),
-                                     group_id=f"{prefix}|regret|{'h' if hinted else 'u'}"))
+        for arm in ARMS if hint_only else ARMS[:2]:
+            specs.append(EpisodeSpec(env_id, int(seed), hinted=arm != "unhinted", hint_only=arm == "hint_only",
+                                     role=role, env_kwargs=dict(env_kwargs or {}),
+                                     group_id=f"{prefix}|regret|{arm}"))
     return specs
 
 
-def episode_outcomes(trajectories: Sequence[Trajectory]) -> dict[tuple[int | None, bool], float | None]:
-    """Success per ``(seed, hinted)`` episode (any seat succeeded); ``None`` for a failed episode."""
+def arm_of(trajectory: Trajectory) -> str:
+    """Which of :data:`ARMS` a trajectory was played in."""
+    return "hint_only" if trajectory.hint_only else "hinted" if trajectory.hinted else "unhinted"
+
+
+def episode_outcomes(trajectories: Sequence[Trajectory]) -> dict[tuple[int | None, str], float | None]:
+    """Success per ``(seed, arm)`` episode (any seat succeeded); ``None`` for a failed episode."""
     by_episode: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         by_episode[t.episode_id].append(t)
-    out: dict[tuple[int | None, bool], float | None] = {}
+    out: dict[tuple[int | None, str], float | None] = {}
     for seats in by_episode.values():
         first = seats[0]
-        key = (first.seed, first.hinted)
+        key = (first.seed, arm_of(first))
         if key in out:
-            raise TrainingInputError(f"two episodes share seed {first.seed} and hinted={first.hinted}; "
-                                     "pair exactly one hinted and one unhinted episode per seed")
+            raise TrainingInputError(f"two episodes share seed {first.seed} and arm {key[1]}; "
+                                     "play exactly one episode per seed and arm")
         out[key] = None if any(t.failed for t in seats) else float(any(t.success for t in seats))
     return out
 
@@ -196,24 +251,31 @@ def episode_outcomes(trajectories: Sequence[Trajectory]) -> dict[tuple[int | Non
 def regret_from_trajectories(trajectories: Sequence[Trajectory], config: RegretConfig | None = None, *,
                              valid: bool = True) -> RegretEstimate:
     """Pair episodes by seed and estimate. A pair with a failed side is left out: environment errors count in
-    ``failed_pairs`` (too many make the environment invalid), generation errors in ``dropped_pairs``."""
+    ``failed_pairs`` (too many make the environment invalid), generation errors in ``dropped_pairs``. Hint-only
+    episodes (when played) join their seed's pair; a failed one drops its seed the same way."""
     outcomes = episode_outcomes(trajectories)
-    env_failed_episodes = {(t.seed, t.hinted) for t in trajectories if t.failure == FAILURE_ENV}
-    hinted, unhinted, failed, dropped = [], [], 0, 0
+    env_failed_episodes = {(t.seed, arm_of(t)) for t in trajectories if t.failure == FAILURE_ENV}
+    with_hint_only = any(arm == "hint_only" for _, arm in outcomes)
+    arms = ARMS if with_hint_only else ARMS[:2]
+    hinted, unhinted, hint_only, failed, dropped = [], [], [], 0, 0
     for seed in dict.fromkeys(seed for seed, _ in outcomes):
-        if (seed, True) not in outcomes or (seed, False) not in outcomes:
-            side = "hinted" if (seed, True) in outcomes else "unhinted"
-            raise TrainingInputError(f"seed {seed} has only a {side} episode; every seed needs both")
-        h, u = outcomes[(seed, True)], outcomes[(seed, False)]
-        if h is None or u is None:
-            if (seed, True) in env_failed_episodes or (seed, False) in env_failed_episodes:
+        missing = [arm for arm in arms if (seed, arm) not in outcomes]
+        if missing:
+            raise TrainingInputError(f"seed {seed} has no {' or '.join(missing)} episode; every seed needs one per "
+                                     f"arm ({', '.join(arms)})")
+        values = [outcomes[(seed, arm)] for arm in arms]
+        if any(v is None for v in values):
+            if any((seed, arm) in env_failed_episodes for arm in arms):
                 failed += 1
             else:
                 dropped += 1  # a generation failure says nothing about the environment
             continue
-        hinted.append(h)
-        unhinted.append(u)
-    return estimate_regret(hinted, unhinted, config, valid=valid, failed_pairs=failed, dropped_pairs=dropped)
+        hinted.append(values[0])
+        unhinted.append(values[1])
+        if with_hint_only:
+            hint_only.append(values[2])
+    return estimate_regret(hinted, unhinted, config, hint_only=hint_only, valid=valid, failed_pairs=failed,
+                           dropped_pairs=dropped)
 
 
 class RegretEstimator:
@@ -225,9 +287,11 @@ class RegretEstimator:
 
     def estimate(self, env_id: str, seeds: Sequence[int] | None = None, *, env_kwargs: Mapping[str, Any] | None = None,
                  seed: int | None = None) -> tuple[RegretEstimate, list[Trajectory]]:
-        """K hinted + K unhinted episodes in one batched run; returns the estimate and the trajectories."""
+        """K hinted + K unhinted episodes (and K hint-only ones when the objective reads them) in one batched
+        run; returns the estimate and the trajectories."""
         seeds = list(seeds) if seeds is not None else list(range(self.config.k))
-        result = self.runner.run(paired_specs(env_id, seeds, env_kwargs=env_kwargs), seed=seed)
+        result = self.runner.run(paired_specs(env_id, seeds, env_kwargs=env_kwargs,
+                                              hint_only=self.config.hint_only_arm), seed=seed)
         return regret_from_trajectories(result.trajectories, self.config), result.trajectories
 
 

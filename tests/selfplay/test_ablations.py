@@ -49,9 +49,11 @@ def test_each_objective_rewards_what_it_names(objective: str, unhinted: list[int
     assert estimate.regret == estimate_regret([1, 1, 1, 1], unhinted, RegretConfig(k=4)).regret  # same estimate
 
 
-def test_regret_is_the_default_and_keeps_its_gates() -> None:
-    assert RegretConfig().objective == "regret" == SelfPlayConfig().regret.objective
+def test_defended_regret_is_the_default_and_keeps_its_gates() -> None:
+    assert RegretConfig().objective == "defended" == SelfPlayConfig().regret.objective
+    assert RegretConfig().hint_only_arm and not RegretConfig(objective="regret").hint_only_arm
     assert estimate_regret([0, 0], [0, 0], RegretConfig(k=2)).gate == "no_hint_success"
+    assert estimate_regret([0, 0], [0, 0], RegretConfig(k=2, objective="regret")).gate == "no_hint_success"
     assert estimate_regret([0, 0], [0, 0], RegretConfig(k=2, objective="learnability")).reward == 0.0
     assert estimate_regret([1, 1], [0, 1], RegretConfig(k=2), valid=False).reward == -1.0
     assert estimate_regret([1, 1], [0, 1], RegretConfig(k=2, objective="uniform"), valid=False).reward == -1.0
@@ -71,7 +73,7 @@ def test_the_self_play_knobs_reach_the_regret_config() -> None:
     config = load_config(SelfPlayConfig, None, ["regret.objective=target", "regret.target_success=0.3"])
     built = regret_config(config)
     assert (built.objective, built.target_success) == ("target", 0.3)
-    assert set(OBJECTIVES) == {"regret", "learnability", "target", "uniform"}
+    assert set(OBJECTIVES) == {"defended", "regret", "learnability", "target", "uniform"}
     with pytest.raises(ConfigError, match="regret.objective: expected one of"):  # when the config is read
         load_config(SelfPlayConfig, None, ["regret.objective=novelty"])
     with pytest.raises(TrainingConfigError, match="objective must be one of"):  # the component checks its own

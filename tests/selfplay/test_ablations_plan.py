@@ -31,7 +31,8 @@ def test_the_plan_names_the_paper_comparisons() -> None:
     assert not configs["no_grounding"].designer.grounding and not configs["no_memory"].designer.memory
     assert {configs[n].agent.hint_placement for n in ("spade", "hint_in_system", "hint_before_observation")} == {
         "user", "system", "before"}
-    assert configs["spade"].regret.objective == "regret" and configs["spade"].designer.enabled
+    assert configs["spade"].regret.objective == "defended" and configs["spade"].designer.enabled
+    assert configs["undefended_regret"].regret.objective == "regret"  # the old objective, as an ablation
     header = PLAN.read_text().split("\nbase:")[0]
     assert "GPU-hours" in header and "Memory" in header  # the compute each run needs
 

@@ -31,6 +31,7 @@ def test_three_iterations_have_real_effects(setup: dict[str, Path]) -> None:
     metrics = read_metrics(run_dir)
     assert [m.iteration for m in metrics] == [0, 1, 2]
     assert report.exists() and "Agent success" in report.read_text()
+    assert "success hint alone" in report.read_text() and "gate applied" in report.read_text()
     # parameters changed
     initial = load_file(str(setup["model"] / "model.safetensors"))
     trained = load_file(str(latest_checkpoint(run_dir) / "model" / "model.safetensors"))
@@ -39,8 +40,12 @@ def test_three_iterations_have_real_effects(setup: dict[str, Path]) -> None:
     for m in metrics:
         assert m.train.agent is not None and m.train.agent.trajectories > 0
         assert m.train.designer is not None and m.train.designer.trajectories == m.designer.attempts
-        assert m.agent.envs and m.agent.episodes == len(m.agent.envs) * 2 * 2
+        # the defended objective's paired rollouts: hinted, unhinted and the hint alone, on 2 seeds per environment
+        assert m.agent.envs and m.agent.episodes == len(m.agent.envs) * 2 * 3
+        assert m.agent.hint_only_episodes == len(m.agent.envs) * 2 and m.agent.success_hint_only is not None
+        assert m.train.agent.trajectories <= len(m.agent.envs) * 2 * 2  # the hint-only episodes are not trained on
         assert set(m.regret.per_env) == set(m.agent.envs)
+        assert all(e.gate and e.rates["hint_only"] is not None for e in m.regret.per_env.values() if e.pairs)
         assert m.time.total >= m.time.generate
     # the memory grew: every designer attempt is a record
     store = RegistryStore(config.store)

@@ -8,8 +8,10 @@ import pytest
 
 from spade_core.gym_bridge import make_env, open_store
 from spade_core.smallworld.family import (
+    ANSWER_HINT,
     CODE,
     LETTERS,
+    MODES,
     THIRDS,
     Design,
     all_designs,
@@ -38,7 +40,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[Design, 
 def test_every_design_is_accepted_and_stored_under_its_name(stored: tuple[str, dict[Design, str]]) -> None:
     _, ids = stored
     assert ids == {d: f"spade/{d.name}-v0" for d in all_designs()}
-    assert {d.category for d in ids} == {"trivial", "edge", "impossible"}
+    assert {d.category for d in ids} == {"trivial", "edge", "impossible", "exploit"}
 
 
 def test_a_repeated_design_is_an_exact_duplicate(stored: tuple[str, dict[Design, str]]) -> None:
@@ -55,7 +57,8 @@ def test_an_out_of_range_knob_fails_validation_with_the_field_named() -> None:
     assert "difficulty.band" in report.failures[0].observed
 
 
-def _rate(path: str, env_id: str, policy, hinted: bool, episodes: int = 48) -> float:
+def _rate(path: str, env_id: str, policy, hinted: bool, episodes: int = 48, *, hint_only: bool = False) -> float:
+    """Success of ``policy(observation, hint, rng)``; ``hint_only``: it sees the hint and no observation."""
     env = make_env(env_id, store=path)
     rng = random.Random(0)
     wins = 0
@@ -63,7 +66,7 @@ def _rate(path: str, env_id: str, policy, hinted: bool, episodes: int = 48) -> f
         for seed in range(episodes):
             obs, _ = env.reset(seed=10_000 + seed, options={"hint": True} if hinted else None)
             hint = env.unwrapped.privileged_hint() if hinted else None
-            _, _, _, _, info = env.step(policy(obs, hint, rng))
+            _, _, _, _, info = env.step(policy(None if hint_only else obs, hint, rng))
             wins += bool(info["success"])
     finally:
         env.close()
@@ -85,6 +88,14 @@ def _hinted_coder(obs: str, hint: str | None, rng: random.Random) -> str:
     if kind == "relay":
         return f"{rng.choice(letters)} {shown}"
     return shown if kind == "repeat" else rng.choice(letters)
+
+
+def _hint_reader(obs: str | None, hint: str | None, rng: random.Random) -> str:
+    """Undoes a hint that names the answer doubled (the task may be withheld: the hint-only arm); otherwise as
+    :func:`_hinted_coder`, or a random letter with no task at all."""
+    if hint and hint.startswith(ANSWER_HINT):
+        return " ".join(word[0] for word in hint[len(ANSWER_HINT):].split())
+    return _hinted_coder(obs, hint, rng) if obs else rng.choice(LETTERS)
 
 
 def _code_knower(obs: str, hint: str | None, rng: random.Random) -> str:
@@ -134,6 +145,19 @@ def test_the_known_landscape(stored: tuple[str, dict[Design, str]]) -> None:
             assert _rate(path, env_id, _copy, hinted=False) == 0.0
             assert _rate(path, env_id, _hinted_coder, hinted=False) <= 0.2
             assert 0.12 <= _rate(path, env_id, _hinted_coder, hinted=True) <= 0.45
-        else:
+        elif design.category == "impossible":
             assert _rate(path, env_id, _hinted_coder, hinted=True) <= 0.25
             assert _rate(path, env_id, _copy, hinted=False) == 0.0
+            assert _rate(path, env_id, _hint_reader, hinted=True, hint_only=True) <= 0.25
+        else:  # an exploit: the hint gives the answer away, with the task or without it
+            assert _rate(path, env_id, _hint_reader, hinted=True) == 1.0
+            assert _rate(path, env_id, _hint_reader, hinted=True, hint_only=True) == 1.0
+            if design.mode == MODES.index("whisper"):  # nothing in the task names the letter
+                assert _rate(path, env_id, _hinted_coder, hinted=False) <= 0.2
+                assert _rate(path, env_id, _code_knower, hinted=False) <= 0.2
+            else:  # the leaky relay, unhinted, is a relay
+                assert _rate(path, env_id, _code_knower, hinted=False) == 1.0
+                assert _rate(path, env_id, _hinted_coder, hinted=False) <= 0.2
+    for design, env_id in ids.items():  # the hint alone solves nothing but an exploit
+        if design.category in ("trivial", "edge"):
+            assert _rate(path, env_id, _hint_reader, hinted=True, hint_only=True) <= 0.25

@@ -1,7 +1,9 @@
 """The small world end to end (design programs -> extraction -> validation -> registry -> episode runner -> regret
--> designer reward -> per-role advantages -> reference trainer): the designer's objective pushes in the right
-direction. Directions only, never timings; the comparison with the uniform designer and the fixed pool over seeds,
-with confidence intervals, is benchmarks/bench_small_world.py."""
+-> designer reward -> per-role advantages -> reference trainer): the defended objective pays nothing for a hint that
+carries the answer, and the undefended one drifts to such designs. Directions only, never timings, each asserted on
+every one of several seeds over short runs (the share of exploit designs moves within a few iterations); the
+comparison with the uniform designer and the fixed pool over 5 seeds and 20 iterations, with confidence intervals,
+is benchmarks/bench_small_world.py."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from spade_core.smallworld.family import LETTERS, THIRDS
+from spade_core.smallworld.family import ANSWER_HINT, LETTERS, THIRDS, doubled
 from spade_core.smallworld.policy import agent_prompt_ids, build_policy
 from spade_core.smallworld.summary import directions
 from spade_core.smallworld.world import WorldConfig, run_world
 
-ITERATIONS = 12
+ITERATIONS = 8
+SEEDS = (0, 1)
 
 
 @pytest.fixture(scope="module")
@@ -22,53 +25,38 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_policy(tmp_path_factory.mktemp("small-world") / "policy", seed=0)
 
 
-@pytest.fixture(scope="module")
-def designed(policy: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    return run_world(WorldConfig(arm="designed", seed=0, iterations=ITERATIONS), policy,
-                     tmp_path_factory.mktemp("designed"))
+def _runs(arm: str, policy: Path, tmp_path_factory: pytest.TempPathFactory) -> list[list[dict]]:
+    return [run_world(WorldConfig(arm=arm, seed=seed, iterations=ITERATIONS), policy,
+                      tmp_path_factory.mktemp(f"{arm}-{seed}")) for seed in SEEDS]
 
 
 @pytest.fixture(scope="module")
-def fixed(policy: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    return run_world(WorldConfig(arm="fixed", seed=0, iterations=ITERATIONS), policy, tmp_path_factory.mktemp("fixed"))
+def defended(policy: Path, tmp_path_factory: pytest.TempPathFactory) -> list[list[dict]]:
+    return _runs("defended", policy, tmp_path_factory)
 
 
-def test_every_iteration_went_through_the_whole_pipeline(designed: list[dict]) -> None:
-    assert len(designed) == ITERATIONS
-    for r in designed:
-        played = [d for d in r["designs"] if d["regret"] is not None]
-        assert r["agent_tokens"] > 0 and played and all(d["gate"] and d["status"] == "accepted" for d in played)
-        assert all(d["reward"] is not None for d in r["designs"])
+@pytest.fixture(scope="module")
+def undefended(policy: Path, tmp_path_factory: pytest.TempPathFactory) -> list[list[dict]]:
+    return _runs("undefended", policy, tmp_path_factory)
 
 
-def test_the_designer_moves_toward_regret_and_away_from_trivial_and_impossible(designed: list[dict]) -> None:
-    """Regret rises while the designer finds the edge (it falls again once the agent has mastered it: the edge moves),
-    and trivial and impossible designs become rarer."""
-    d = directions(designed)
-    assert d["regret_peak"] > d["regret_early"]
-    assert d["waste_late"] < d["waste_early"]
+@pytest.fixture
+def runs(defended: list[list[dict]], undefended: list[list[dict]]) -> dict[str, list[list[dict]]]:
+    return {"defended": defended, "undefended": undefended}
 
 
-def test_the_agent_learns_more_from_designed_environments_than_from_a_fixed_pool(designed: list[dict],
-                                                                                 fixed: list[dict]) -> None:
-    """Same seed, same agent episodes: held-out success (no hint) averaged over the run is at least the fixed
-    pool's, and the agent ends far above where it started."""
-    assert sum(r["agent_tokens"] for r in designed) > 0 and sum(r["agent_tokens"] for r in fixed) > 0
-    assert directions(designed)["held_out_mean"] >= directions(fixed)["held_out_mean"]
-    assert designed[-1]["held_out_success"] > designed[0]["held_out_success"] + 0.3
-
-
-def test_the_format_pass_teaches_copying_with_and_without_the_hint_and_the_relay_shape(policy: Path) -> None:
-    """A trivial design must be trivial for the format-trained agent with the hint too (regret 0, not negative),
-    and a relay must be answered in its shape (a code letter, then the letter) before self-play starts."""
+def test_the_format_pass_teaches_copying_reading_hints_and_the_relay_shape(policy: Path) -> None:
+    """A trivial design must be trivial for the format-trained agent with the hint too (regret 0, not negative), a
+    relay must be answered in its shape (a code letter, then the letter) before self-play starts, and a hint that
+    names the answer doubled is undone, with the task or alone (the hint-only arm's prompt)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(policy)
     model = AutoModelForCausalLM.from_pretrained(policy).eval()
 
-    def greedy(observation: str, hint: str | None) -> str:
-        ids = agent_prompt_ids(tokenizer, observation, hint)
+    def greedy(observation: str, hint: str | None, *, hint_only: bool = False) -> str:
+        ids = agent_prompt_ids(tokenizer, observation, hint, hint_only=hint_only)
         with torch.no_grad():
             out = model.generate(torch.tensor([ids]), max_new_tokens=4, do_sample=False)
         return tokenizer.decode(out[0, len(ids):], skip_special_tokens=True).strip()
@@ -79,3 +67,62 @@ def test_the_format_pass_teaches_copying_with_and_without_the_hint_and_the_relay
     assert sum(greedy(f"repeat {b} {x}", hint[x]) == x for b, x in cases) >= 46
     shapes = [greedy(f"relay {b} {x}", None).split() for b, x in cases]
     assert sum(len(w) == 2 and w[0] in LETTERS and w[1] == x for w, (_, x) in zip(shapes, cases)) >= 46
+    leak = {answer: ANSWER_HINT + doubled(answer) for answer in [*LETTERS, *(f"h {x}" for x in LETTERS)]}
+    assert sum(greedy(f"whisper {b} {1000 + 37 * n}", leak[x]) == x for n, (b, x) in enumerate(cases)) >= 44
+    assert sum(greedy("", leak[f"h {x}"], hint_only=True) == f"h {x}" for _, x in cases) >= 44
+
+
+
+@pytest.mark.parametrize("arm", ["defended", "undefended"])
+def test_every_iteration_went_through_the_whole_pipeline(arm: str, request: pytest.FixtureRequest) -> None:
+    for run in request.getfixturevalue(arm):  # one arm's runs per test: each test's set-up stays minutes long
+        assert len(run) == ITERATIONS
+        for r in run:
+            played = [d for d in r["designs"] if d["regret"] is not None]
+            assert r["agent_tokens"] > 0 and played and all(d["gate"] and d["status"] == "accepted" for d in played)
+            assert all(d["reward"] is not None for d in r["designs"])
+            # the defended arm plays the hint alone (K per design, not trained on); the undefended one does not
+            assert (r["hint_only_episodes"] > 0) == (arm == "defended")
+            assert all((d["hint_only"] is not None) == (arm == "defended") for d in played)
+
+
+def test_the_defended_objective_pays_nothing_for_a_hint_that_carries_the_answer(
+        runs: dict[str, list[list[dict]]]) -> None:
+    """Every exploit design the defended arm played scored by its hint-only arm earned nothing; the undefended arm
+    paid them, and more than it paid anything else."""
+    for run in runs["defended"]:
+        hacked = [d for r in run for d in r["designs"] if d["category"] == "exploit" and d["gate"] == "hint_only"]
+        assert hacked and all(d["reward"] == 0.0 for d in hacked)
+    for run in runs["undefended"]:
+        paid = [d["reward"] for r in run[:3] for d in r["designs"] if d["category"] == "exploit"]
+        other = [d["reward"] for r in run[:3] for d in r["designs"] if d["category"] != "exploit"]
+        assert paid and sum(paid) / len(paid) > max(0.3, sum(other) / len(other))
+
+
+def test_the_defended_designer_leaves_the_exploits_and_the_undefended_one_drifts_to_them(
+        runs: dict[str, list[list[dict]]]) -> None:
+    """On every seed the defended arm's exploit share falls from its first third to its last and ends far below the
+    undefended arm's; over the seeds the undefended arm's rises."""
+    pairs = [(directions(d), directions(u)) for d, u in zip(runs["defended"], runs["undefended"])]
+    for d, u in pairs:
+        assert d["exploit_late"] < d["exploit_early"]
+        assert u["exploit_late"] > d["exploit_late"] + 0.3
+    assert sum(u["exploit_late"] - u["exploit_early"] for _, u in pairs) > 0
+
+
+def test_the_agent_learns_the_relay_under_the_defended_objective(defended: list[list[dict]]) -> None:
+    """Held-out success (no hint, unseen seeds of every relay design) ends far above where it started."""
+    for run in defended:
+        assert run[-1]["held_out_success"] > run[0]["held_out_success"] + 0.3
+
+
+@pytest.mark.slow
+def test_over_twenty_iterations_the_defended_agent_ends_at_least_as_good(policy: Path,
+                                                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The long variant (about 15 minutes on 2 cores): once the undefended designer has moved on to whispers, its
+    agent slips; the defended arm's held-out success at the end is at least the undefended arm's on every seed."""
+    for seed in (0, 1, 2):
+        ends = {arm: run_world(WorldConfig(arm=arm, seed=seed, iterations=20), policy,
+                               tmp_path_factory.mktemp(f"long-{arm}-{seed}"))[-1]["held_out_success"]
+                for arm in ("defended", "undefended")}
+        assert ends["defended"] >= ends["undefended"] and ends["defended"] >= 0.95, (seed, ends)

@@ -113,7 +113,8 @@ def test_regret_equals_the_paired_difference_on_a_scripted_policy(tiny_model_dir
     runner = EpisodeRunner(ScriptedPolicy(tokenizer, hint_reader), RolloutConfig(sampling=SamplingParams(max_new_tokens=4)),
                            make_env=make_training_env)
     seeds = list(range(16))
-    estimate, trajectories = RegretEstimator(runner, RegretConfig(k=16)).estimate("test/SecretGuess", seeds)
+    undefended = RegretConfig(k=16, objective="regret")
+    estimate, trajectories = RegretEstimator(runner, undefended).estimate("test/SecretGuess", seeds)
     assert len(trajectories) == 32 and runner.generator.calls == 1  # all 2K episodes in one batched call
     expected = [1.0 - float(secret_of(s) == 3) for s in seeds]  # hinted always right; unhinted right iff secret 3
     assert 0 < sum(expected) < len(seeds)
@@ -124,13 +125,33 @@ def test_regret_equals_the_paired_difference_on_a_scripted_policy(tiny_model_dir
     for t in trajectories:
         assert t.hinted == ("The secret is" in tokenizer.decode(t.prompt_ids))
     reordered = sorted(trajectories, key=lambda t: (-t.seed, t.hinted))
-    assert regret_from_trajectories(reordered, RegretConfig(k=16)) == estimate
+    assert regret_from_trajectories(reordered, undefended) == estimate
+
+
+def test_the_defended_objective_plays_the_hint_alone_and_pays_nothing_for_a_hint_that_is_the_answer(
+        tiny_model_dir) -> None:
+    """SecretGuess's hint names the secret: the hint alone solves it, so the regret (about 0.9) earns nothing."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    runner = EpisodeRunner(ScriptedPolicy(tokenizer, hint_reader), RolloutConfig(sampling=SamplingParams(max_new_tokens=4)),
+                           make_env=make_training_env)
+    estimate, trajectories = RegretEstimator(runner, RegretConfig(k=16)).estimate("test/SecretGuess", range(16))
+    assert len(trajectories) == 48 and runner.generator.calls == 1  # 3K episodes, one batched call
+    alone = [t for t in trajectories if t.hint_only]
+    assert len(alone) == 16 and all(t.hinted and t.success for t in alone)
+    for t in alone:  # the hint without the task: the observation is withheld
+        prompt = tokenizer.decode(t.prompt_ids)
+        assert "The secret is" in prompt and "Guess the secret digit (0-9)" not in prompt
+    assert estimate.regret > 0.5 and estimate.hint_only_episodes == 16 and estimate.hint_only_successes == 16
+    assert (estimate.gate, estimate.reward) == ("hint_only", 0.0)
+    assert estimate.rates == {"hinted": 1.0, "unhinted": estimate.unhinted_successes / 16, "hint_only": 1.0}
 
 
 def test_paired_specs_and_failed_pairs() -> None:
     specs = paired_specs("test/SecretGuess", [3, 5])
     assert [(s.seed, s.hinted) for s in specs] == [(3, True), (3, False), (5, True), (5, False)]
-    with pytest.raises(TrainingInputError, match="needs both"):
+    with pytest.raises(TrainingInputError, match="has no unhinted episode"):
         from spade_core.models.base import TokenDistribution
         from spade_core.rollout import single_turn_trajectory
 
