@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import yaml
 
 from spade_core.errors import SpadeError
+from spade_registry.syntax import parse_source
 
 T = TypeVar("T")
 
@@ -201,7 +202,7 @@ def field_help(cls: type) -> dict[str, str]:
         lines = source.splitlines()
         comments = {tok.start[0]: tok.string.lstrip("#").strip()
                     for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
-        [classdef] = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
+        [classdef] = [n for n in parse_source(source).body if isinstance(n, ast.ClassDef)]
         for node in classdef.body:
             if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
                 continue

@@ -55,7 +55,7 @@ def test_the_cli_rejects_a_bad_value_before_importing_torch() -> None:
     first, *rest = done.stdout.splitlines()
     assert first == "1 False", done.stdout + done.stderr
     said = " ".join(" ".join(rest).split())  # the terminal may wrap the line
-    assert "regret.objective: expected one of ['regret', 'learnability', 'target', 'uniform'], got 'regrets'" in said
+    assert "regret.objective: expected one of ['defended', 'regret', 'learnability', 'target', 'uniform'], got 'regrets'" in said
 
 
 def test_help_config_prints_every_knob_with_type_default_and_help() -> None:

@@ -25,6 +25,7 @@ from spade_core.plugins.domains import answer_kind, get_domain
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.metrics import read_metrics
+from spade_core.training.regret import ARMS
 from spade_core.typed_config import load_config
 from spade_core.validation import validate_source
 from spade_registry.store import RegistryStore
@@ -113,5 +114,5 @@ def test_one_selfplay_iteration_with_it_as_the_only_domain(tmp_path: Path, tiny_
     assert [d.domain for d in metrics.designer.designs] == [DOMAIN]
     store = RegistryStore(config.store)
     assert metrics.agent.envs and all(store.get(e).domain == DOMAIN for e in metrics.agent.envs)
-    assert metrics.agent.episodes == len(metrics.agent.envs) * 2 * 2
+    assert metrics.agent.episodes == len(metrics.agent.envs) * 2 * len(ARMS)  # hinted, unhinted, hint-only
     store.close()

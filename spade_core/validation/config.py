@@ -104,7 +104,7 @@ class ValidationConfig:
     stage_timeout_s: dict[str, float] = field(default_factory=lambda: {
         "instantiate": 10.0, "contract": 10.0, "determinism": 60.0, "start_state": 10.0, "baselines": 90.0,
         "reference": 120.0, "verifier": 60.0, "reward_range": 60.0, "hint": 60.0, "grounding": 20.0, "behaviour": 20.0,
-        "novelty": 10.0, "purity": 60.0, "invariance": 5.0, "public_info": 60.0, "swap": 60.0, "reward_rule": 60.0,
+        "novelty": 10.0, "purity": 60.0, "invariance": 60.0, "public_info": 60.0, "swap": 60.0, "reward_rule": 60.0,
         "calibration": 60.0,
     })
     grounding: GroundingThresholds = field(default_factory=GroundingThresholds)

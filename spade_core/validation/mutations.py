@@ -12,16 +12,17 @@ from __future__ import annotations
 import ast
 import copy
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
+from spade_registry.syntax import parse_source
 
 MAX_MUTANTS = 6
 """Single mutations tried per action (the first ones in reading order)."""
 
-_FENCE = re.compile(r"```[ \t]*[\w+-]*[ \t]*\n(.*?)```", re.DOTALL)
+_FENCE = linear_re.compile(r"(?s)```[ \t]*[\w+-]*[ \t]*\n(.*?)```")
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def program_in(action: str) -> Program | None:
     else:
         program = Program(action, "", "")
     try:
-        tree = ast.parse(program.code)
+        tree = parse_source(program.code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return program if any(isinstance(n, ast.FunctionDef) for n in ast.walk(tree)) else None
@@ -100,7 +101,7 @@ def _mutate(node: ast.AST) -> None:
 
 def code_mutants(program: Program) -> list[Variant]:
     """The program with one literal or operator changed at a time."""
-    tree = ast.parse(program.code)
+    tree = parse_source(program.code)
     out = []
     for index, (_, what) in enumerate(_mutation_sites(tree)[:MAX_MUTANTS]):
         mutated = copy.deepcopy(tree)
@@ -116,7 +117,7 @@ def code_mutants(program: Program) -> list[Variant]:
 def wrong_programs(program: Program, observation_values: list[str]) -> list[Variant]:
     """Every function of the program with its body replaced: constants of common types, its first argument, a
     value the task shows (the first test's expected value, typically), an exception."""
-    tree = ast.parse(program.code)
+    tree = parse_source(program.code)
     bodies: list[tuple[str, str]] = [(v, f"every function returning {v}") for v in
                                       ("0", "None", "''", "[]", "False")]
     bodies += [(repr(_literal(v)), f"every function returning {v!r}, a value the task shows")
@@ -129,12 +130,12 @@ def wrong_programs(program: Program, observation_values: list[str]) -> list[Vari
             if isinstance(node, ast.FunctionDef):
                 args = [a.arg for a in node.args.args if a.arg not in ("self", "cls")]
                 text = f"return {args[0] if args else 'None'}" if body == "__first__" else f"return {body}"
-                node.body = ast.parse(text).body
+                node.body = parse_source(text).body
         out.append(Variant(program.render(ast.unparse(mutated) + "\n"), what))
     mutated = copy.deepcopy(tree)
     for node in ast.walk(mutated):
         if isinstance(node, ast.FunctionDef):
-            node.body = ast.parse("raise ValueError('not implemented')").body
+            node.body = parse_source("raise ValueError('not implemented')").body
     out.append(Variant(program.render(ast.unparse(mutated) + "\n"), "every function raising an exception"))
     return out
 

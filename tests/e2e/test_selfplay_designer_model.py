@@ -17,6 +17,7 @@ from short_selfplay import short_run_settings
 
 from spade_core.models.tiny import build_tiny_model
 from spade_core.selfplay.metrics import read_metrics
+from spade_core.training.regret import ARMS
 from spade_registry.store import RegistryStore
 
 
@@ -40,7 +41,7 @@ def test_a_served_designer_writes_environments_that_the_agent_plays(tmp_path: Pa
     assert metrics.designer.model == server.spec and metrics.designer.frozen
     assert metrics.designer.accepted == 2 == len(requests), metrics.designer
     assert sorted(metrics.agent.envs) == sorted(metrics.designer.accepted_ids)
-    assert metrics.agent.episodes == 2 * 2 * 2  # two environments, two seeds, hinted and not
+    assert metrics.agent.episodes == 2 * 2 * len(ARMS)  # two environments, two seeds, hinted, unhinted, hint-only
     assert metrics.train.agent is not None and metrics.train.agent.trajectories > 0
     assert metrics.train.designer is None and "frozen" in (metrics.train.designer_update or "")
     assert metrics.time.total < 600  # the acceptance bound: an iteration in minutes on 2 cores

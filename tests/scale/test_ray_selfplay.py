@@ -16,6 +16,7 @@ from short_selfplay import write_counting_corpus
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.metrics import read_metrics
+from spade_core.training.regret import ARMS
 from spade_core.typed_config import load_config
 
 
@@ -33,7 +34,7 @@ def test_one_ray_iteration_end_to_end(ray_runtime, tiny_model_dir: Path, tmp_pat
     (metrics,) = read_metrics(Path(config.run_dir))
     assert metrics.errors == []
     agent = metrics.agent
-    assert agent.episodes == len(agent.envs) * 2 * 2 and agent.env_failures == 0
+    assert agent.episodes == len(agent.envs) * 2 * len(ARMS) and agent.env_failures == 0
     assert metrics.train.agent.trajectories > 0
     block = metrics.ray
     assert block["nodes"] == 1 and block["actors"] == 2 and block["address"] == "local"

@@ -12,7 +12,7 @@ from spade_core.selfplay.config import SelfPlayConfig, SmallWorldSection
 from spade_core.selfplay.records import SMALL_WORLD_RECORDS
 from spade_core.selfplay.report import write_report
 from spade_core.selfplay.small_world import run_comparison
-from spade_core.typed_config import load_config
+from spade_core.typed_config import ConfigError, load_config
 
 
 def record(i: int, held_out: float, exploit: float) -> dict:
@@ -51,5 +51,5 @@ def test_the_cpu_demo_plays_the_small_world_and_a_bad_arm_is_named(tmp_path: Pat
     demo = load_config(SelfPlayConfig, Path(__file__).parents[2] / "configs" / "cpu-demo.yaml", [])
     assert demo.small_world.enabled and demo.small_world.arms == ["defended", "fixed"]
     assert not SelfPlayConfig().small_world.enabled
-    with pytest.raises(ValueError, match="'designed'.*unknown"):
-        run_comparison(SmallWorldSection(enabled=True, arms=["designed"]), tmp_path)
+    with pytest.raises(ConfigError, match=r"small_world.arms: unknown arm\(s\) \['designed'\]"):  # when read
+        load_config(SelfPlayConfig, None, ["small_world.arms=[designed]"])
