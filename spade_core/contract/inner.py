@@ -19,6 +19,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from spade_core.contract.deadline import IN_PROCESS_DEADLINE_S, call_with_deadline
 from spade_core.contract.rng import EpisodeRandom
 from spade_core.errors import EnvLoadError
 
@@ -79,10 +80,16 @@ def load_trusted_module(module_path: str) -> tuple[dict[str, Any], type]:
 
 
 class LocalInnerEnv:
-    """Runs trusted environment code in this process (bundled seed environments only)."""
+    """Runs trusted environment code in this process (bundled seed environments only); every call has a wall-clock
+    deadline (:mod:`spade_core.contract.deadline`), so a step that never ends becomes a recorded timeout."""
 
-    def __init__(self, cls: type, knobs: Mapping[str, Any]) -> None:
-        self._env = cls(**dict(knobs))
+    def __init__(self, cls: type, knobs: Mapping[str, Any], *, deadline_s: float = IN_PROCESS_DEADLINE_S) -> None:
+        self._deadline_s = deadline_s
+        self._name = getattr(cls, "__name__", "environment")
+        self._env = self._call(lambda: cls(**dict(knobs)), "__init__")
+
+    def _call(self, fn: Callable[[], Any], method: str) -> Any:
+        return call_with_deadline(fn, seconds=self._deadline_s, what=f"{self._name}.{method}")
 
     @property
     def instance(self) -> Any:
@@ -90,16 +97,16 @@ class LocalInnerEnv:
         return self._env
 
     def reset(self, seed: int, options: dict[str, Any] | None) -> Any:
-        return self._env.reset(EpisodeRandom(seed), dict(options or {}))
+        return self._call(lambda: self._env.reset(EpisodeRandom(seed), dict(options or {})), "reset")
 
     def step(self, action: str) -> Any:
-        return self._env.step(action)
+        return self._call(lambda: self._env.step(action), "step")
 
     def privileged_hint(self) -> Any:
-        return self._env.privileged_hint()
+        return self._call(self._env.privileged_hint, "privileged_hint")
 
     def reference_action(self) -> Any:
-        return self._env.reference_action()
+        return self._call(self._env.reference_action, "reference_action")
 
     def close(self) -> None:
         close = getattr(self._env, "close", None)
