@@ -118,20 +118,41 @@ class EnvFactory:
         self.opened.clear()
 
 
+def begin(env: SpadeEnv, episode: Episode, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]] | None:
+    """Reset ``env`` for ``episode.seed`` and record the start; None when the reset failed (``error`` set)."""
+    try:
+        obs, info = env.reset(seed=episode.seed, options=options)
+    except Exception as exc:  # recorded for the stage to judge
+        episode.error = exc
+        return None
+    episode.reset_obs, episode.reset_info, episode.final_info = obs, dict(info), info
+    return obs, info
+
+
+def take_step(env: SpadeEnv, episode: Episode, obs: str, action: str) -> tuple[str, dict[str, Any], bool]:
+    """Play ``action`` (the agent saw ``obs``) and record the step; the flag says the episode is over: ended, or
+    failed in the environment (``error`` set)."""
+    episode.observations.append(obs)
+    obs, reward, terminated, truncated, info = env.step(action)
+    episode.steps.append((action, obs, float(reward), terminated, truncated))
+    episode.infos.append(info)
+    episode.final_info = info
+    if info.get("sandbox_error") is not None:
+        episode.error = info["sandbox_error"]
+        return obs, info, True
+    return obs, info, terminated or truncated
+
+
 def play(env: SpadeEnv, seed: int, policy: Policy, *, seats: dict[int, Policy] | None = None,
          options: dict[str, Any] | None = None, record_hints: bool = False, max_steps: int | None = None) -> Episode:
     """Play one episode; environment failures end it with ``error`` set (never raised). With ``record_hints`` the
     privileged hint is read before every action (the determinism check compares such episodes with plain ones);
     ``max_steps`` stops it early (an unfinished episode is not a success)."""
     episode = Episode(seed=seed)
-    try:
-        obs, info = env.reset(seed=seed, options=options)
-    except Exception as exc:  # recorded for the stage to judge
-        episode.error = exc
+    started = begin(env, episode, options)
+    if started is None:
         return episode
-    episode.reset_obs = obs
-    episode.reset_info = dict(info)
-    episode.final_info = info
+    obs, info = started
     while True:
         chooser = (seats or {}).get(info.get("player_id", 0), policy)
         try:
@@ -141,15 +162,8 @@ def play(env: SpadeEnv, seed: int, policy: Policy, *, seats: dict[int, Policy] |
         except Exception as exc:  # reference_action/privileged_hint may fail in env code
             episode.error = exc
             return episode
-        episode.observations.append(obs)
-        obs, reward, terminated, truncated, info = env.step(action)
-        episode.steps.append((action, obs, float(reward), terminated, truncated))
-        episode.infos.append(info)
-        episode.final_info = info
-        if info.get("sandbox_error") is not None:
-            episode.error = info["sandbox_error"]
-            return episode
-        if terminated or truncated or (max_steps is not None and len(episode.steps) >= max_steps):
+        obs, info, over = take_step(env, episode, obs, action)
+        if over or (max_steps is not None and len(episode.steps) >= max_steps):
             return episode
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.validation.adversaries import PROBE_STEPS, enumeration
-from spade_core.validation.episodes import Episode, first_difference, play
+from spade_core.validation.episodes import Episode, begin, first_difference, play, take_step
 from spade_core.validation.report import StageResult
 from spade_core.validation.stages import Candidate, _template, fail_rule, ok
 
@@ -31,12 +31,10 @@ def play_reading(env: SpadeEnv, seed: int, actions: list[str] | None, calls: int
     """Play ``actions`` (or, when None, the reference's own next action each step) reading the hint and the
     reference ``calls`` times before every step; raises :class:`Unstable` when a read changes within a step."""
     episode = Episode(seed=seed, label=f"{calls} reads per step")
-    try:
-        obs, info = env.reset(seed=seed)
-    except Exception as exc:  # recorded like any episode failure
-        episode.error = exc
+    started = begin(env, episode)
+    if started is None:
         return episode
-    episode.reset_obs, episode.reset_info, episode.final_info = obs, dict(info), info
+    obs, _ = started
     while len(episode.steps) < max_steps and (actions is None or len(episode.steps) < len(actions)):
         turn = len(episode.steps)
         try:
@@ -51,15 +49,8 @@ def play_reading(env: SpadeEnv, seed: int, actions: list[str] | None, calls: int
                                f"in {calls} calls ({texts[0][:60]!r} then {texts[-1][:60]!r})")
         action = actions[turn] if actions is not None else references[0]
         episode.hints.extend(hints[:1])
-        episode.observations.append(obs)
-        obs, reward, terminated, truncated, info = env.step(action)
-        episode.steps.append((action, obs, float(reward), terminated, truncated))
-        episode.infos.append(info)
-        episode.final_info = info
-        if info.get("sandbox_error") is not None:
-            episode.error = info["sandbox_error"]
-            return episode
-        if terminated or truncated:
+        obs, _, over = take_step(env, episode, obs, action)
+        if over:
             break
     return episode
 
