@@ -33,6 +33,7 @@ __all__ = [
     "SandboxPolicyError",
     "SandboxTimeout",
     "SpadeError",
+    "StageListError",
     "StoreCorruptError",
     "StoreError",
 ]
@@ -52,6 +53,11 @@ class EnvLoadError(SpadeError):
 
 class PluginError(SpadeError):
     """A plugin failed to load or its hook raised; the message names the plugin."""
+
+
+class StageListError(PluginError):
+    """The validation stage list cannot be built from what plugins add (``spade_validation_stages``): a stage without
+    a budget, with an unknown or circular need, reading what no stage it needs exports, or reusing a name."""
 
 
 class SandboxError(SpadeError):

@@ -2,8 +2,8 @@
 grounding document, memory examples and failures to avoid.
 
 The contract is stated once, here; the import list is generated from the sandbox allow-list and the "what the gate
-checks" section from the validation stages' own rules (:data:`~spade_core.validation.stage_list.STAGES`), so the
-prompt cannot drift from what is enforced. Domain guidance adds only what is particular to its domain.
+checks" section from the rules of the validation stages in effect
+(:func:`~spade_core.validation.stage_hook.stages_in_effect`), so the prompt cannot drift from what is enforced. Domain guidance adds only what is particular to its domain.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from spade_core.validation.stage_list import STAGES
+from spade_core.validation.stage_hook import stages_in_effect
 
 CONTRACT = """\
 Write ONE Python module, a multi-turn training environment:
@@ -63,9 +63,11 @@ def _missing(module: str, names: Sequence[str]) -> list[str] | None:
     return sorted(set(public) - set(names))
 
 
-def gate_section() -> str:
-    """What the gate checks, one line per stage a designer can fail, from the stages' own rules."""
-    lines = [f"- {stage.name}: {stage.rule}" for stage in STAGES if stage.rule]
+def gate_section(domain: str | None = None) -> str:
+    """What the gate checks, one line per stage a designer can fail, from the rules of the stages in effect (plugins'
+    too); a stage for some domains only is stated in their prompts."""
+    lines = [f"- {stage.name}: {stage.rule}" for stage in stages_in_effect()
+             if stage.rule and (not stage.domains or domain in stage.domains)]
     return ("WHAT THE GATE CHECKS (a rejection lists every failing stage):\n" + "\n".join(lines))
 
 
@@ -97,7 +99,7 @@ def system_message(request: DesignRequest) -> str:
     return (
         "You are the Environment Designer: you write training environments for a reasoning agent, hard enough "
         "that it needs the privileged hint, always solvable by the reference solution.\n\n"
-        + CONTRACT + import_list(request.allowed_modules, request.guidance) + "\n\n" + gate_section()
+        + CONTRACT + import_list(request.allowed_modules, request.guidance) + "\n\n" + gate_section(request.domain)
         + f"\n\nDomain: {request.domain}.\n{request.guidance.strip()}\n"
     )
 

@@ -99,6 +99,39 @@ class DomainSpec:
 
 
 @dataclass(frozen=True)
+class ValidationStageSpec:
+    """A validation stage a plugin adds to the gate (``spade_validation_stages``).
+
+    ``check``: ``"module:function"``, a function taking the
+    :class:`~spade_core.validation.stages.Candidate` and returning a
+    :class:`~spade_core.validation.report.StageResult` (it runs where the other off-driver stages run: in the
+    validating process, or in a Ray task). ``budget_s``: its wall-clock limit in seconds; required (a stage without
+    one is refused when the stage list loads). ``needs``: stages (built-in or added) whose work it reads; it runs only
+    when they passed or were skipped, and after them. ``reads``: the :class:`Candidate` attributes it reads that a
+    stage in ``needs`` exports (``manifest``, ``envs``, ``reference_episodes``, ...; what every candidate starts with
+    needs no declaring). ``exports``: attributes it sets for later stages. ``rule``: what a designer must satisfy, in
+    one line (the designer prompt's "what the gate checks" states it). ``rejects_as``: the record status of its
+    failure (``failed``, ``trivial``, ``impossible`` or ``duplicate``). ``domains``: it applies only to these
+    domains' candidates (empty: every candidate), and only their prompts state its rule. ``runs_code``: it runs the
+    candidate (through ``c.env()``/``c.run``); False for static checks of the source.
+
+    Added stages run after the built-in ones and before the probe-model stage (``calibration``), in an order that
+    honours their ``needs``.
+    """
+
+    name: str
+    check: str
+    budget_s: float | None = None
+    needs: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    exports: tuple[str, ...] = ()
+    rule: str = ""
+    rejects_as: str = "failed"
+    domains: tuple[str, ...] = ()
+    runs_code: bool = True
+
+
+@dataclass(frozen=True)
 class SeedEnvironment:
     """A bundled, trusted environment module in the designer format (``ENV_SPEC`` + one class)."""
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         SeedEnvironment,
         ToolSpec,
         TrainerBackendSpec,
+        ValidationStageSpec,
     )
 
 
@@ -79,6 +80,14 @@ def spade_packs() -> list[PackSpec]:
     """Environment packs (data, never code) this plugin offers by name; their environments stay untrusted: they are
     re-validated on import and run only in the sandbox. The core implements it for pip-installed packs, which
     declare their data folder in the ``spade.packs`` entry-point group and carry no Python."""
+
+
+@hookspec
+def spade_validation_stages() -> list[ValidationStageSpec]:
+    """Stages this plugin adds to the validation gate, each with its check, budget, needs, what it reads and exports,
+    and the rule it enforces (:class:`~spade_core.plugins.contributions.ValidationStageSpec`). The stage list is
+    checked when it loads: a stage without a budget, with an unknown need, or reading what no stage it needs exports
+    stops validation with an error naming the plugin and the stage."""
 
 
 def all_hook_names() -> list[str]:

@@ -1,6 +1,7 @@
 """Validate candidates as Ray tasks: same signature and reports as :func:`~spade_core.validation.validate_many`.
 
-It runs the very list of stages the local pipeline runs (:data:`~spade_core.validation.stage_list.STAGES`), through
+It runs the very list of stages the local pipeline runs (:func:`~spade_core.validation.stage_hook.stages_in_effect`:
+the built-in ones and those plugins add), through
 the same :func:`~spade_core.validation.stage_list.run_stage` and status rule; only where each stage runs differs,
 as the stage declares. Per candidate, the driver first runs the leading stages that run no candidate code (the
 parse, the store's exact-duplicate check, the static policy): a failure there costs no task. One Ray task then
@@ -29,13 +30,15 @@ from spade_core.scale.ray_runtime import require_ray
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import allowed_modules, new_candidate, sandbox_handles, validate_source
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
+from spade_core.validation.stage_hook import stages_in_effect
 from spade_core.validation.stage_list import (
-    STAGES,
     Stage,
     add_result,
+    applies,
     finish,
     new_report,
     not_run,
+    pass_over,
     run_or_block,
     run_stage,
     run_stages,
@@ -48,20 +51,33 @@ from ray.exceptions import RayError  # noqa: E402 - after the check that says ho
 _SLACK_S = 30.0
 
 
-def dispatch_point(stages: Sequence[Stage] = STAGES) -> int:
+LIVE_PRODUCTS = frozenset({"envs"})
+"""Candidate attributes holding live sandbox handles: they stay in the process that made them (a driver stage that
+plays the candidate builds its own instances)."""
+
+
+def dispatch_point(stages: Sequence[Stage]) -> int:
     """Index of the first stage that runs candidate code: the driver runs the stages before it itself."""
     return next((i for i, stage in enumerate(stages) if stage.runs_code), len(stages))
 
 
+def sent_back(stages: Sequence[Stage], start: int) -> tuple[str, ...]:
+    """The candidate attributes a task returns: what the driver stages from ``start`` on read (declared in
+    ``Stage.reads``), except live handles."""
+    return tuple(sorted({name for stage in stages[start:] if not stage.off_driver for name in stage.reads}
+                        - LIVE_PRODUCTS))
+
+
 def remote_stages(source: str, file: str, config: ValidationConfig, document: str | None,
-                  handles: Callable[[str, str], Any], modules: dict[str, list[str]], start: int) -> dict[str, Any]:
+                  handles: Callable[[str, str], Any], modules: dict[str, list[str]], stages: Sequence[Stage],
+                  start: int) -> dict[str, Any]:
     """The Ray task body: re-run the off-driver stages before ``start`` (passed on the driver; not reported) to
     rebuild the candidate's state, then every off-driver stage from ``start`` on whose needs are met (the others
     are ``not_run``). Returns the results, what they exported, and where it ran."""
     candidate = new_candidate(source, file=file, config=config, document=document, handles=handles, modules=modules)
     results: list[StageResult] = []
     try:
-        for stage in STAGES[:start]:
+        for stage in stages[:start]:
             if not stage.off_driver:  # the driver ran it, and it did not fail (else nothing was dispatched)
                 candidate.results[stage.name] = StageResult(stage.name, Verdict.PASSED, "passed on the driver")
                 continue
@@ -69,14 +85,17 @@ def remote_stages(source: str, file: str, config: ValidationConfig, document: st
                 # the driver passed this stage: a node that disagrees is an infrastructure fault, not a verdict
                 raise RuntimeError(f"the Ray worker fails stage {stage.name!r} that the driver passed: "
                                    f"{candidate.results[stage.name].observed}")
-        for stage in STAGES[start:]:
+        for stage in stages[start:]:
             if not stage.off_driver:
                 continue
-            results.append(run_or_block(stage, candidate))
+            if applies(stage, candidate):
+                results.append(run_or_block(stage, candidate))
+            else:
+                pass_over(stage, candidate)
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()
-    exports = {name: getattr(candidate, name) for stage in STAGES for name in stage.exports}
+    exports = {name: getattr(candidate, name) for name in sent_back(stages, start)}
     return {"results": results, "exports": exports, "node_id": ray.get_runtime_context().get_node_id(),
             "hostname": socket.gethostname(), "pid": os.getpid()}
 
@@ -113,7 +132,8 @@ class RayValidator:
         if memory is not None:
             memory.refresh()  # as locally: stored fingerprints are filled in before any candidate is timed
         modules = allowed_modules()
-        start = dispatch_point()
+        stages = stages_in_effect()
+        start = dispatch_point(stages)
         started: dict[int, tuple[Candidate, ValidationReport, float]] = {}
         reports: list[ValidationReport | None] = [None] * len(sources)
         refs: dict[int, Any] = {}
@@ -122,15 +142,15 @@ class RayValidator:
             candidate = new_candidate(source, file=file, config=config, store=store, document=document, probe=probe,
                                       memory=memory, handles=handles, modules=modules)
             report = new_report(candidate)
-            if run_stages(STAGES[:start], candidate, report):
-                run_stages(STAGES[start:], candidate, report)  # every later stage needs a failed one: none runs
+            if run_stages(stages[:start], candidate, report):
+                run_stages(stages[start:], candidate, report)  # every later stage needs a failed one: none runs
                 reports[i] = finish(candidate, report, t0)
                 continue
             started[i] = (candidate, report, t0)
             refs[i] = _remote_stages.options(num_cpus=self.task_cpus, max_retries=1).remote(
-                candidate.source, file, config, document, handles, modules, start)
+                candidate.source, file, config, document, handles, modules, stages, start)
             self.stats["tasks"] += 1
-        answers = self._gather(refs, config)
+        answers = self._gather(refs, config, stages)
         for i, (candidate, report, t0) in started.items():
             answer = answers[i]
             if isinstance(answer, BaseException):
@@ -141,7 +161,7 @@ class RayValidator:
                 continue
             self.nodes[answer["hostname"]] += 1
             try:
-                self._merge(candidate, report, answer, start)
+                self._merge(candidate, report, answer, stages, start)
             finally:
                 if candidate.envs is not None:
                     candidate.envs.close_all()
@@ -149,13 +169,17 @@ class RayValidator:
         return [r for r in reports if r is not None]
 
     @staticmethod
-    def _merge(candidate: Candidate, report: ValidationReport, answer: dict[str, Any], start: int) -> None:
+    def _merge(candidate: Candidate, report: ValidationReport, answer: dict[str, Any], stages: Sequence[Stage],
+               start: int) -> None:
         """Walk the stages from ``start`` in list order: off-driver results from the task, driver stages run here
         (with the task's exports) when their needs are met."""
         remote = {r.stage: r for r in answer["results"]}
         for name, value in answer["exports"].items():
             setattr(candidate, name, value)
-        for stage in STAGES[start:]:
+        for stage in stages[start:]:
+            if not applies(stage, candidate):
+                pass_over(stage, candidate)
+                continue
             if stage.off_driver:
                 result = remote.get(stage.name) or not_run(stage, candidate, "the Ray task returned no result")
                 candidate.results[stage.name] = result
@@ -163,11 +187,11 @@ class RayValidator:
                 result = run_or_block(stage, candidate)
             add_result(report, result)
 
-    def _gather(self, refs: dict[int, Any], config: ValidationConfig) -> dict[int, Any]:
+    def _gather(self, refs: dict[int, Any], config: ValidationConfig, stages: Sequence[Stage]) -> dict[int, Any]:
         """Wait for every task (bounded); a lost or late task's answer is the error."""
         if not refs:
             return {}
-        per_task = self.timeout_s or (sum(config.stage_timeout_s.values()) + _SLACK_S)
+        per_task = self.timeout_s or (sum(config.budget(s.name, s.budget_s) for s in stages) + _SLACK_S)
         slots = max(1, int(float(ray.cluster_resources().get("CPU", 1.0)) // max(self.task_cpus, 1e-6)))
         deadline = per_task * math.ceil(len(refs) / slots)
         ready, pending = ray.wait(list(refs.values()), num_returns=len(refs), timeout=deadline)

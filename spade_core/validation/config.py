@@ -99,20 +99,18 @@ class ValidationConfig:
     """Total environment time (host-measured, all sandbox calls of all stages) one candidate may use; past it
     every further call fails with a timeout, so code whose every call stays just under the call timeout cannot
     hold validation for minutes."""
-    # wall-clock limits per stage; the play-based stages are sized for long bundled games (a 60-hand poker match)
-    # on a loaded 2-core machine, while ``candidate_budget_s`` bounds the environment's own time
-    stage_timeout_s: dict[str, float] = field(default_factory=lambda: {
-        "instantiate": 10.0, "contract": 10.0, "determinism": 60.0, "start_state": 10.0, "baselines": 90.0,
-        "reference": 120.0, "verifier": 60.0, "reward_range": 60.0, "hint": 60.0, "grounding": 20.0, "behaviour": 20.0,
-        "novelty": 10.0, "purity": 60.0, "invariance": 60.0, "public_info": 60.0, "swap": 60.0, "reward_rule": 60.0,
-        "calibration": 60.0,
-    })
+    stage_timeout_s: dict[str, float] = field(default_factory=dict)
+    """Wall-clock limits overriding stages' own budgets, by stage name (each stage declares its budget,
+    ``spade_core.validation.stage_list.Stage.budget_s``: the play-based ones are sized for long bundled games, a
+    60-hand poker match, on a loaded 2-core machine, while ``candidate_budget_s`` bounds the environment's own
+    time)."""
     grounding: GroundingThresholds = field(default_factory=GroundingThresholds)
     novelty: NoveltyThresholds = field(default_factory=NoveltyThresholds)
     probe: ProbeThresholds = field(default_factory=ProbeThresholds)
 
-    def budget(self, stage: str) -> float:
-        return self.stage_timeout_s.get(stage, 10.0)
+    def budget(self, stage: str, declared: float) -> float:
+        """The wall-clock limit of ``stage``: its override here, else the budget it declares."""
+        return self.stage_timeout_s.get(stage, declared)
 
 
 DESIGN_VALIDATION = ValidationConfig(grounding=GroundingThresholds(require_use=False))

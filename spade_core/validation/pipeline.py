@@ -15,7 +15,8 @@ from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
 from spade_core.validation.novelty import NoveltyMemory
 from spade_core.validation.report import ValidationReport
-from spade_core.validation.stage_list import STAGES, finish, new_report, run_stages
+from spade_core.validation.stage_hook import check_budget_overrides, stages_in_effect
+from spade_core.validation.stage_list import finish, new_report, run_stages
 from spade_core.validation.stages import Candidate, env_spec_assignments
 from spade_registry.hashing import content_hash
 from spade_registry.plain_json import first_non_json
@@ -64,18 +65,22 @@ def validate_source(
     memory: NoveltyMemory | None = None,
     handles: Callable[[str, str], HandleFactory] = sandbox_handles,
 ) -> ValidationReport:
-    """Validate one candidate module through :data:`~spade_core.validation.stage_list.STAGES`; stop at the first
-    failing stage. ``store``: exact duplicates; ``document``: grounding; ``memory``: novelty (e.g.
-    ``BehaviourIndex(store)``); ``probe``: calibration. A stage whose input is missing is reported as skipped.
-    Never raises for bad candidates."""
+    """Validate one candidate module through the stages in effect (the built-in ones and those plugins add,
+    :func:`~spade_core.validation.stage_hook.stages_in_effect`); every stage whose needs are met runs. ``store``:
+    exact duplicates; ``document``: grounding; ``memory``: novelty (e.g. ``BehaviourIndex(store)``); ``probe``:
+    calibration. A stage whose input is missing is reported as skipped. Never raises for bad candidates (a stage list
+    that plugins broke raises :class:`~spade_core.errors.StageListError`)."""
     started = time.perf_counter()
-    candidate = new_candidate(source, file=file, config=config or ValidationConfig(), store=store,
+    config = config or ValidationConfig()
+    stages = stages_in_effect()
+    check_budget_overrides(config, stages)
+    candidate = new_candidate(source, file=file, config=config, store=store,
                               document=document, probe=probe, memory=memory, handles=handles)
     report = new_report(candidate)
     try:
         with time_budget(candidate.config.candidate_budget_s, what="this candidate",
                          knob="ValidationConfig.candidate_budget_s"):
-            run_stages(STAGES, candidate, report)
+            run_stages(stages, candidate, report)
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()

@@ -57,75 +57,99 @@ class Stage:
     that a later driver stage reads (sent back from a Ray task). ``rule``: what a designer must satisfy, in one
     line (empty for a stage a designer cannot fail); the designer prompt states it. ``needs``: earlier stages whose
     work it reads (it runs only when they passed or were skipped); ``needs_all``: it runs only when every earlier
-    stage passed or was skipped (an expensive stage, such as one that plays a model).
+    stage passed or was skipped (an expensive stage, such as one that plays a model). ``reads``: :class:`Candidate`
+    attributes it reads that a stage it needs (directly or through others) exports; the inputs every candidate starts
+    with (:data:`~spade_core.validation.stages.CANDIDATE_INPUTS`) need no declaring. ``budget_s``: its wall-clock
+    limit in seconds (``ValidationConfig.stage_timeout_s`` may override it by name). ``domains``: it applies only to
+    candidates of these domains (empty: every candidate); others report it skipped. ``origin``: the plugin that added
+    it (empty: built in).
     """
 
     name: str
     check: Callable[[Candidate], StageResult]
     off_driver: bool
     runs_code: bool
+    budget_s: float
     rejects_as: Status = Status.FAILED
     exports: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
     rule: str = ""
     needs: tuple[str, ...] = ()
     needs_all: bool = False
+    domains: tuple[str, ...] = ()
+    origin: str = ""
 
 
 _LIMITS = ValidationConfig()
 """The default thresholds, as the rules state them."""
 _ADVERSARY = f"at most {_LIMITS.baseline_max_success:.0%} of episodes"
 
+_PLAYS = ("envs", "manifest", "reference_episodes")
+"""What a stage that plays the candidate against its reference reads."""
+
 STAGES: tuple[Stage, ...] = (
-    Stage("structure", check_structure, off_driver=True, runs_code=False,
+    Stage("structure", check_structure, off_driver=True, runs_code=False, budget_s=10.0,
+          exports=("tree", "manifest"),
           rule="one ENV_SPEC dict literal with valid fields; exactly one class with the five methods"),
-    Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
-          needs=("structure",), rule="a new name (not a bundled environment's)"),
-    Stage("policy", check_policy, off_driver=True, runs_code=False, needs=("structure",),
+    Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, budget_s=10.0,
+          rejects_as=Status.DUPLICATE, needs=("structure",), reads=("manifest",),
+          rule="a new name (not a bundled environment's)"),
+    Stage("policy", check_policy, off_driver=True, runs_code=False, budget_s=10.0, needs=("structure",),
           rule="only the IMPORTS above; no print/open/eval/exec/compile/globals/vars/dir/input, str.format "
                "(use f-strings), global statements, dunder names or attributes, or other objects' _private attributes"),
-    Stage("instantiate", check_instantiate, off_driver=True, runs_code=True, needs=("exact_duplicate", "policy"),
+    Stage("instantiate", check_instantiate, off_driver=True, runs_code=True, budget_s=10.0,
+          needs=("exact_duplicate", "policy"), reads=("manifest",), exports=("envs",),
           rule="the class builds with its difficulty defaults and reset runs (every call takes milliseconds)"),
-    Stage("contract", check_contract, off_driver=True, runs_code=True, needs=("instantiate",),
+    Stage("contract", check_contract, off_driver=True, runs_code=True, budget_s=10.0, needs=("instantiate",),
+          reads=("envs",),
           rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
-    Stage("determinism", check_determinism, off_driver=True, runs_code=True, needs=("contract",),
+    Stage("determinism", check_determinism, off_driver=True, runs_code=True, budget_s=60.0, needs=("contract",),
+          reads=("envs", "manifest"), exports=("reference_episodes",),
           rule="a seed gives the same episode on fresh and reused instances (randomness only from rng; reset sets "
                "every attribute); different seeds, different tasks"),
-    Stage("purity", check_purity, off_driver=True, runs_code=True, needs=("determinism",), rule=PURITY_RULE),
-    Stage("start_state", check_start_state, off_driver=True, runs_code=True, needs=("contract",),
-          rule="not solved at reset, nor by an empty or invalid action"),
-    Stage("baselines", check_baselines, off_driver=True, runs_code=True, needs=("determinism",),
+    Stage("purity", check_purity, off_driver=True, runs_code=True, budget_s=60.0, needs=("determinism",),
+          reads=_PLAYS, rule=PURITY_RULE),
+    Stage("start_state", check_start_state, off_driver=True, runs_code=True, budget_s=10.0, needs=("contract",),
+          reads=("envs",), rule="not solved at reset, nor by an empty or invalid action"),
+    Stage("baselines", check_baselines, off_driver=True, runs_code=True, budget_s=90.0, needs=("determinism",),
+          reads=_PLAYS,
           rule=f"cheating policies win {_ADVERSARY}: constant answers, one action repeated, numbers copied from "
                "the observation, many candidates in one action, enumerating 0, 1, 2, ... over max_turns, random "
                "text"),
-    Stage("reference", check_reference, off_driver=True, runs_code=True, needs=("contract",),
+    Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
+          reads=("envs", "manifest"), exports=("reference_episodes",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
                "them); the same observation always has the same answer"),
-    Stage("invariance", check_invariance, off_driver=True, runs_code=True, rejects_as=Status.TRIVIAL,
-          needs=("reference",), rule=INVARIANCE_RULE),
-    Stage("public_info", check_public_info, off_driver=True, runs_code=True, rejects_as=Status.IMPOSSIBLE,
-          needs=("reference",), rule=PUBLIC_INFO_RULE),
-    Stage("verifier", check_verifier, off_driver=True, runs_code=True, needs=("reference",),
+    Stage("invariance", check_invariance, off_driver=True, runs_code=True, budget_s=60.0, rejects_as=Status.TRIVIAL,
+          needs=("reference",), reads=_PLAYS, rule=INVARIANCE_RULE),
+    Stage("public_info", check_public_info, off_driver=True, runs_code=True, budget_s=60.0,
+          rejects_as=Status.IMPOSSIBLE, needs=("reference",), reads=_PLAYS, rule=PUBLIC_INFO_RULE),
+    Stage("verifier", check_verifier, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
+          reads=_PLAYS,
           rule="near misses (sign flip, neighbour, permutation, the answer inside longer text) are wrong, "
                "equivalent forms (spaces, 42.0, 2/6 for 1/3) right; two-player games: no seat wins "
                f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games (randomise the "
                "opening or tie-breaks from rng)"),
-    Stage("swap", check_swap, off_driver=True, runs_code=True, needs=("reference",), rule=SWAP_RULE),
-    Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, needs=("contract",),
+    Stage("swap", check_swap, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
+          rule=SWAP_RULE),
+    Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, budget_s=60.0,
+          needs=("determinism",), reads=_PLAYS,
           rule="rewards inside reward_range; the top reward only with success and terminated=True; malformed "
                "earns no more than wrong; observations under "
                f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
-    Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, needs=("reference",),
-          rule=reward_rule(_LIMITS.nonsolving_max_share)),
-    Stage("hint", check_hint, off_driver=True, runs_code=True, needs=("reference",),
+    Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
+          reads=_PLAYS, rule=reward_rule(_LIMITS.nonsolving_max_share)),
+    Stage("hint", check_hint, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
           rule="the hint never reveals the answer or the next reference action in any form (spelled out, "
                f"reversed, offset, encoded); obeying or copying it wins {_ADVERSARY}"),
-    Stage("grounding", check_grounding, off_driver=True, runs_code=True, needs=("reference",),
-          rule=GROUNDING_RULE),
-    Stage("behaviour", check_behaviour, off_driver=True, runs_code=True, exports=("fingerprint",),
-          needs=("contract",)),
-    Stage("novelty", check_novelty, off_driver=False, runs_code=False, rejects_as=Status.DUPLICATE,
-          needs=("behaviour",), rule="behaves unlike every stored environment"),
-    Stage("calibration", check_calibration, off_driver=False, runs_code=True, needs_all=True,
+    Stage("grounding", check_grounding, off_driver=True, runs_code=True, budget_s=20.0, needs=("reference",),
+          reads=_PLAYS, rule=GROUNDING_RULE),
+    Stage("behaviour", check_behaviour, off_driver=True, runs_code=True, budget_s=20.0, needs=("contract",),
+          reads=("envs",), exports=("fingerprint",)),
+    Stage("novelty", check_novelty, off_driver=False, runs_code=False, budget_s=10.0, rejects_as=Status.DUPLICATE,
+          needs=("behaviour",), reads=("fingerprint",), rule="behaves unlike every stored environment"),
+    Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
+          reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
                "far fewer from the hint alone"),
 )
@@ -154,7 +178,7 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
         result = fail(stage.name, observed, causes, fix)
     result.stage = stage.name
     result.seconds = time.perf_counter() - started
-    budget = c.config.budget(stage.name)
+    budget = c.config.budget(stage.name, stage.budget_s)
     if not result.failed and result.seconds - float(result.details.get(PROBE_SECONDS, 0.0)) > budget:
         result = StageResult(stage.name, Verdict.FAILED, f"the stage took {result.seconds:.1f} s, over its "
                              f"{budget:.0f} s budget", ["the environment is too slow"],
@@ -168,6 +192,20 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
         result.status = Status(c.outcome_status or stage.rejects_as)
     c.results[stage.name] = result
     return result
+
+
+def applies(stage: Stage, c: Candidate) -> bool:
+    """Whether ``stage`` concerns ``c``: every stage does, except one for some domains only (``Stage.domains``) on a
+    candidate of another domain (or whose domain is not known)."""
+    return not stage.domains or (c.manifest is not None and c.manifest.domain in stage.domains)
+
+
+def pass_over(stage: Stage, c: Candidate) -> None:
+    """Record a stage that does not concern ``c`` as skipped, for the stages that need it; reports leave it out (it
+    is not a check that could not run)."""
+    domain = c.manifest.domain if c.manifest is not None else "an unknown domain"
+    c.results[stage.name] = StageResult(stage.name, Verdict.SKIPPED, f"applies to {', '.join(stage.domains)} "
+                                        f"environments, not {domain}")
 
 
 def add_result(report: ValidationReport, result: StageResult) -> bool:
@@ -184,7 +222,7 @@ def blocked_by(stage: Stage, c: Candidate) -> str | None:
     """Why ``stage`` cannot run on ``c`` given the results so far (None: it can): a stage it needs failed or did
     not run, or (``needs_all``) any earlier stage failed. Read from ``c.results``, which holds every result."""
     if stage.needs_all:
-        needs = tuple(name for name in STAGE_NAMES[: STAGE_NAMES.index(stage.name)])
+        needs = tuple(name for name in c.results if name != stage.name)  # every stage run before it
     else:
         needs = stage.needs
     for name in needs:
@@ -216,11 +254,14 @@ def run_or_block(stage: Stage, c: Candidate) -> StageResult:
 
 
 def run_stages(stages: Sequence[Stage], c: Candidate, report: ValidationReport) -> bool:
-    """Run every stage of ``stages`` whose needs are met, in order, into ``report`` (the others are ``not_run``);
-    True if one failed."""
+    """Run every stage of ``stages`` that concerns ``c`` and whose needs are met, in order, into ``report`` (the
+    others are ``not_run``); True if one failed."""
     failed = False
     for stage in stages:
-        failed = add_result(report, run_or_block(stage, c)) or failed
+        if applies(stage, c):
+            failed = add_result(report, run_or_block(stage, c)) or failed
+        else:
+            pass_over(stage, c)
     return failed
 
 

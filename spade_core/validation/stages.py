@@ -111,6 +111,23 @@ class Candidate:
         return episode
 
 
+CANDIDATE_INPUTS: frozenset[str] = frozenset({
+    "source", "file", "config", "handle_factory_for", "allowed_modules", "store", "document", "probe", "memory",
+    "content_hash",
+})
+"""What every :class:`Candidate` starts with, before any stage runs: any stage may read these."""
+
+CANDIDATE_SHARED: frozenset[str] = frozenset({
+    "all_episodes", "shared_env", "replays", "results", "outcome_status", "duplicate_of",
+})
+"""Bookkeeping any stage may read and add to: every episode played so far, the reused instance, cross-seed replays,
+the results so far, the status a failure gives and the duplicate it names."""
+
+CANDIDATE_PRODUCTS: frozenset[str] = frozenset(Candidate.__dataclass_fields__) - CANDIDATE_INPUTS - CANDIDATE_SHARED
+"""What stages make for later ones (the parsed module and manifest, the instance factory, the reference's episodes,
+the behavioural fingerprint): a stage reads one only when a stage it needs exports it (``Stage.reads``/``exports``)."""
+
+
 def fail(stage: str, observed: str, causes: list[str], fix: list[str], **details: Any) -> StageResult:
     return StageResult(stage, Verdict.FAILED, observed, causes, fix, details=details)
 

@@ -2,17 +2,20 @@
 
 - ``spade_domains``: the domain's facts (guidance, answer kind, topic weights, worked examples, sandbox modules);
 - ``spade_seed_environments``: trusted environments in the designer format, synced into the registry;
-- ``spade_sandbox_modules``: the helper names sandboxed environment code may import from this package.
+- ``spade_sandbox_modules``: the helper names sandboxed environment code may import from this package;
+- ``spade_validation_stages``: a check of its own in the gate, for its domain's candidates only.
 """
 
 from __future__ import annotations
 
 from spade_core.plugins import hookimpl
-from spade_core.plugins.contributions import DomainSpec, SeedEnvironment
+from spade_core.plugins.contributions import DomainSpec, SeedEnvironment, ValidationStageSpec
 
 DOMAIN = "tally"
 VERIFY_MODULE = "spade_example_plugin.verify"
 VERIFY_EXPORTS = ("read_count", "safe_echo")
+STAGE = "whole_counts"
+RULE = "every answer reference_action gives reads (read_count) as one whole count: a number of things, never negative"
 SEEDS = ("spade_example_plugin.seeds.coin_tally", "spade_example_plugin.seeds.shelf_count")
 
 GUIDANCE = """\
@@ -71,3 +74,11 @@ def spade_seed_environments() -> list[SeedEnvironment]:
 @hookimpl
 def spade_sandbox_modules() -> dict[str, dict[str, str]]:
     return {VERIFY_MODULE: {name: f"{VERIFY_MODULE}:{name}" for name in VERIFY_EXPORTS}}
+
+
+@hookimpl
+def spade_validation_stages() -> list[ValidationStageSpec]:
+    # it reads the reference's episodes, which the built-in "reference" stage exports; it runs no code of its own
+    return [ValidationStageSpec(name=STAGE, check="spade_example_plugin.checks:check_whole_counts", budget_s=5.0,
+                                needs=("reference",), reads=("reference_episodes",), rule=RULE, domains=(DOMAIN,),
+                                runs_code=False)]
