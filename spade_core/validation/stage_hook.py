@@ -31,7 +31,8 @@ REJECTIONS: tuple[Status, ...] = (Status.FAILED, Status.TRIVIAL, Status.IMPOSSIB
 """The record statuses a stage's failure may give."""
 
 _lock = threading.Lock()
-_cache: tuple[tuple[int, tuple[str, ...]], tuple[Stage, ...]] | None = None
+_cache: tuple[tuple[PluginRegistry, frozenset[int], tuple[object, ...]], tuple[Stage, ...]] | None = None
+"""The plugin registry and plugins the list was built from (the objects are held, so no other takes their ids)."""
 
 
 def stages_in_effect(registry: PluginRegistry | None = None) -> tuple[Stage, ...]:
@@ -39,9 +40,10 @@ def stages_in_effect(registry: PluginRegistry | None = None) -> tuple[Stage, ...
     plugins change)."""
     global _cache
     registry = registry if registry is not None else get_plugins()
-    key = (id(registry), tuple(plugin.name for plugin in registry.loaded))
+    plugins = tuple(registry.pm.get_plugins())
+    key = (registry, frozenset(map(id, plugins)), plugins)
     with _lock:
-        if _cache is not None and _cache[0] == key:
+        if _cache is not None and _cache[0][0] is registry and _cache[0][1] == key[1]:
             return _cache[1]
     added = [stage_from_spec(plugin, spec) for plugin, spec in added_specs(registry)]
     stages = arrange(STAGES, added)
