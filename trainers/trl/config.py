@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 from spade_core.training.settings import LoraSettings, SharedTrainSettings
@@ -58,7 +57,8 @@ class TRLTrainerConfig:
     generation calls); otherwise the generator is an ``HFGenerator`` sharing the trained module.
     """
 
-    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
+    # the knobs a run sets (self-play's train section) take their one default from SharedTrainSettings
+    learning_rate: float = SharedTrainSettings.learning_rate
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
     adam_epsilon: float = 1e-8
@@ -66,17 +66,17 @@ class TRLTrainerConfig:
     lr_scheduler_type: str = "constant"
     warmup_steps: int = 0
     max_grad_norm: float | None = 1.0
-    beta: float = 0.0
+    beta: float = SharedTrainSettings.kl_coef
     epsilon: float = 0.2
     epsilon_high: float = 0.28
     loss_type: str = "dr_grpo"
     importance_sampling_level: str = "token"
-    max_completion_length: int = 1024
+    max_completion_length: int = SharedTrainSettings.max_completion_tokens
     temperature: float = 1.0
     top_p: float = 1.0
     top_k: int = 0
     num_generations: int = 8
-    per_device_train_batch_size: int = 8
+    per_device_train_batch_size: int = SharedTrainSettings.micro_batch_size
     gradient_accumulation_steps: int = 1
     steps_per_generation: int | None = None
     num_iterations: int = 1
@@ -90,10 +90,10 @@ class TRLTrainerConfig:
     device: str = "auto"
     gradient_checkpointing: bool = False
     lora: LoraSettings | None = None  # train low-rank adapters (peft) on a frozen base, which is also the KL reference
-    seed: int = 0
+    seed: int = SharedTrainSettings.seed
     output_dir: str | None = None  # None: a fresh temporary directory (TRL writes logs/checkpoints of train() there)
     logging_steps: int = 1
-    generator_max_batch_size: int = MAX_BATCH_SIZE
+    generator_max_batch_size: int = SharedTrainSettings.generator_max_batch_size
     check_sampler_logprobs: bool = True  # one extra no-grad forward per update: sampler vs trainer logprob drift
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE
