@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     import torch
@@ -106,3 +107,22 @@ class SharedTrainSettings(TrainKnobs):
     def checkpointing(self) -> dict[str, bool]:
         """``gradient_checkpointing`` under the name both bundled backends use, when the run sets it."""
         return {} if self.gradient_checkpointing is None else {"gradient_checkpointing": self.gradient_checkpointing}
+
+
+@dataclass(frozen=True)
+class GeneratorSettings:
+    """A trainer backend's sampling engine: its batch, and how each push of the weights to a separate engine (vLLM, a
+    transformers copy, Ray actors) is sent and checked. Both bundled backends' configs extend it."""
+
+    generator_max_batch_size: int = SharedTrainSettings.generator_max_batch_size
+    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
+    sync_tolerance: float = DEFAULT_TOLERANCE
+    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
+
+    def __post_init__(self) -> None:
+        checks = [(self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
+                  (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
+                  (self.sync_tolerance > 0, "sync_tolerance must be > 0"), (self.push_chunk_mb > 0, "push_chunk_mb must be > 0")]
+        for ok, message in checks:
+            if not ok:
+                raise TrainingConfigError(f"{type(self).__name__}: {message}")

@@ -14,8 +14,7 @@ from typing import Any
 
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.settings import LoraSettings, SharedTrainSettings
-from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
+from spade_core.training.settings import GeneratorSettings, LoraSettings, SharedTrainSettings
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo", "cispo")
@@ -38,7 +37,7 @@ _OWNED_GRPO_FIELDS = frozenset({
 
 
 @dataclass(frozen=True)
-class TRLTrainerConfig:
+class TRLTrainerConfig(GeneratorSettings):
     """Settings of the TRL ``GRPOTrainer`` behind SPADE's trainer interface.
 
     Loss: TRL's clipped surrogate with ``epsilon``/``epsilon_high`` around the ratio to the *sampler's* logprobs,
@@ -93,14 +92,11 @@ class TRLTrainerConfig:
     seed: int = SharedTrainSettings.seed
     output_dir: str | None = None  # None: a fresh temporary directory (TRL writes logs/checkpoints of train() there)
     logging_steps: int = 1
-    generator_max_batch_size: int = SharedTrainSettings.generator_max_batch_size
     check_sampler_logprobs: bool = True  # one extra no-grad forward per update: sampler vs trainer logprob drift
-    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
-    sync_tolerance: float = DEFAULT_TOLERANCE
-    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
     grpo_overrides: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         checks = [
             (self.learning_rate > 0, "learning_rate must be > 0"),
             (0 <= self.adam_beta1 < 1 and 0 <= self.adam_beta2 < 1, "adam_beta1/adam_beta2 must be in [0, 1)"),
@@ -134,10 +130,6 @@ class TRLTrainerConfig:
             (not (self.use_vllm and self.device == "cpu"), "use_vllm needs device 'cuda' or 'auto' (vLLM runs on GPU)"),
             (not (self.bf16 and self.device == "cpu"), "bf16=True needs a CUDA device; use bf16=None (auto) on CPU"),
             (self.logging_steps >= 1, "logging_steps must be >= 1"),
-            (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
-            (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
-            (self.sync_tolerance > 0, "sync_tolerance must be > 0"),
-            (self.push_chunk_mb > 0, "push_chunk_mb must be > 0"),
         ]
         for ok, message in checks:
             if not ok:
