@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from spade_core.cli.main import cli
 from spade_core.designer.loop import DesignConfig, DesignKnobs
@@ -174,3 +176,14 @@ def test_a_backend_on_its_own_defaults_to_what_a_run_gives_it(config_class: Any,
     default = config_class()
     mapped = {k: v for k, v in from_shared(SharedTrainSettings()).items() if k not in own}
     assert {k: getattr(default, k) for k in mapped} == mapped
+
+
+@given(per_device=st.integers(1, 16), groups=st.integers(2, 16), accumulation=st.integers(1, 8))
+def test_trls_default_generation_batch_holds_whole_groups_and_steps(per_device: int, groups: int,
+                                                                      accumulation: int) -> None:
+    """With one sequence per micro-batch by default, TRL's own rule (steps = gradient_accumulation_steps) would
+    split a group of 8; the config's rule gives TRL a generation batch it accepts, for any batch shape."""
+    steps = TRLTrainerConfig(per_device_train_batch_size=per_device, num_generations=groups,
+                             gradient_accumulation_steps=accumulation).generation_steps()
+    assert (per_device * steps) % groups == 0 and steps % accumulation == 0
+    assert steps <= groups * accumulation  # the fewest: never more than one group per sequence slot

@@ -7,6 +7,7 @@ other ``GRPOConfig`` field through unchanged (checked against TRL's field list w
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +78,9 @@ class TRLTrainerConfig(GeneratorSettings):
     num_generations: int = 8
     per_device_train_batch_size: int = SharedTrainSettings.micro_batch_size
     gradient_accumulation_steps: int = 1
+    # micro-batches per train() generation batch; None: the fewest that hold whole groups of num_generations and
+    # whole optimiser steps (TRL's own None takes gradient_accumulation_steps, which with one sequence per
+    # micro-batch leaves a group of 8 split). update() does not depend on it (see TRLTrainer._dapo_items)
     steps_per_generation: int | None = None
     num_iterations: int = 1
     max_steps: int = -1
@@ -156,6 +160,14 @@ class TRLTrainerConfig(GeneratorSettings):
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def generation_steps(self) -> int:
+        """``steps_per_generation``, or the fewest micro-batches of ``per_device_train_batch_size`` that hold whole
+        groups of ``num_generations`` (on any number of processes) and whole optimiser steps."""
+        if self.steps_per_generation is not None:
+            return self.steps_per_generation
+        per_group = self.num_generations // math.gcd(self.per_device_train_batch_size, self.num_generations)
+        return math.lcm(per_group, self.gradient_accumulation_steps)
+
     def grpo_kwargs(self, *, output_dir: str, use_cuda: bool) -> dict[str, Any]:
         """Keyword arguments of ``trl.GRPOConfig`` for this config on this machine."""
         bf16 = use_cuda if self.bf16 is None else self.bf16
@@ -172,7 +184,7 @@ class TRLTrainerConfig(GeneratorSettings):
             "top_p": self.top_p, "top_k": self.top_k, "num_generations": self.num_generations,
             "per_device_train_batch_size": self.per_device_train_batch_size,
             "gradient_accumulation_steps": self.gradient_accumulation_steps,
-            "steps_per_generation": self.steps_per_generation, "num_iterations": self.num_iterations,
+            "steps_per_generation": self.generation_steps(), "num_iterations": self.num_iterations,
             "max_steps": self.max_steps, "gradient_checkpointing": self.gradient_checkpointing,
             "disable_dropout": True,  # the policy-gradient ratio needs the trainer's forward to match the sampler's
             "mask_truncated_completions": False,
