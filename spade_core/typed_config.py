@@ -11,10 +11,12 @@ import ast
 import dataclasses
 import inspect
 import io
+import re
 import textwrap
 import tokenize
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -78,15 +80,62 @@ def _check(value: Any, annotation: Any, where: str) -> Any:
 
 
 def from_dict(cls: type[T], data: dict[str, Any], *, where: str = "config") -> T:
-    """Build dataclass ``cls`` from ``data``, recursively, rejecting unknown keys and wrong types."""
+    """Build dataclass ``cls`` from ``data``, recursively, rejecting unknown keys, derived keys (``DERIVED_KEYS``)
+    and wrong types; a ``ValueError`` from ``cls``'s own checks comes out as a :class:`ConfigError` naming the key."""
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls) if f.init}
+    for path, source in derived_keys(cls).items():
+        if _holds(data, path.split(".")):
+            raise ConfigError(f"{_key(where, path)}: derived from {source}, not set on its own; set {source} instead")
     unknown = sorted(set(data) - names)
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(names))})")
-    kwargs = {key: _check(value, hints[key], f"{where}.{key}" if where != "config" else key)
-              for key, value in data.items()}
-    return cls(**kwargs)
+    kwargs = {key: _check(value, hints[key], _key(where, key)) for key, value in data.items()}
+    try:
+        return cls(**kwargs)
+    except ConfigError:
+        raise
+    except ValueError as exc:  # the class's own range checks: name the key the way the file spells it
+        raise ConfigError(_named(where, str(exc), names)) from exc
+
+
+def derived_keys(cls: type) -> Mapping[str, str]:
+    """``cls.DERIVED_KEYS``: dotted keys (below ``cls``) that a component config has but the tree sets from another
+    knob, each with that knob (``{"regret.k": "agent.seeds_per_env"}``); a file or override that sets one fails."""
+    return getattr(cls, "DERIVED_KEYS", {})
+
+
+def derive(cls: type[T], knobs: Any, **derived: Any) -> T:
+    """A ``cls`` with the ``derived`` fields given and every other field read from ``knobs`` (a config section whose
+    class holds ``cls``'s user-set fields): how a run turns a section into a component's config, in one call."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    stray = sorted(set(derived) - set(names))
+    missing = [name for name in names if name not in derived and not hasattr(knobs, name)]
+    if stray or missing:
+        raise TypeError(f"derive({cls.__name__}, {type(knobs).__name__}): "
+                        + (f"no field {stray}" if stray else f"neither derived nor in the section: {missing}"))
+    return cls(**{name: derived[name] if name in derived else getattr(knobs, name) for name in names})
+
+
+def _key(where: str, key: str) -> str:
+    return key if where == "config" else f"{where}.{key}"
+
+
+def _holds(data: Any, parts: list[str]) -> bool:
+    for part in parts:
+        if not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True
+
+
+def _named(where: str, message: str, names: set[str]) -> str:
+    """``where.field: rest`` when ``message`` opens with a field of ``names`` (``Class.field must ...`` or ``field
+    must ...``, the way component configs word their checks); ``where: message`` otherwise."""
+    head = re.match(r"(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\b:?\s*", message)
+    if head and head.group(1) in names:
+        return f"{_key(where, head.group(1))}: {message[head.end():]}"
+    return f"{where}: {message}"
 
 
 def to_dict(config: Any) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from spade_core.designer.budget import cut_note, resolve_budget
 from spade_core.designer.domain_material import domain_guidance, importable_modules, worked_example_sources
 from spade_core.designer.parsing import ExtractionError, extract_module
 from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
+from spade_core.errors import SpadeError
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.plugins.domains import get_domain
@@ -37,26 +38,50 @@ EXTRACTION_STAGE = "extraction"
 CLOSING_FENCE = "\n```\n"  # the end of a fenced block; an opening fence carries a language name after the backticks
 
 
-@dataclass(frozen=True)
-class DesignConfig:
-    """Every knob of one designer run."""
+class DesignConfigError(SpadeError, ValueError):
+    """A designer knob is out of range; the message names the field and what it accepts."""
 
-    domain: str  # a loaded domain's name (spade_core.plugins.domains)
-    max_repairs: int = 1  # the self-play designer.max_repairs and `spade design --max-repairs` default to this
-    seed: int = 0
+
+@dataclass(frozen=True)
+class DesignKnobs:
+    """The knobs of one designer run that a user sets (the self-play ``designer`` section holds them)."""
+
+    max_repairs: int = 1  # repair rounds a rejected candidate gets (the validator's message)
     max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
-    temperature: float = 0.8  # the self-play designer.temperature defaults to this
-    top_p: float = 0.95
-    neighbours: int = 3
-    failures: int = 3
-    worked_example: bool = True
-    validation_workers: int = 2
-    calibrate: bool = False  # opt-in: the model plays each candidate as the agent (the calibration stage's probe)
-    max_document_chars: int = 1200
+    temperature: float = 0.8  # the designer's sampling temperature
+    top_p: float = 0.95  # the designer's nucleus-sampling mass
+    neighbours: int = 3  # accepted pool environments of the domain shown in the prompt (nearest to the document)
+    failures: int = 3  # past rejected attempts of the domain shown in the prompt, with why they failed
+    worked_example: bool = True  # show one seed environment's full code in the prompt
+    validation_workers: int = 2  # candidates validated at once (when the run does not hand validation elsewhere)
+    # opt-in: the agent plays each candidate as the calibration stage's probe. Off by default: the paired rollouts
+    # measure the same thing after acceptance, and an agent that cannot yet solve anything would reject every
+    # environment as impossible (a 135M agent on a CPU also takes minutes per candidate)
+    calibrate: bool = False
+    max_document_chars: int = 1200  # the grounding document's characters shown in the prompt
     grounding: bool = True  # False: no corpus document in the prompt nor in the grounding stage
     # stop a completion at the first "\n```\n" (no tokens spent on prose after the block). Off by default: a module
     # whose string literals hold a fenced block (a code task's reply format) would be cut inside the string.
     stop_at_code_end: bool = False
+
+    def __post_init__(self) -> None:
+        checks = [(self.max_repairs >= 0, "max_repairs must be >= 0"),
+                  (self.max_new_tokens is None or self.max_new_tokens >= 1, "max_new_tokens must be >= 1 or None"),
+                  (self.temperature >= 0, "temperature must be >= 0"), (0 < self.top_p <= 1, "top_p must be in (0, 1]"),
+                  (self.neighbours >= 0, "neighbours must be >= 0"), (self.failures >= 0, "failures must be >= 0"),
+                  (self.validation_workers >= 1, "validation_workers must be >= 1"),
+                  (self.max_document_chars >= 0, "max_document_chars must be >= 0")]
+        for ok, message in checks:
+            if not ok:
+                raise DesignConfigError(f"{type(self).__name__}.{message}, got {getattr(self, message.split()[0])!r}")
+
+
+@dataclass(frozen=True)
+class DesignConfig(DesignKnobs):
+    """Every knob of one designer run: the user's knobs, the domain it writes for and its seed."""
+
+    domain: str = field(kw_only=True)  # a loaded domain's name (spade_core.plugins.domains)
+    seed: int = 0  # self-play derives it per iteration from the run's seed (spade_core.seeding.designer_seed)
 
 
 @dataclass

@@ -84,18 +84,18 @@ class EpisodeSpec:
 
 
 @dataclass(frozen=True)
-class RolloutConfig:
-    """How episodes are played. ``sampling.seed`` is ignored: each round gets a seed derived from ``seed``."""
+class RolloutKnobs:
+    """How episodes are played, but for sampling and seeding: the knobs a run sets (the self-play ``agent`` section
+    holds them)."""
 
-    sampling: SamplingParams = field(default_factory=lambda: SamplingParams(max_new_tokens=64, temperature=1.0))
-    max_concurrent_episodes: int = 64
-    max_context_tokens: int = 4096
+    max_concurrent_episodes: int = 64  # episodes stepped together (one batched generation per turn)
+    max_context_tokens: int = 4096  # an episode's token budget (prompt and replies)
+    # the system message; {role} and {description} are filled from the environment
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    hint_template: str = HINT_TEMPLATE
-    hint_placement: HintPlacement = "user"  # one of HINT_PLACEMENTS
+    hint_template: str = HINT_TEMPLATE  # how a hinted rollout shows the hint; {hint} is the environment's hint
+    hint_placement: HintPlacement = "user"  # where hinted rollouts show the hint: one of HINT_PLACEMENTS
     hint_every_turn: bool = True  # multi-turn: refresh the hint from env.privileged_hint() before each turn
     use_system_role: bool = True  # False: the system text opens the first user message (templates without one)
-    seed: int | None = 0  # None: sampling seeds come from torch's global RNG
 
     def __post_init__(self) -> None:
         if self.max_concurrent_episodes < 1:
@@ -104,6 +104,17 @@ class RolloutConfig:
             raise RolloutConfigError(f"max_context_tokens must be >= 2, got {self.max_context_tokens}")
         if self.hint_placement not in HINT_PLACEMENTS:
             raise RolloutConfigError(f"hint_placement must be one of {HINT_PLACEMENTS}, got {self.hint_placement!r}")
+
+
+@dataclass(frozen=True)
+class RolloutConfig(RolloutKnobs):
+    """How episodes are played. ``sampling.seed`` is ignored: each round gets a seed derived from ``seed``."""
+
+    sampling: SamplingParams = field(default_factory=lambda: SamplingParams(max_new_tokens=64))
+    seed: int | None = 0  # None: sampling seeds come from torch's global RNG
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if self.sampling.max_new_tokens < 1:
             raise RolloutConfigError("sampling.max_new_tokens must be >= 1: every turn needs at least one token")
         try:

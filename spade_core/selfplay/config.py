@@ -1,29 +1,33 @@
 """Every knob of a self-play run, as typed dataclasses (YAML-loadable, overridable with ``--set a.b=v``).
 
-A knob that a component also has takes the component's default (``DesignConfig``, ``SharedTrainSettings``,
-``MAX_BATCH_SIZE``): one home per default. Enum-like knobs are ``Literal`` types, so a wrong value fails when the file
-is loaded, naming the key and the allowed values; so do an unknown designer domain and an unknown trainer backend.
-The comments beside the fields are their help (``spade selfplay --help-config``).
-"""
+A section that configures a component is built on the component's own knob class (``designer`` on
+``DesignKnobs``, ``agent`` on ``RolloutKnobs``, ``regret`` is ``RegretCoefficients``, ``train`` on ``TrainKnobs``), so
+each default is written once, beside the component, and the run hands the section on whole
+(:func:`spade_core.typed_config.derive`). What the run derives for a component from another knob (``regret.k`` from
+``agent.seeds_per_env``, a designer run's domain and seed, the trainer's seed and run directory) is no key of the
+file: setting one fails, naming the knob to set (``SelfPlayConfig.DERIVED_KEYS``). Enum-like knobs are ``Literal``
+types and every section checks its values when it is built, so a wrong value fails when the file is loaded, naming
+the key and the allowed values; so do an unknown designer domain and an unknown trainer backend. The comments beside
+the fields (here and in the component classes) are their help (``spade selfplay --help-config``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
-from spade_core.designer.loop import DesignConfig
+from spade_core.designer.loop import DesignKnobs
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
-from spade_core.models.base import MAX_BATCH_SIZE
+from spade_core.models.base import MAX_BATCH_SIZE, SamplingParams
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.plugins.domains import default_domains, loaded_domains
-from spade_core.rollout.runner import HintPlacement
+from spade_core.rollout.runner import RolloutKnobs
 from spade_core.selfplay.pool_health import PoolHealthConfig
 from spade_core.smallworld.world import ARMS as SMALL_WORLD_ARMS
 from spade_core.training.advantages import Estimator
 from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.errors import UnknownTrainerBackendError
-from spade_core.training.regret import DEFAULT_OBJECTIVE, Objective, Statistic
-from spade_core.training.settings import SharedTrainSettings
+from spade_core.training.regret import RegretCoefficients
+from spade_core.training.settings import TrainKnobs
 from spade_core.typed_config import ConfigError
 
 Generator = Literal["hf", "hf_engine", "vllm"]
@@ -43,30 +47,25 @@ class ModelSection:
     malloc_mmap_threshold_mb: int = TRAINING_MMAP_THRESHOLD_MB  # blocks this large get mappings of their own; 0: glibc's default
 
 
-@dataclass
-class DesignerSection:
+@dataclass(frozen=True)
+class DesignerSection(DesignKnobs):
+    """The designer: its DesignConfig knobs (each run's domain and seed come from ``domains`` and ``seed``), and
+    what self-play decides around it."""
+
     # default: the loaded domains whose DomainSpec says selfplay_default (short, CPU-quick episodes)
     domains: list[str] = field(default_factory=default_domains)
     candidates_per_iteration: int = 2  # new environments the designer writes per iteration, split over the domains
-    max_repairs: int = DesignConfig.max_repairs  # repair rounds a rejected candidate gets (the validator's message)
-    max_new_tokens: int | None = None  # None: sized from the domain's worked examples (spade_core.designer.budget)
-    temperature: float = DesignConfig.temperature  # the designer's sampling temperature
     corpus: str = "wiki"  # grounding documents: wiki, jsonl:PATH, parquet:PATH, hf:PATH, a plugin corpus name
     validation_seeds: int = 6  # seeds each candidate is validated on (and baseline episodes played)
-    worked_example: bool = True  # show one seed environment's full code in the prompt
     # who designs: None, the policy being trained; or any model spec (openai:<model>@<url>, a local path, tiny:<dir>),
     # which is frozen: its updates are skipped and the metrics say so
     model: str | None = None
     openai: OpenAIOptions = field(default_factory=OpenAIOptions)  # requests to an openai: designer.model
-    # opt-in: the agent plays each candidate as the calibration stage's probe. Off by default: the paired rollouts
-    # measure the same thing after acceptance, and an agent that cannot yet solve anything would reject every
-    # environment as impossible (a 135M agent on a CPU also takes minutes per candidate)
-    calibrate: bool = DesignConfig.calibrate
     enabled: bool = True  # False: no designer phase, the agent trains on a fixed pool (agent.domains/pool_tags/pool_ids)
-    grounding: bool = True  # False: no corpus document in the prompt or the grounding stage (a manifest note suffices)
-    memory: bool = True  # False: no pool neighbours and no past failures in the prompt
+    memory: bool = True  # False: no pool neighbours and no past failures in the prompt (neighbours = failures = 0)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         loaded = loaded_domains()
         unknown = [d for d in self.domains if d not in loaded]
         if unknown:
@@ -74,22 +73,23 @@ class DesignerSection:
                               "a domain through spade_domains; `spade plugins` lists them)")
 
 
-@dataclass
-class AgentSection:
+@dataclass(frozen=True)
+class AgentSection(RolloutKnobs):
+    """The agent: its RolloutConfig knobs (sampling comes from ``max_new_tokens`` and ``temperature``, the seed from
+    ``seed``), and what self-play decides around it."""
+
     envs_per_iteration: int = 2  # environments the agent plays per iteration (new ones first, then replay)
-    seeds_per_env: int = 3  # K paired rollouts: K hinted + K unhinted on the same seeds
+    # K paired rollouts: K hinted + K unhinted on the same seeds (the regret estimator's k)
+    seeds_per_env: int = 3
     max_new_tokens: int = 24  # the agent's tokens per turn
-    temperature: float = 1.0  # the agent's sampling temperature
+    temperature: float = SamplingParams.temperature  # the agent's sampling temperature
     # None: the agent plays every environment up to its own max_turns, bounded by max_context_tokens; a number
     # replays only environments whose max_turns is at most it
     max_env_turns: int | None = None
-    max_context_tokens: int | None = None  # an episode's token budget (prompt and replies); None: the runner's default
     # replay only these domains (None: every domain); the default, the selfplay_default domains, keeps to short
     # observations on a CPU
     domains: list[str] | None = field(default_factory=default_domains)
     train_on_hinted: bool = False  # also train on the hinted episodes (off: they only measure regret)
-    max_concurrent_episodes: int = 64  # episodes stepped together (one batched generation per turn)
-    hint_placement: HintPlacement = "user"  # where hinted rollouts show the hint (spade_core.rollout.runner)
     pool_tags: list[str] | None = None  # replay only environments carrying one of these tags (None: any)
     pool_ids: list[str] | None = None  # replay only these environment ids (None: any)
     # environment packs (folders, .tar.gz, .parquet or installed pack names) imported into the store before the first
@@ -97,36 +97,18 @@ class AgentSection:
     pool_packs: list[str] | None = None
 
 
-@dataclass
-class RegretSection:
-    no_hint_success_penalty: float = -0.5  # the designer's reward when the agent succeeds without the hint
-    invalid_reward: float = -1.0  # the designer's reward for a rejected candidate
-    learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
-    statistic: Statistic = "mean"  # "mean": the shrunk regret | "lcb": its lower confidence bound
-    # the designer's reward (spade_core.training.regret): "defended" (regret, gated by the hint-only arm: a hint that
-    # carries the answer earns nothing) | "regret" (undefended) | learnability | target | uniform
-    objective: Objective = DEFAULT_OBJECTIVE
-    target_success: float = 0.5  # objective "target": the unhinted success rate aimed at (GenEnv's alpha)
+@dataclass(frozen=True)
+class TrainSection(TrainKnobs):
+    """The trainer: the knobs every backend is offered (SharedTrainSettings; its seed, run directory and generator
+    batch size come from ``seed``, ``run_dir`` and ``model.max_batch_size``), the backend and the advantages."""
 
-
-@dataclass
-class TrainSection:
-    learning_rate: float = SharedTrainSettings.learning_rate  # the optimiser's step size (both roles)
-    kl_coef: float = SharedTrainSettings.kl_coef  # KL penalty towards the initial policy (0: none)
-    # sequences per forward; designer prompts are long, so 1 bounds activation memory
-    micro_batch_size: int = SharedTrainSettings.micro_batch_size
-    max_completion_tokens: int = SharedTrainSettings.max_completion_tokens  # the loss normaliser's length
     backend: str = "reference"  # a trainer backend plugin: "reference" (PyTorch), "trl" (TRL GRPOTrainer)
     backend_options: dict[str, Any] = field(default_factory=dict)  # the backend's own config fields
     agent_advantage: Estimator = "dr_grpo"  # the agent's advantage estimator (spade_core.training.advantages)
     designer_advantage: Estimator = "ema"  # the designer's advantage estimator
-    lora_r: int = SharedTrainSettings.lora_r  # 0: full fine-tuning
-    # recompute each layer's activations in backward instead of keeping them: a designer sequence's ~300 trained
-    # tokens attend over ~4k prompt keys, and keeping that attention's inputs for backward costs ~1 GB per sequence
-    # on SmolLM2-135M (about 15% more update time). None: the backend's own default
-    gradient_checkpointing: bool | None = SharedTrainSettings.gradient_checkpointing
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         try:
             find_trainer_backend_spec(self.backend)
         except UnknownTrainerBackendError as exc:
@@ -178,6 +160,15 @@ class SmallWorldSection:
 
 @dataclass
 class SelfPlayConfig:
+    """The whole run. Sections hold a component's user-set knobs (a base class of its config); what a run derives
+    for a component from another knob is set in one place (wiring, the loop) and is no key of the file."""
+
+    DERIVED_KEYS: ClassVar[dict[str, str]] = {
+        "regret.k": "agent.seeds_per_env", "agent.sampling": "agent.max_new_tokens and agent.temperature",
+        "agent.seed": "seed", "designer.domain": "designer.domains", "designer.seed": "seed", "train.seed": "seed",
+        "train.run_dir": "run_dir", "train.generator_max_batch_size": "model.max_batch_size",
+    }
+
     run_dir: str = "runs/selfplay"  # where the run writes its config, metrics, checkpoints, report and errors.log
     store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
     seed: int = 0  # every seed of the run (designer, rollouts, replay, engines) derives from this
@@ -186,7 +177,7 @@ class SelfPlayConfig:
     model: ModelSection = field(default_factory=ModelSection)
     designer: DesignerSection = field(default_factory=DesignerSection)
     agent: AgentSection = field(default_factory=AgentSection)
-    regret: RegretSection = field(default_factory=RegretSection)
+    regret: RegretCoefficients = field(default_factory=RegretCoefficients)  # the designer's reward
     train: TrainSection = field(default_factory=TrainSection)
     memory: MemorySection = field(default_factory=MemorySection)
     ray: RaySection = field(default_factory=RaySection)

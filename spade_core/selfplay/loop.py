@@ -49,7 +49,7 @@ from spade_core.selfplay.wiring import RunParts, build_run, build_trainer
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.regret import ARMS, RegretEstimate, arm_of, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
-from spade_core.typed_config import load_config, to_dict
+from spade_core.typed_config import derive, load_config, to_dict
 from spade_core.validation import ProbeThresholds
 from spade_core.validation.calibration import AgentProbe, CalibrationProbe, probe_from_spec
 from spade_core.validation.config import DESIGN_VALIDATION
@@ -246,11 +246,8 @@ class SelfPlay:
             try:
                 designer = Designer(
                     parts.designer_model.backend, parts.corpus, parts.store, memory=parts.memory,
-                    config=DesignConfig(domain=domain, max_repairs=cfg.max_repairs,
-                                        seed=seeding.designer_seed(self.config.seed, i),
-                                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                                        worked_example=cfg.worked_example, calibrate=cfg.calibrate,
-                                        grounding=cfg.grounding, **({} if cfg.memory else MEMORY_OFF)),
+                    config=derive(DesignConfig, cfg, domain=domain, seed=seeding.designer_seed(self.config.seed, i),
+                                  **({} if cfg.memory else MEMORY_OFF)),
                     validation=replace(DESIGN_VALIDATION, seeds=tuple(range(cfg.validation_seeds)),
                                        baseline_episodes=cfg.validation_seeds,
                                        probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),

@@ -25,7 +25,7 @@ from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.regret import RegretConfig
 from spade_core.training.settings import SharedTrainSettings
-from spade_core.typed_config import ConfigError
+from spade_core.typed_config import ConfigError, derive
 
 EMBEDDERS: dict[str, Callable[[], Any]] = {"minilm": MiniLMEmbedder, "hashing": HashingEmbedder}
 """``memory.embedder``: the packaged all-MiniLM-L6-v2, or a fast lexical embedder."""
@@ -70,12 +70,7 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
     trainer = build_trainer(config, run_dir, data_parallel=data_parallel, scale=scale)
     designer = designer_model(config.designer.model, trainer.generator, openai=config.designer.openai,
                               max_batch_size=config.model.max_batch_size)
-    budget = {} if config.agent.max_context_tokens is None else {"max_context_tokens": config.agent.max_context_tokens}
-    runner = EpisodeRunner(trainer.generator, RolloutConfig(
-        sampling=SamplingParams(max_new_tokens=config.agent.max_new_tokens, temperature=config.agent.temperature),
-        max_concurrent_episodes=config.agent.max_concurrent_episodes, seed=config.seed,
-        hint_placement=config.agent.hint_placement, **budget,
-    ), env_pool=scale.env_pool)
+    runner = EpisodeRunner(trainer.generator, rollout_config(config), env_pool=scale.env_pool)
     return RunParts(
         store=store, memory=memory, corpus=corpus, scale=scale, trainer=trainer, designer_model=designer,
         runner=runner, regret_config=regret_config(config),
@@ -93,13 +88,15 @@ def start_pool(config: SelfPlayConfig, store: Any) -> list[str]:
     return ids
 
 
+def rollout_config(config: SelfPlayConfig) -> RolloutConfig:
+    """The ``agent`` section's rollout knobs, with its sampling and the run's seed."""
+    sampling = SamplingParams(max_new_tokens=config.agent.max_new_tokens, temperature=config.agent.temperature)
+    return derive(RolloutConfig, config.agent, sampling=sampling, seed=config.seed)
+
+
 def regret_config(config: SelfPlayConfig) -> RegretConfig:
-    return RegretConfig(
-        k=config.agent.seeds_per_env, no_hint_success_penalty=config.regret.no_hint_success_penalty,
-        invalid_reward=config.regret.invalid_reward, learnability_weight=config.regret.learnability_weight,
-        statistic=config.regret.statistic, objective=config.regret.objective,
-        target_success=config.regret.target_success,
-    )
+    """The ``regret`` section with K = ``agent.seeds_per_env`` (the paired rollouts the loop plays)."""
+    return derive(RegretConfig, config.regret, k=config.agent.seeds_per_env)
 
 
 def build_embedder(name: str) -> Any:
@@ -144,12 +141,8 @@ def build_trainer(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any =
 def trainer_settings(config: SelfPlayConfig, run_dir: Path, spec: Any) -> dict[str, Any]:
     """The backend's config: the shared ``train`` knobs under the backend's own names (its plugin maps them), then
     ``train.backend_options``."""
-    shared = SharedTrainSettings(
-        learning_rate=config.train.learning_rate, seed=config.seed, kl_coef=config.train.kl_coef,
-        micro_batch_size=config.train.micro_batch_size, max_completion_tokens=config.train.max_completion_tokens,
-        lora_r=config.train.lora_r, generator_max_batch_size=config.model.max_batch_size, run_dir=str(run_dir),
-        gradient_checkpointing=config.train.gradient_checkpointing,
-    )
+    shared = derive(SharedTrainSettings, config.train, seed=config.seed,
+                    generator_max_batch_size=config.model.max_batch_size, run_dir=str(run_dir))
     return spec.settings_from(shared) | dict(config.train.backend_options)
 
 

@@ -81,7 +81,7 @@ class WorldConfig:
     agent_advantage: str = "dr_grpo"
     designer_advantage: str = "grpo"  # the designer's rewards are small and close together: scale by their spread
     objective: str | None = None  # the designer's reward (RegretConfig.objective); None: the arm's (DESIGNED_ARMS)
-    learnability_weight: float = 0.0  # RegretConfig.learnability_weight (the blend of regret and learnability)
+    learnability_weight: float = RegretConfig.learnability_weight  # the blend of regret and learnability
     learnability_gate: bool = False  # the learnability gate with claw-back on retirement (training.learnability)
     train_on_hinted: bool = True
     temperature: float = 1.0

@@ -70,40 +70,54 @@ ARMS = ("hinted", "unhinted", "hint_only")
 
 
 @dataclass(frozen=True)
-class RegretConfig:
-    """Every coefficient of the regret estimator and the designer's reward."""
+class RegretCoefficients:
+    """Every coefficient of the regret estimator and the designer's reward: :class:`RegretConfig` but the number of
+    pairs (the self-play ``regret`` section, whose K is ``agent.seeds_per_env``)."""
 
-    k: int = 8
-    prior_alpha: float = 1.0
-    prior_beta: float = 1.0
-    invalid_reward: float = -1.0
-    no_hint_success_penalty: float = -0.5
-    trivial_reward: float = 0.0
+    prior_alpha: float = 1.0  # alpha of the Beta prior each arm's success rate is shrunk with
+    prior_beta: float = 1.0  # beta of that Beta prior
+    invalid_reward: float = -1.0  # the designer's reward for a rejected candidate
+    no_hint_success_penalty: float = -0.5  # the designer's reward when not one hinted rollout succeeds
+    trivial_reward: float = 0.0  # the designer's reward when every unhinted rollout succeeds
     statistic: Statistic = "mean"  # "mean": the shrunk regret | "lcb": its lower confidence bound
-    z: float = 1.0
-    clamp_at_zero: bool = True
+    z: float = 1.0  # statistic "lcb": standard errors below the mean
+    clamp_at_zero: bool = True  # a negative statistic (a misleading hint) pays 0, not less
     learnability_weight: float = 0.0  # 0: pure regret; w: (1 - w) * regret + w * 4 p (1 - p)
     max_error_fraction: float = 0.5  # more failed pairs than this (environment errors) -> treated as invalid
-    objective: Objective = DEFAULT_OBJECTIVE  # one of OBJECTIVES
+    # the designer's reward: "defended" (regret, gated by the hint-only arm: a hint that carries the answer earns
+    # nothing) | "regret" (undefended) | learnability | target | uniform (see spade_core.training.regret)
+    objective: Objective = DEFAULT_OBJECTIVE
     target_success: float = 0.5  # objective "target": the unhinted success rate the designer aims at (GenEnv's alpha)
 
     def __post_init__(self) -> None:
+        name = type(self).__name__
+        for prior in ("prior_alpha", "prior_beta"):
+            if getattr(self, prior) <= 0:
+                raise TrainingConfigError(f"{name}.{prior} must be > 0 (a Beta prior), got {getattr(self, prior)}")
+        if self.statistic not in STATISTICS:
+            raise TrainingConfigError(f"{name}.statistic must be one of {STATISTICS}, got {self.statistic!r}")
+        if self.z < 0:
+            raise TrainingConfigError(f"{name}.z must be >= 0, got {self.z}")
+        if not 0.0 <= self.learnability_weight <= 1.0:
+            raise TrainingConfigError(f"{name}.learnability_weight must be in [0, 1], got {self.learnability_weight}")
+        if not 0.0 <= self.max_error_fraction <= 1.0:
+            raise TrainingConfigError(f"{name}.max_error_fraction must be in [0, 1], got {self.max_error_fraction}")
+        if self.objective not in OBJECTIVES:
+            raise TrainingConfigError(f"{name}.objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        if not 0.0 < self.target_success < 1.0:
+            raise TrainingConfigError(f"{name}.target_success must be in (0, 1), got {self.target_success}")
+
+
+@dataclass(frozen=True)
+class RegretConfig(RegretCoefficients):
+    """The coefficients and the number of paired rollouts per environment."""
+
+    k: int = 8  # paired rollouts per environment (self-play derives it from agent.seeds_per_env)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if self.k < 1:
             raise TrainingConfigError(f"RegretConfig.k must be >= 1, got {self.k}")
-        if self.prior_alpha <= 0 or self.prior_beta <= 0:
-            raise TrainingConfigError("RegretConfig.prior_alpha and prior_beta must be > 0 (Beta prior)")
-        if self.statistic not in STATISTICS:
-            raise TrainingConfigError(f"RegretConfig.statistic must be one of {STATISTICS}, got {self.statistic!r}")
-        if self.z < 0:
-            raise TrainingConfigError(f"RegretConfig.z must be >= 0, got {self.z}")
-        if not 0.0 <= self.learnability_weight <= 1.0:
-            raise TrainingConfigError(f"RegretConfig.learnability_weight must be in [0, 1], got {self.learnability_weight}")
-        if not 0.0 <= self.max_error_fraction <= 1.0:
-            raise TrainingConfigError(f"RegretConfig.max_error_fraction must be in [0, 1], got {self.max_error_fraction}")
-        if self.objective not in OBJECTIVES:
-            raise TrainingConfigError(f"RegretConfig.objective must be one of {OBJECTIVES}, got {self.objective!r}")
-        if not 0.0 < self.target_success < 1.0:
-            raise TrainingConfigError(f"RegretConfig.target_success must be in (0, 1), got {self.target_success}")
 
     @property
     def hint_only_arm(self) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     import torch
@@ -60,19 +61,40 @@ class LoraSettings:
 
 
 @dataclass(frozen=True)
-class SharedTrainSettings:
-    """The self-play ``train`` knobs every trainer backend is offered; each backend's plugin maps them onto its own
-    config names (``TrainerBackendSpec.shared_settings``), and ``train.backend_options`` overrides the result."""
+class TrainKnobs:
+    """The trainer knobs a run sets (the self-play ``train`` section holds them); their defaults are every bundled
+    backend's defaults too (each backend's config reads them from here)."""
 
-    learning_rate: float = 2e-6
-    seed: int = 0
-    kl_coef: float = 0.0
+    learning_rate: float = 2e-6  # the optimiser's step size (both roles)
+    kl_coef: float = 0.0  # KL penalty towards the initial policy (0: none)
+    # sequences per forward; designer prompts are long, so 1 bounds activation memory
     micro_batch_size: int = 1
-    max_completion_tokens: int = 512
+    max_completion_tokens: int = 512  # the loss normaliser's length
     lora_r: int = 0  # 0: full fine-tuning
-    generator_max_batch_size: int = MAX_BATCH_SIZE
+    # recompute each layer's activations in backward instead of keeping them: a designer sequence's ~300 trained
+    # tokens attend over ~4k prompt keys, and keeping that attention's inputs for backward costs ~1 GB per sequence
+    # on SmolLM2-135M (about 15% more update time). None: the backend's own default
+    gradient_checkpointing: bool | None = None
+
+    def __post_init__(self) -> None:
+        checks = [(self.learning_rate > 0, "learning_rate must be > 0"), (self.kl_coef >= 0, "kl_coef must be >= 0"),
+                  (self.micro_batch_size >= 1, "micro_batch_size must be >= 1"),
+                  (self.max_completion_tokens >= 1, "max_completion_tokens must be >= 1"),
+                  (self.lora_r >= 0, "lora_r must be >= 0 (0: full fine-tuning)")]
+        for ok, message in checks:
+            if not ok:
+                raise TrainingConfigError(f"{type(self).__name__}.{message}, got {getattr(self, message.split()[0])}")
+
+
+@dataclass(frozen=True)
+class SharedTrainSettings(TrainKnobs):
+    """What every trainer backend is offered: the ``train`` knobs and what a run derives for them (the seed, the
+    run directory, the generator's batch size). Each backend's plugin maps them onto its own config names
+    (``TrainerBackendSpec.shared_settings``), and ``train.backend_options`` overrides the result."""
+
+    seed: int = 0  # self-play: the run's seed
+    generator_max_batch_size: int = MAX_BATCH_SIZE  # self-play: model.max_batch_size
     run_dir: str = ""  # the run directory: a backend keeps files of its own in a subfolder of it
-    gradient_checkpointing: bool | None = None  # None: the backend's own default
 
     def lora(self) -> dict[str, int] | None:
         """The ``lora`` setting both bundled backends take: ``None`` for full fine-tuning."""
@@ -85,3 +107,22 @@ class SharedTrainSettings:
     def checkpointing(self) -> dict[str, bool]:
         """``gradient_checkpointing`` under the name both bundled backends use, when the run sets it."""
         return {} if self.gradient_checkpointing is None else {"gradient_checkpointing": self.gradient_checkpointing}
+
+
+@dataclass(frozen=True)
+class GeneratorSettings:
+    """A trainer backend's sampling engine: its batch, and how each push of the weights to a separate engine (vLLM, a
+    transformers copy, Ray actors) is sent and checked. Both bundled backends' configs extend it."""
+
+    generator_max_batch_size: int = SharedTrainSettings.generator_max_batch_size
+    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
+    sync_tolerance: float = DEFAULT_TOLERANCE
+    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
+
+    def __post_init__(self) -> None:
+        checks = [(self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
+                  (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
+                  (self.sync_tolerance > 0, "sync_tolerance must be > 0"), (self.push_chunk_mb > 0, "push_chunk_mb must be > 0")]
+        for ok, message in checks:
+            if not ok:
+                raise TrainingConfigError(f"{type(self).__name__}: {message}")

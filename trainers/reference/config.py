@@ -7,18 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.settings import SHARDING_MODES, LoraSettings, SharedTrainSettings
-from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
+from spade_core.training.settings import SHARDING_MODES, GeneratorSettings, LoraSettings, SharedTrainSettings
 
 NORMALISERS = ("constant", "tokens")
 PRECISIONS = ("auto", "fp32", "bf16")
 
 
 @dataclass(frozen=True)
-class ReferenceTrainerConfig:
+class ReferenceTrainerConfig(GeneratorSettings):
     """Coefficients of the clipped, masked policy-gradient update (Dr.GRPO / DAPO style).
 
     Loss per optimiser step over ``N`` sequences: ``sum_{i,t} m_it * l_it / Z`` with
@@ -29,16 +27,17 @@ class ReferenceTrainerConfig:
     ``micro_batch_size`` sequences accumulate gradients exactly (the normaliser is fixed per optimiser step).
     """
 
-    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
+    # the knobs a run sets (self-play's train section) take their one default from SharedTrainSettings
+    learning_rate: float = SharedTrainSettings.learning_rate
     betas: tuple[float, float] = (0.9, 0.999)
     adam_eps: float = 1e-8
     weight_decay: float = 0.0
     clip_eps_low: float = 0.2
     clip_eps_high: float = 0.28
-    kl_coef: float = 0.0
+    kl_coef: float = SharedTrainSettings.kl_coef
     normaliser: str = "constant"
-    max_completion_tokens: int = 1024
-    micro_batch_size: int = 8
+    max_completion_tokens: int = SharedTrainSettings.max_completion_tokens
+    micro_batch_size: int = SharedTrainSettings.micro_batch_size
     mini_batches: int = 1
     epochs: int = 1
     max_grad_norm: float | None = 1.0
@@ -53,14 +52,11 @@ class ReferenceTrainerConfig:
     # A sharded model (sharding="fsdp") runs only as a whole, the same calls on every rank, so it always takes True.
     context_gradient: bool = False
     sharding: str = "replicate"  # across data-parallel ranks: "replicate" (whole replicas) or "fsdp" (FSDP2 shards)
-    seed: int = 0
-    generator_max_batch_size: int = MAX_BATCH_SIZE
-    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator (vLLM): see weight_sync
-    sync_tolerance: float = DEFAULT_TOLERANCE
-    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
+    seed: int = SharedTrainSettings.seed
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         checks = [
             (self.learning_rate > 0, "learning_rate must be > 0"),
             (0 <= self.clip_eps_low < 1, "clip_eps_low must be in [0, 1)"),
@@ -76,10 +72,6 @@ class ReferenceTrainerConfig:
             (self.sharding in SHARDING_MODES, f"sharding must be one of {SHARDING_MODES}"),
             (self.sharding != "fsdp" or self.lora is None,
              "sharding='fsdp' trains full weights; LoRA adapters are small enough to replicate (sharding='replicate')"),
-            (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
-            (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
-            (self.sync_tolerance > 0, "sync_tolerance must be > 0"),
-            (self.push_chunk_mb > 0, "push_chunk_mb must be > 0"),
         ]
         for ok, message in checks:
             if not ok:

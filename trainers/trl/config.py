@@ -7,16 +7,15 @@ other ``GRPOConfig`` field through unchanged (checked against TRL's field list w
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.settings import LoraSettings, SharedTrainSettings
-from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
+from spade_core.training.settings import GeneratorSettings, LoraSettings, SharedTrainSettings
 
 # TRL loss types whose objective is the clipped importance-ratio surrogate the sampler logprobs feed into.
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo", "cispo")
@@ -39,7 +38,7 @@ _OWNED_GRPO_FIELDS = frozenset({
 
 
 @dataclass(frozen=True)
-class TRLTrainerConfig:
+class TRLTrainerConfig(GeneratorSettings):
     """Settings of the TRL ``GRPOTrainer`` behind SPADE's trainer interface.
 
     Loss: TRL's clipped surrogate with ``epsilon``/``epsilon_high`` around the ratio to the *sampler's* logprobs,
@@ -58,7 +57,8 @@ class TRLTrainerConfig:
     generation calls); otherwise the generator is an ``HFGenerator`` sharing the trained module.
     """
 
-    learning_rate: float = SharedTrainSettings.learning_rate  # one home: the self-play train.learning_rate
+    # the knobs a run sets (self-play's train section) take their one default from SharedTrainSettings
+    learning_rate: float = SharedTrainSettings.learning_rate
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
     adam_epsilon: float = 1e-8
@@ -66,18 +66,21 @@ class TRLTrainerConfig:
     lr_scheduler_type: str = "constant"
     warmup_steps: int = 0
     max_grad_norm: float | None = 1.0
-    beta: float = 0.0
+    beta: float = SharedTrainSettings.kl_coef
     epsilon: float = 0.2
     epsilon_high: float = 0.28
     loss_type: str = "dr_grpo"
     importance_sampling_level: str = "token"
-    max_completion_length: int = 1024
+    max_completion_length: int = SharedTrainSettings.max_completion_tokens
     temperature: float = 1.0
     top_p: float = 1.0
     top_k: int = 0
     num_generations: int = 8
-    per_device_train_batch_size: int = 8
+    per_device_train_batch_size: int = SharedTrainSettings.micro_batch_size
     gradient_accumulation_steps: int = 1
+    # micro-batches per train() generation batch; None: the fewest that hold whole groups of num_generations and
+    # whole optimiser steps (TRL's own None takes gradient_accumulation_steps, which with one sequence per
+    # micro-batch leaves a group of 8 split). update() does not depend on it (see TRLTrainer._dapo_items)
     steps_per_generation: int | None = None
     num_iterations: int = 1
     max_steps: int = -1
@@ -90,17 +93,14 @@ class TRLTrainerConfig:
     device: str = "auto"
     gradient_checkpointing: bool = False
     lora: LoraSettings | None = None  # train low-rank adapters (peft) on a frozen base, which is also the KL reference
-    seed: int = 0
+    seed: int = SharedTrainSettings.seed
     output_dir: str | None = None  # None: a fresh temporary directory (TRL writes logs/checkpoints of train() there)
     logging_steps: int = 1
-    generator_max_batch_size: int = MAX_BATCH_SIZE
     check_sampler_logprobs: bool = True  # one extra no-grad forward per update: sampler vs trainer logprob drift
-    sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
-    sync_tolerance: float = DEFAULT_TOLERANCE
-    push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
     grpo_overrides: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         checks = [
             (self.learning_rate > 0, "learning_rate must be > 0"),
             (0 <= self.adam_beta1 < 1 and 0 <= self.adam_beta2 < 1, "adam_beta1/adam_beta2 must be in [0, 1)"),
@@ -134,10 +134,6 @@ class TRLTrainerConfig:
             (not (self.use_vllm and self.device == "cpu"), "use_vllm needs device 'cuda' or 'auto' (vLLM runs on GPU)"),
             (not (self.bf16 and self.device == "cpu"), "bf16=True needs a CUDA device; use bf16=None (auto) on CPU"),
             (self.logging_steps >= 1, "logging_steps must be >= 1"),
-            (self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
-            (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
-            (self.sync_tolerance > 0, "sync_tolerance must be > 0"),
-            (self.push_chunk_mb > 0, "push_chunk_mb must be > 0"),
         ]
         for ok, message in checks:
             if not ok:
@@ -164,6 +160,14 @@ class TRLTrainerConfig:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def generation_steps(self) -> int:
+        """``steps_per_generation``, or the fewest micro-batches of ``per_device_train_batch_size`` that hold whole
+        groups of ``num_generations`` (on any number of processes) and whole optimiser steps."""
+        if self.steps_per_generation is not None:
+            return self.steps_per_generation
+        per_group = self.num_generations // math.gcd(self.per_device_train_batch_size, self.num_generations)
+        return math.lcm(per_group, self.gradient_accumulation_steps)
+
     def grpo_kwargs(self, *, output_dir: str, use_cuda: bool) -> dict[str, Any]:
         """Keyword arguments of ``trl.GRPOConfig`` for this config on this machine."""
         bf16 = use_cuda if self.bf16 is None else self.bf16
@@ -180,7 +184,7 @@ class TRLTrainerConfig:
             "top_p": self.top_p, "top_k": self.top_k, "num_generations": self.num_generations,
             "per_device_train_batch_size": self.per_device_train_batch_size,
             "gradient_accumulation_steps": self.gradient_accumulation_steps,
-            "steps_per_generation": self.steps_per_generation, "num_iterations": self.num_iterations,
+            "steps_per_generation": self.generation_steps(), "num_iterations": self.num_iterations,
             "max_steps": self.max_steps, "gradient_checkpointing": self.gradient_checkpointing,
             "disable_dropout": True,  # the policy-gradient ratio needs the trainer's forward to match the sampler's
             "mask_truncated_completions": False,
