@@ -1,7 +1,8 @@
 """The third-party ``tally`` domain of ``tests/example_plugin`` (installed from its own ``pyproject.toml``) works end to
 end with nothing in ``spade_core/`` naming it: ``spade plugins`` lists it, its seeds run through ``gymnasium.make``
 and ``check_env``, the designer builds its prompt from its ``DomainSpec``, validation probes its answers as the
-answer kind it declares, and a self-play iteration runs with it as the only domain."""
+answer kind it declares, its own validation stage checks its candidates (``tests/validation/test_stage_hook.py``),
+and a self-play iteration runs with it as the only domain."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def test_installed_from_its_own_project_and_listed_by_spade_plugins(monkeypatch:
     assert result.exit_code == 0, result.output
     row = result.output[result.output.index("│ example "):]
     for contribution in ("domains: tally", "seed_environments: spade_example_plugin.seeds.coin_tally, "
-                         "spade_example_plugin.seeds.shelf_count", "sandbox_modules: spade_example_plugin.verify"):
+                         "spade_example_plugin.seeds.shelf_count", "sandbox_modules: spade_example_plugin.verify",
+                         "validation_stages: whole_counts"):
         assert contribution in row
 
 
