@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
-from spade_core.training.weight_sync import DEFAULT_PROBE_SEQUENCES, DEFAULT_PUSH_CHUNK_MB, DEFAULT_TOLERANCE
+
+DEFAULT_TOLERANCE = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
+DEFAULT_PROBE_SEQUENCES = 4  # sequences scored by trainer and engine after each push
+DEFAULT_PUSH_CHUNK_MB = 1024.0  # a push is sent in pieces of about this size, so it never needs a second model copy
 
 if TYPE_CHECKING:
     import torch

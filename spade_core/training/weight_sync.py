@@ -23,10 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from spade_core.errors import SpadeError
-
-DEFAULT_TOLERANCE = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
-DEFAULT_PROBE_SEQUENCES = 4  # sequences scored by trainer and engine after each push
-DEFAULT_PUSH_CHUNK_MB = 1024.0  # a push is sent in pieces of about this size, so it never needs a second model copy
+from spade_core.training.settings import DEFAULT_TOLERANCE
 
 
 class WeightSyncMismatchError(SpadeError):
