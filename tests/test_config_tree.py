@@ -62,6 +62,17 @@ def test_unknown_domains_and_backends_fail_at_load() -> None:
         load_config(SelfPlayConfig, None, ["train.backend=nope"])
 
 
+@pytest.mark.parametrize(("overrides", "said"), [
+    (['train.backend_options={"clip_eps_lo": 0.1}'], r"unknown reference-trainer setting\(s\) \['clip_eps_lo'\]"),
+    (['train.backend_options={"clip_eps_low": 2}'], r"clip_eps_low must be in \[0, 1\)"),
+    (["train.backend=trl", 'train.backend_options={"loss_type": "nope"}'], "loss_type must be one of"),
+])
+def test_a_backends_own_options_are_checked_at_load(overrides: list[str], said: str) -> None:
+    with pytest.raises(ConfigError, match=r"train.backend_options \((reference|trl) backend\): .*" + said):
+        load_config(SelfPlayConfig, None, overrides)
+    load_config(SelfPlayConfig, None, [overrides[0]] if len(overrides) > 1 else [])  # the backend alone is fine
+
+
 def test_the_cli_rejects_a_bad_value_before_importing_torch() -> None:
     script = ("import sys\nfrom click.testing import CliRunner\nfrom spade_core.cli.main import cli\n"
               "r = CliRunner().invoke(cli, ['selfplay', '--set', 'regret.objective=regrets'])\n"

@@ -196,14 +196,23 @@ class BackendSpec:
 class TrainerBackendSpec(BackendSpec):
     """A trainer backend factory, and optionally ``shared_settings``: ``"module:function"`` of a function that maps
     :class:`spade_core.training.settings.SharedTrainSettings` (the self-play ``train`` knobs) onto the backend's own
-    config keys. Without one, the backend gets the learning rate and the seed only."""
+    config keys. Without one, the backend gets the learning rate and the seed only. ``settings_class``:
+    ``"module:Class"`` of the backend's typed config, whose ``from_mapping`` raises on unknown keys and bad values;
+    with one, ``train.backend_options`` is checked when the self-play config loads, before any model does (keep that
+    module free of heavy imports)."""
 
     shared_settings: str | None = None
+    settings_class: str | None = None
 
     def settings_from(self, shared: SharedTrainSettings) -> dict[str, Any]:
         if self.shared_settings is None:
             return shared.common()
         return dict(load_object(self.shared_settings)(shared))
+
+    def check_settings(self, settings: Mapping[str, Any]) -> None:
+        """Build the backend's typed config from ``settings`` (raising what it raises); nothing without a class."""
+        if self.settings_class is not None:
+            load_object(self.settings_class).from_mapping(settings)
 
 
 class ModelBackendSpec(BackendSpec):

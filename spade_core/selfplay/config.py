@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
 from spade_core.designer.loop import DesignKnobs
+from spade_core.errors import PluginError
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
 from spade_core.models.base import MAX_BATCH_SIZE, SamplingParams
 from spade_core.models.openai_backend import OpenAIOptions
@@ -27,8 +28,8 @@ from spade_core.training.advantages import Estimator
 from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.errors import UnknownTrainerBackendError
 from spade_core.training.regret import RegretCoefficients
-from spade_core.training.settings import TrainKnobs
-from spade_core.typed_config import ConfigError
+from spade_core.training.settings import SharedTrainSettings, TrainKnobs
+from spade_core.typed_config import ConfigError, derive
 
 Generator = Literal["hf", "hf_engine", "vllm"]
 GENERATORS: tuple[Generator, ...] = get_args(Generator)  # model.generator: who samples (see ModelSection)
@@ -110,9 +111,16 @@ class TrainSection(TrainKnobs):
     def __post_init__(self) -> None:
         super().__post_init__()
         try:
-            find_trainer_backend_spec(self.backend)
+            spec = find_trainer_backend_spec(self.backend)
         except UnknownTrainerBackendError as exc:
             raise ConfigError(f"train.backend: {exc}") from exc
+        # the backend's own config, as a run builds it (run-specific values at their defaults), checked now rather
+        # than after the model loads
+        shared = derive(SharedTrainSettings, self, seed=0, generator_max_batch_size=MAX_BATCH_SIZE, run_dir="")
+        try:
+            spec.check_settings(spec.settings_from(shared) | dict(self.backend_options))
+        except (ValueError, TypeError, PluginError) as exc:
+            raise ConfigError(f"train.backend_options ({self.backend} backend): {exc}") from exc
 
 
 @dataclass

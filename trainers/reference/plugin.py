@@ -13,6 +13,7 @@ def spade_trainer_backends() -> list[TrainerBackendSpec]:
             name="reference",
             factory="spade_trainers.reference.backend:build_reference_trainer",
             shared_settings="spade_trainers.reference.config:from_shared",
+            settings_class="spade_trainers.reference.config:ReferenceTrainerConfig",
             description="Pure PyTorch + transformers: clipped masked policy gradient (Dr.GRPO/DAPO), AdamW, "
             "optional KL and LoRA; CPU fp32 or GPU bf16 autocast.",
         )
