@@ -117,6 +117,15 @@ def derive(cls: type[T], knobs: Any, **derived: Any) -> T:
     return cls(**{name: derived[name] if name in derived else getattr(knobs, name) for name in names})
 
 
+def require(owner: object, checks: list[tuple[bool, str]], error: type[Exception]) -> None:
+    """Raise ``error`` for the first failed ``(ok, message)`` check of a config object, as ``Class.field must ...,
+    got value`` (each message opens with its field's name, which :func:`from_dict` turns into the file's key)."""
+    for ok, message in checks:
+        if not ok:
+            name = message.split()[0]
+            raise error(f"{type(owner).__name__}.{message}, got {getattr(owner, name)!r}")
+
+
 def _key(where: str, key: str) -> str:
     return key if where == "config" else f"{where}.{key}"
 

@@ -26,6 +26,7 @@ from spade_core.errors import SpadeError
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.plugins.domains import get_domain
+from spade_core.typed_config import require
 from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.calibration import AgentProbe, CalibrationProbe
 from spade_core.validation.config import DESIGN_VALIDATION
@@ -71,9 +72,7 @@ class DesignKnobs:
                   (self.neighbours >= 0, "neighbours must be >= 0"), (self.failures >= 0, "failures must be >= 0"),
                   (self.validation_workers >= 1, "validation_workers must be >= 1"),
                   (self.max_document_chars >= 0, "max_document_chars must be >= 0")]
-        for ok, message in checks:
-            if not ok:
-                raise DesignConfigError(f"{type(self).__name__}.{message}, got {getattr(self, message.split()[0])!r}")
+        require(self, checks, DesignConfigError)
 
 
 @dataclass(frozen=True)

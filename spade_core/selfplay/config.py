@@ -12,7 +12,7 @@ the fields (here and in the component classes) are their help (``spade selfplay 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, get_args
 
 from spade_core.designer.loop import DesignKnobs
@@ -29,7 +29,7 @@ from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.errors import UnknownTrainerBackendError
 from spade_core.training.regret import RegretCoefficients
 from spade_core.training.settings import SharedTrainSettings, TrainKnobs
-from spade_core.typed_config import ConfigError, derive
+from spade_core.typed_config import ConfigError
 
 Generator = Literal["hf", "hf_engine", "vllm"]
 GENERATORS: tuple[Generator, ...] = get_args(Generator)  # model.generator: who samples (see ModelSection)
@@ -114,9 +114,9 @@ class TrainSection(TrainKnobs):
             spec = find_trainer_backend_spec(self.backend)
         except UnknownTrainerBackendError as exc:
             raise ConfigError(f"train.backend: {exc}") from exc
-        # the backend's own config, as a run builds it (run-specific values at their defaults), checked now rather
-        # than after the model loads
-        shared = derive(SharedTrainSettings, self, seed=0, generator_max_batch_size=MAX_BATCH_SIZE, run_dir="")
+        # the backend's own config, as a run builds it (what a run derives at SharedTrainSettings's defaults),
+        # checked now rather than after the model loads
+        shared = SharedTrainSettings(**{f.name: getattr(self, f.name) for f in fields(TrainKnobs)})
         try:
             spec.check_settings(spec.settings_from(shared) | dict(self.backend_options))
         except (ValueError, TypeError, PluginError) as exc:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from spade_core.models.base import MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
+from spade_core.typed_config import require
 
 DEFAULT_TOLERANCE = 0.05  # mean |logprob difference| per probe token allowed after a push (nats)
 DEFAULT_PROBE_SEQUENCES = 4  # sequences scored by trainer and engine after each push
@@ -84,9 +85,7 @@ class TrainKnobs:
                   (self.micro_batch_size >= 1, "micro_batch_size must be >= 1"),
                   (self.max_completion_tokens >= 1, "max_completion_tokens must be >= 1"),
                   (self.lora_r >= 0, "lora_r must be >= 0 (0: full fine-tuning)")]
-        for ok, message in checks:
-            if not ok:
-                raise TrainingConfigError(f"{type(self).__name__}.{message}, got {getattr(self, message.split()[0])}")
+        require(self, checks, TrainingConfigError)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from spade_registry.records import Status
 HOOK = "spade_validation_stages"
 NAME_FORMAT = re.compile(r"[a-z][a-z0-9_]{0,47}")
 """A stage name: it keys reports, budgets (``ValidationConfig.stage_timeout_s``) and the designer prompt."""
+BUDGET_RULE = "budget_s must be a positive number of seconds"
 REJECTIONS: tuple[Status, ...] = (Status.FAILED, Status.TRIVIAL, Status.IMPOSSIBLE, Status.DUPLICATE)
 """The record statuses a stage's failure may give."""
 
@@ -68,7 +69,7 @@ def added_specs(registry: PluginRegistry) -> list[tuple[str, ValidationStageSpec
 
 def stage_from_spec(plugin: str, spec: ValidationStageSpec) -> Stage:
     """The :class:`Stage` a plugin's spec declares, or an error saying what is missing and how to add it."""
-    where = f"validation stage {spec.name!r} of plugin {plugin!r}"
+    where = _where(spec.name, plugin)
     if not isinstance(spec.name, str) or not NAME_FORMAT.fullmatch(spec.name):
         raise StageListError(f"{where}: the name must match {NAME_FORMAT.pattern} (lower case, digits, _)")
     budget = spec.budget_s
@@ -76,8 +77,8 @@ def stage_from_spec(plugin: str, spec: ValidationStageSpec) -> Stage:
         raise StageListError(f"{where} declares no budget_s: give it ValidationStageSpec(budget_s=SECONDS), the "
                              "wall-clock time it may take on one candidate (the built-in play-based stages take "
                              "60 s, the static ones 10 s)")
-    if isinstance(budget, bool) or not isinstance(budget, int | float) or not math.isfinite(budget) or budget <= 0:
-        raise StageListError(f"{where}: budget_s must be a positive number of seconds, got {budget!r}")
+    if isinstance(budget, bool) or not isinstance(budget, int | float):
+        raise StageListError(f"{where}: {BUDGET_RULE}, got {budget!r}")  # its range: check_stage_list
     try:
         rejects_as = Status(spec.rejects_as)
     except ValueError:
@@ -122,8 +123,8 @@ def _unplaceable(waiting: Sequence[Stage], known: set[str], added: Sequence[Stag
             if need not in every:
                 close = difflib.get_close_matches(need, sorted(every), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
-                return (f"validation stage {stage.name!r} of plugin {stage.origin!r} needs {need!r}, which is no "
-                        f"stage{hint} (stages: {', '.join(sorted(every))})")
+                return (f"{_where(stage.name, stage.origin)} needs {need!r}, which is no stage{hint} (stages: "
+                        f"{', '.join(sorted(every))})")
     names = ", ".join(repr(s.name) for s in waiting)
     return f"validation stages {names} need each other in a cycle: remove one of the needs"
 
@@ -135,11 +136,12 @@ def check_stage_list(stages: Sequence[Stage]) -> None:
     attributes = {f.name for f in fields(Candidate)}
     seen: dict[str, Stage] = {}
     for stage in stages:
-        where = _where(stage)
+        where = _where(stage.name, stage.origin)
         if stage.name in seen:
-            raise StageListError(f"{where}: the name is taken by {_where(seen[stage.name])}; choose another")
-        if not stage.budget_s > 0:
-            raise StageListError(f"{where}: budget_s must be a positive number of seconds, got {stage.budget_s!r}")
+            taken = seen[stage.name]
+            raise StageListError(f"{where}: the name is taken by {_where(taken.name, taken.origin)}; choose another")
+        if not (math.isfinite(stage.budget_s) and stage.budget_s > 0):
+            raise StageListError(f"{where}: {BUDGET_RULE}, got {stage.budget_s!r}")
         for need in stage.needs:
             if need not in seen:
                 raise StageListError(f"{where} needs {need!r}, which does not run before it")
@@ -172,8 +174,9 @@ def _exported_by_needs(stage: Stage, earlier: dict[str, Stage]) -> set[str]:
     return exported
 
 
-def _where(stage: Stage) -> str:
-    return f"validation stage {stage.name!r}" + (f" of plugin {stage.origin!r}" if stage.origin else "")
+def _where(name: str, plugin: str) -> str:
+    """How an error names a stage: ``validation stage 'x'``, with ``of plugin 'p'`` for an added one."""
+    return f"validation stage {name!r}" + (f" of plugin {plugin!r}" if plugin else "")
 
 
 def check_budget_overrides(config: ValidationConfig, stages: Sequence[Stage]) -> None:
