@@ -84,7 +84,7 @@ def test_ids_are_kept_where_free_and_versioned_where_taken(tmp_path: Path, make_
     by_pack = {o.pack_id: o for o in report.outcomes}
     assert by_pack["spade/PackIdsKeep-v0"].env_id == "spade/PackIdsKeep-v0"
     clash = by_pack["spade/PackIdsClash-v0"]
-    assert clash.verdict == "accepted" and clash.env_id == "spade/PackIdsClash-v1" and "taken" in clash.reason
+    assert clash.verdict == "accepted" and clash.env_id == "spade/PackIdsClash-v1" and "taken" in clash.reason, clash.reason
     register_store(tmp_path / "target.sqlite3", sync_seeds=False)
     env = gym.make("spade/PackIdsClash-v1")
     try:
