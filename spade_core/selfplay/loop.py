@@ -160,6 +160,8 @@ class SelfPlay:
             if self.parts is not None:
                 self.parts.scale.close()
                 self.parts.trainer.close()  # releases data-parallel followers, engines, temporary files
+                if self.data_parallel is not None:
+                    self.data_parallel.leave()  # the followers, released, leave too
             self.records.close()
         return write_report(self.run_dir)
 
@@ -167,7 +169,12 @@ class SelfPlay:
         """A data-parallel follower: build the same trainer and engine, then serve the driver until it stops."""
         from spade_core.training.data_parallel import serve  # imports torch
 
-        serve(build_trainer(self.config, self.run_dir, data_parallel=self.data_parallel), self.data_parallel)
+        trainer = build_trainer(self.config, self.run_dir, data_parallel=self.data_parallel)
+        try:
+            serve(trainer, self.data_parallel)
+        finally:
+            trainer.close()
+        self.data_parallel.leave()
         return self.run_dir / "report.html"
 
     def iteration(self, i: int, started: float, durations: list[float], *,

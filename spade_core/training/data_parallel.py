@@ -72,6 +72,15 @@ class DataParallel:
                                     timeout=datetime.timedelta(minutes=timeout_minutes))
         return cls(rank=dist.get_rank(), world=dist.get_world_size())
 
+    def leave(self) -> None:
+        """Every rank calls this last, once the group's work is done: a barrier, then the process group is destroyed,
+        so no rank exits with the collective backend's threads still running (which can abort it at exit)."""
+        import torch.distributed as dist
+
+        if dist.is_initialized():
+            dist.barrier()
+            dist.destroy_process_group()
+
     def shard(self, items: Sequence[Any]) -> list[Any]:
         """This rank's share of ``items`` (round-robin, so long and short sequences spread evenly)."""
         return list(items[self.rank::self.world])
@@ -168,6 +177,7 @@ class DataParallelDriver:
         self.group = group
         self.name = trainer.name
         self._generator = ShardedGenerator(self)
+        self._closed = False
 
     @property
     def generator(self) -> ShardedGenerator:
@@ -211,8 +221,16 @@ class DataParallelDriver:
         return self.run_everywhere(("load", str(directory)), lambda: self.inner.load(directory))[0]
 
     def close(self) -> None:
-        """Release the followers (they return from :func:`serve`)."""
-        self.group.broadcast(("stop",))
+        """Release the followers (they return from :func:`serve`) and close this rank's trainer; a second call does
+        nothing. The group stays up (gathering sharded weights still needs it) until every rank calls
+        :meth:`DataParallel.leave`."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.group.broadcast(("stop",))
+        finally:
+            self.inner.close()
 
 
 class ShardedGenerator:

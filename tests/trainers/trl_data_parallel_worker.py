@@ -44,3 +44,4 @@ def main(model_dir: str, out: str, loss_type: str) -> None:
 
 if __name__ == "__main__":
     main(*sys.argv[1:])
+    DataParallel.from_env().leave()  # every rank, last

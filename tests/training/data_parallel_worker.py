@@ -47,3 +47,4 @@ def main(model_dir: str, out: str) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])
+    DataParallel.from_env().leave()  # every rank, last

@@ -98,3 +98,4 @@ def replay(trainer: object, group: DataParallel, engine: HFGenerator, out: Path,
 
 if __name__ == "__main__":
     main(*sys.argv[1:])
+    DataParallel.from_env().leave()  # every rank, last
