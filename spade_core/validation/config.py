@@ -94,7 +94,6 @@ class ValidationConfig:
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000
-    call_timeout_s: float = 2.0
     candidate_budget_s: float = 60.0
     """Total environment time (host-measured, all sandbox calls of all stages) one candidate may use; past it
     every further call fails with a timeout, so code whose every call stays just under the call timeout cannot

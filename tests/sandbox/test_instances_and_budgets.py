@@ -115,10 +115,10 @@ def test_time_budget_bounds_a_slow_drip_batch(pool) -> None:
 
 
 def test_a_candidate_gets_one_total_time_budget_in_validation() -> None:
-    config = ValidationConfig(candidate_budget_s=2.0, call_timeout_s=2.0)
+    config = ValidationConfig(candidate_budget_s=2.0)
     started = time.monotonic()
     report = validate_source(SLOW.replace("work=3000000", "work=400000"), config=config)
     seconds = time.monotonic() - started
     assert report.status != "accepted"
     assert "candidate_budget_s" in report.to_dict()["message"], report.to_dict()["message"]
-    assert seconds < 2.0 + 3 * 2.0 + 10.0
+    assert seconds < 2.0 + 3 * 5.0 + 10.0  # the budget, a call's own timeout (SandboxLimits), slack
