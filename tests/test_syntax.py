@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from spade_registry.syntax import compile_tree, parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +54,25 @@ def test_host_code_parses_only_through_the_lock() -> None:
                  for path in sorted((ROOT / folder).rglob("*.py")) if path.name != "syntax.py"
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if direct.search(line)]
     assert offenders == []
+
+
+def test_a_spurious_depth_mismatch_is_parsed_again(monkeypatch) -> None:
+    """CPython 3.11 raises ``SystemError: AST constructor recursion depth mismatch`` for valid source when another
+    thread parses at the same time outside the lock (gh-106905): the parse is run again, other errors pass."""
+    import ast as ast_module
+
+    from spade_registry import syntax
+
+    real, calls = ast_module.parse, []
+
+    def flaky(source, filename="<unknown>", mode="exec"):
+        calls.append(source)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=33, after=53)")
+        return real(source, filename, mode)
+
+    monkeypatch.setattr(ast_module, "parse", flaky)
+    assert isinstance(syntax.parse_source("x = 1"), ast_module.Module) and len(calls) == 2
+    monkeypatch.setattr(ast_module, "parse", lambda *a: (_ for _ in ()).throw(SystemError("something else")))
+    with pytest.raises(SystemError, match="something else"):
+        syntax.parse_source("x = 1")
