@@ -27,13 +27,13 @@ TRIES = 4
 
 def _retrying(convert: Callable[[], T]) -> T:
     """``convert()``, run again when CPython reports the spurious depth mismatch (any other error passes)."""
-    for attempt in range(TRIES):
+    for _ in range(TRIES - 1):
         try:
             return convert()
         except SystemError as exc:
-            if _MISMATCH not in str(exc) or attempt == TRIES - 1:
+            if _MISMATCH not in str(exc):
                 raise
-    raise AssertionError("unreachable")
+    return convert()
 
 
 def parse_source(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
