@@ -5,6 +5,11 @@ prompts to the generator in one call, then steps each environment with its actio
 slot for the next queued one (up to ``max_concurrent_episodes`` run at a time). Every seat of a multi-player game is
 played by the same policy and gets its own :class:`Trajectory` (per-seat rewards from ``info["rewards"]``).
 
+A run may be given a :class:`~spade_core.deadlines.Deadline`. It is checked before every round (a turn boundary):
+once it has passed, no queued episode starts (``RolloutStats.not_started`` counts them, and they leave no trajectory)
+and every running episode ends with finish ``time_limit`` (:data:`FINISH_TIME_LIMIT`: recorded as played so far,
+never trained on, left out of the regret estimate).
+
 Failures stay local: an environment error (``info["sandbox_error"]``, an exception from ``reset``/``step``) or a
 generation error ends *that* episode with ``failure`` recorded; the other episodes go on. A ``generate`` call that
 raises is retried one prompt at a time so that only the failing prompts fail.
@@ -27,11 +32,19 @@ import gymnasium as gym
 
 from spade_core import seeding
 from spade_core.contract.env import HINT_OPTION
+from spade_core.deadlines import NO_DEADLINE, Deadline
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.models.errors import GenerationError
 from spade_core.rollout.chat import ChatFormatter
 from spade_core.rollout.errors import RolloutConfigError
-from spade_core.rollout.trajectory import FAILURE_ENV, FAILURE_GENERATION, ROLES, Trajectory, Turn
+from spade_core.rollout.trajectory import (
+    FAILURE_ENV,
+    FAILURE_GENERATION,
+    FINISH_TIME_LIMIT,
+    ROLES,
+    Trajectory,
+    Turn,
+)
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are the {role} acting in a text environment. {description}\n"
@@ -137,6 +150,8 @@ class RolloutStats:
     completion_tokens: int = 0
     env_failures: int = 0
     generation_failures: int = 0
+    time_limited: int = 0  # episodes the deadline ended (finish time_limit)
+    not_started: int = 0  # queued episodes the deadline kept from starting (no trajectory)
     generate_seconds: float = 0.0
     env_seconds: float = 0.0
     wall_seconds: float = 0.0
@@ -209,11 +224,13 @@ class EpisodeRunner:
         self.env_pool = env_pool or (lambda: LocalEnvPool(self.make_env))
         self._runs = 0
 
-    def run(self, specs: Sequence[EpisodeSpec], *, seed: int | None = None) -> RolloutResult:
-        """Play every spec to the end; trajectories come back in spec order (seats ascending).
+    def run(self, specs: Sequence[EpisodeSpec], *, seed: int | None = None,
+            deadline: Deadline = NO_DEADLINE) -> RolloutResult:
+        """Play every spec to the end, or until ``deadline``; trajectories come back in spec order (seats ascending).
 
         Sampling seeds derive from ``seed`` (else from ``config.seed`` and the number of earlier runs), so the same
-        specs, weights and seed give the same trajectories.
+        specs, weights and seed give the same trajectories. Past ``deadline`` (checked before each round) no turn
+        or episode starts: running episodes end as ``time_limit``, queued ones are counted in ``not_started``.
         """
         for spec in specs:
             if spec.role not in ROLES:
@@ -231,6 +248,11 @@ class EpisodeRunner:
         round_index = 0
         try:
             while queue or active:
+                if deadline.expired():
+                    stats.not_started += len(queue)
+                    queue.clear()
+                    for episode in active:
+                        episode.stop_at_deadline()
                 starting = []
                 while queue and len(active) + len(starting) < self.config.max_concurrent_episodes:
                     index, spec = queue.popleft()
@@ -270,6 +292,7 @@ class EpisodeRunner:
         stats.generation_failures = sum(
             1 for i in finished if finished[i] and finished[i][0].failure == FAILURE_GENERATION
         )
+        stats.time_limited = sum(1 for i in finished if finished[i] and finished[i][0].finish == FINISH_TIME_LIMIT)
         stats.wall_seconds = time.perf_counter() - started
         return RolloutResult(trajectories, stats)
 
@@ -638,6 +661,11 @@ class _Episode:
         del seat.logprobs[seat.env_start:]
         if seat.messages and seat.messages[-1].get("role") == "user":
             seat.messages = seat.messages[:-1]
+
+    def stop_at_deadline(self) -> None:
+        """End a running episode at a turn boundary because its phase's deadline passed (finish ``time_limit``)."""
+        if not self.done:
+            self.done, self.finish = True, FINISH_TIME_LIMIT
 
     def fail_env(self, call: str, exc: BaseException) -> None:
         """End the episode with an environment failure raised by ``call`` (reset/step)."""

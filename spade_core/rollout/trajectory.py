@@ -25,6 +25,9 @@ ROLES = ("agent", "designer")
 
 FAILURE_ENV = "env_error"
 FAILURE_GENERATION = "generation_error"
+FINISH_TIME_LIMIT = "time_limit"
+"""An episode its phase's deadline ended (spade_core.deadlines): censored, neither a success nor a failure of the
+policy, so it is never trained on and never scored (the regret estimate leaves its seed out)."""
 
 
 @dataclass
@@ -64,7 +67,7 @@ class Trajectory:
     seat: int = 0
     num_seats: int = 1
     format_errors: int = 0
-    finish: str = "terminated"  # terminated | truncated | context_limit | error
+    finish: str = "terminated"  # terminated | truncated | context_limit | time_limit | error
     failure: str | None = None  # None | "env_error" | "generation_error"
     error: str | None = None
     temperature: float = 1.0  # the sampling distribution (see TokenDistribution); 0: greedy
@@ -109,8 +112,8 @@ class Trajectory:
 
     @property
     def trainable(self) -> bool:
-        """Worth a gradient: no infrastructure failure and at least one generated token."""
-        return self.failure is None and self.num_generated_tokens > 0
+        """Worth a gradient: no infrastructure failure, not cut by a deadline, and at least one generated token."""
+        return self.failure is None and self.finish != FINISH_TIME_LIMIT and self.num_generated_tokens > 0
 
     # -- checks and JSON -------------------------------------------------------------------------------------
     def validate(self) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from rollout_envs import first_free_cell, make_test_env
 
 import spade_core  # noqa: F401 - registers the bundled spade/* environments
+from spade_core.deadlines import Deadline, StopRequest
 from spade_core.models.base import SamplingParams
 from spade_core.rollout import (
     EpisodeRunner,
@@ -19,6 +21,7 @@ from spade_core.rollout import (
     Trajectory,
     TrajectoryFormatError,
 )
+from spade_core.rollout.trajectory import FINISH_TIME_LIMIT
 
 ARITH = "spade/ArithmeticChain-v0"
 TTT = "spade/TicTacToe-v0"
@@ -222,3 +225,44 @@ def test_chat_templates_that_rewrite_history_fail_the_episode_not_the_run(tiny_g
     tokenizer.chat_template = None
     with pytest.raises(ChatTemplateError, match="chat_template"):
         EpisodeRunner(ScriptedPolicy(tokenizer, lambda text: "ok"))
+
+
+class StopsAfterCalls(ScriptedPolicy):
+    """Replies "fine"; its ``calls``-th generate call asks the run to stop (as a signal handler would)."""
+
+    def __init__(self, tokenizer, stop: StopRequest, calls: int) -> None:
+        super().__init__(tokenizer, lambda text: "fine")
+        self.stop, self.stop_at = stop, calls
+
+    def generate(self, prompts, params):
+        if self.calls + 1 == self.stop_at:
+            self.stop.request("test")
+        return super().generate(prompts, params)
+
+
+def test_a_passed_deadline_ends_running_episodes_as_time_limit_and_starts_no_more(tiny_generator) -> None:
+    stop = StopRequest()
+    policy = StopsAfterCalls(tiny_generator.tokenizer, stop, calls=2)
+    config = RolloutConfig(sampling=SamplingParams(max_new_tokens=4), max_concurrent_episodes=3)
+    specs = [EpisodeSpec("test/ThreeTurns", seed=s) for s in range(5)]
+    result = EpisodeRunner(policy, config, make_env=make_test_env).run(specs, deadline=Deadline(stop=stop))
+    assert result.stats.generate_calls == 2  # no turn after the deadline
+    assert result.stats.time_limited == 3 and result.stats.not_started == 2 and result.stats.episodes == 3
+    for traj in result.trajectories:
+        assert traj.finish == FINISH_TIME_LIMIT and traj.failure is None and len(traj.turns) == 2
+        assert traj.turns[-1].gen_end == len(traj.token_ids)  # recorded as played so far
+        assert not traj.trainable  # censored: never trained on
+        assert Trajectory.from_json(traj.to_json()) == traj
+
+
+def test_an_expired_deadline_starts_nothing(tiny_generator) -> None:
+    specs = [EpisodeSpec("test/ThreeTurns", seed=s) for s in range(3)]
+    result = runner_for(tiny_generator).run(specs, deadline=Deadline(at=time.monotonic() - 1.0))
+    assert result.trajectories == [] and result.stats.not_started == 3 and result.stats.generate_calls == 0
+
+
+def test_a_distant_deadline_changes_nothing(tiny_generator) -> None:
+    specs = [EpisodeSpec("test/ThreeTurns", seed=s) for s in range(2)]
+    bounded = runner_for(tiny_generator).run(specs, seed=3, deadline=Deadline.after(3600.0)).trajectories
+    free = runner_for(tiny_generator).run(specs, seed=3).trajectories
+    assert [t.to_dict() for t in bounded] == [t.to_dict() for t in free]
