@@ -5,6 +5,10 @@ successes). A backend that serves requests concurrently (a served model: it has 
 pipelined: each candidate's repair is requested as soon as its own validation fails, while the other candidates'
 requests are still in flight, at most ``max_concurrency`` at once (so a slow answer holds up no other candidate).
 Any other backend (a local model that batches) gets rounds: all first attempts in one call, then all repairs.
+
+A run may be given a :class:`~spade_core.deadlines.Deadline`, checked before every request (a round, or one
+candidate's attempt when pipelined): past it no candidate and no repair attempt starts; what was already requested
+is validated and recorded, and candidates that never got an attempt are left out of the result (``not_started``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from spade_core import seeding
 from spade_core.corpora.topics import topic_weights_for
+from spade_core.deadlines import NO_DEADLINE, Deadline
 from spade_core.designer.budget import cut_note, resolve_budget
 from spade_core.designer.domain_material import domain_guidance, importable_modules, worked_example_sources
 from spade_core.designer.parsing import ExtractionError, extract_module
@@ -127,8 +132,9 @@ class CandidateResult:
 
 @dataclass
 class DesignResult:
-    candidates: list[CandidateResult]
+    candidates: list[CandidateResult]  # every candidate that got at least one attempt
     seconds: float
+    not_started: int = 0  # candidates the deadline kept from their first attempt
 
     def summary(self) -> dict[str, Any]:
         accepted = [c for c in self.candidates if c.accepted]
@@ -223,8 +229,9 @@ class Designer:
 
     # -- the loop ----------------------------------------------------------------------------------------------
     def design(self, n: int, *, seed: int | None = None, progress: Callable[[str, int], None] | None = None,
-               documents: Sequence[Any] | None = None) -> DesignResult:
-        """Write ``n`` candidates (plus bounded repairs); every attempt is validated and stored."""
+               documents: Sequence[Any] | None = None, deadline: Deadline = NO_DEADLINE) -> DesignResult:
+        """Write ``n`` candidates (plus bounded repairs); every attempt is validated and stored. Past ``deadline``
+        no candidate or repair attempt starts."""
         started = time.perf_counter()
         seed = self.config.seed if seed is None else seed
         if documents is None:
@@ -233,10 +240,11 @@ class Designer:
         pending = [(c, d, self.messages_for(d)) for c, d in zip(candidates, documents, strict=True)]
         concurrency = self.pipelined_concurrency()
         if concurrency > 1 and len(pending) > 1:
-            self._design_pipelined(pending, seed, concurrency, progress)
+            self._design_pipelined(pending, seed, concurrency, progress, deadline)
         else:
-            self._design_in_rounds(pending, seed, progress)
-        return DesignResult(candidates, time.perf_counter() - started)
+            self._design_in_rounds(pending, seed, progress, deadline)
+        started_ones = [c for c in candidates if c.attempts]
+        return DesignResult(started_ones, time.perf_counter() - started, len(candidates) - len(started_ones))
 
     def pipelined_concurrency(self) -> int:
         """Requests in flight at once when the backend serves them concurrently (its ``max_concurrency``), else 1
@@ -259,10 +267,11 @@ class Designer:
         return candidate, document, repair_messages(messages, attempt.generation.text, report.repair_message())
 
     def _design_in_rounds(self, pending: list[tuple[Any, Any, list[dict[str, str]]]], seed: int,
-                          progress: Callable[[str, int], None] | None) -> None:
-        """All first attempts in one call, validated together, then all repairs in one call, ..."""
+                          progress: Callable[[str, int], None] | None, deadline: Deadline) -> None:
+        """All first attempts in one call, validated together, then all repairs in one call, ... (until
+        ``deadline``)."""
         for round_index in range(self.config.max_repairs + 1):
-            if not pending:
+            if not pending or deadline.expired():
                 break
             if progress:
                 progress("generate", len(pending))
@@ -277,15 +286,15 @@ class Designer:
                        if (step := self._next(candidate, document, messages, attempt, round_index)) is not None]
 
     def _design_pipelined(self, pending: list[tuple[Any, Any, list[dict[str, str]]]], seed: int, concurrency: int,
-                          progress: Callable[[str, int], None] | None) -> None:
+                          progress: Callable[[str, int], None] | None, deadline: Deadline) -> None:
         """Each candidate on its own: request, validate, repair at once; ``concurrency`` candidates in flight,
-        ``validation_workers`` of them validating at once."""
+        ``validation_workers`` of them validating at once (no request starts past ``deadline``)."""
         validating = threading.Semaphore(max(1, self.config.validation_workers))
 
         def one(item: tuple[Any, Any, list[dict[str, str]]]) -> None:
             step: tuple[Any, Any, list[dict[str, str]]] | None = item
             round_index = 0
-            while step is not None:
+            while step is not None and not deadline.expired():
                 candidate, document, messages = step
                 if progress:
                     progress("generate", 1)
