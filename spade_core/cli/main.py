@@ -34,6 +34,8 @@ from spade_core.selfplay.ablations import load_plan
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
 from spade_core.selfplay.metrics import read_metrics
+from spade_core.selfplay.records import ERRORS_FILE
+from spade_core.selfplay.signals import exit_status
 from spade_core.typed_config import knobs, load_config
 from spade_core.validation import validate_many
 from spade_core.validation.calibration import probe_from_spec
@@ -449,14 +451,33 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
                 raise click.UsageError(f"{target} already holds a run; continue it with --resume {target} "
                                        "or start over with --fresh")
             run = SelfPlay(config, progress=progress)
-        report = run.run()
-        bar.update(task, phase="done")
+        try:
+            report = run.run()
+        except KeyboardInterrupt as exc:  # a second Ctrl-C: out now, the traceback in errors.log
+            path, line = run.records.write_traceback(run.current_iteration, "run (interrupted)", exc)
+            err_console.print(f"interrupted in iteration {run.current_iteration}; traceback: {path}:{line}",
+                              highlight=False, markup=False)
+            sys.exit(exit_status("SIGINT"))
+        bar.update(task, phase="stopped" if run.stop.requested else "done")
 
     history = read_metrics(report.parent)
+    if run.stop.requested:  # SIGTERM or Ctrl-C: the partial iteration is recorded and checkpointed
+        err_console.print(_stopped_line(run.stop.reason, history, report.parent), highlight=False, markup=False,
+                          soft_wrap=True)
+        sys.exit(exit_status(run.stop.reason))
     for line in history[-1].summary if history else []:  # what happened to each role, and why
         console.print(markup(line), highlight=False)
     console.print(f"report: {report}", highlight=False)
     console.print(f"metrics: {report.parent / 'metrics.jsonl'}", highlight=False)
+
+
+def _stopped_line(reason: str | None, history: list[Any], run_dir: Path) -> str:
+    """The one line a run stopped by a signal ends with: what was kept and how to go on."""
+    last = history[-1] if history else None
+    kept = (f"iteration {last.iteration} stopped at a turn boundary, recorded as partial in metrics.jsonl and "
+            "checkpointed" if last is not None and last.partial else "stopped between iterations")
+    return (f"stopped by {reason}: {kept} (errors, if any: {run_dir / ERRORS_FILE}); continue with: spade selfplay "
+            f"--resume {run_dir}")
 
 
 def _run_ablations(plan_file: str, only: str | None, overrides: list[str], root: str, *, fresh: bool) -> None:

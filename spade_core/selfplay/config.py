@@ -22,6 +22,7 @@ from spade_core.models.base import MAX_BATCH_SIZE, SamplingParams
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.plugins.domains import default_domains, loaded_domains
 from spade_core.rollout.runner import RolloutKnobs
+from spade_core.selfplay.budget import BudgetSplit
 from spade_core.selfplay.pool_health import PoolHealthConfig
 from spade_core.smallworld.world import ARMS as SMALL_WORLD_ARMS
 from spade_core.training.advantages import Estimator
@@ -178,10 +179,14 @@ class SelfPlayConfig:
     }
 
     run_dir: str = "runs/selfplay"  # where the run writes its config, metrics, checkpoints, report and errors.log
-    store: str | None = None  # None: the default registry store, so accepted envs are usable everywhere
+    # None: a store inside the run directory (RUN_STORE_FILE); spade --store or $SPADE_STORE points at another
+    store: str | None = None
     seed: int = 0  # every seed of the run (designer, rollouts, replay, engines) derives from this
     iterations: int = 3  # designer -> agent -> update rounds
-    time_budget_minutes: float = 18.0  # no new iteration starts once it looks like it would end past this
+    # the whole run's wall-clock budget (small world, model load, every iteration); each phase gets a deadline from
+    # what remains (the budget section); no iteration starts once it is spent
+    time_budget_minutes: float = 18.0
+    budget: BudgetSplit = field(default_factory=BudgetSplit)  # how the time budget is split over the phases
     model: ModelSection = field(default_factory=ModelSection)
     designer: DesignerSection = field(default_factory=DesignerSection)
     agent: AgentSection = field(default_factory=AgentSection)

@@ -9,6 +9,13 @@ seed comes from :mod:`spade_core.seeding`.
 Crash safety: an iteration counts as finished only once its checkpoint (weights, optimiser, RNG, loop state and
 every finished iteration's metrics) is written atomically; ``--resume`` restores it, rewrites ``metrics.jsonl`` from
 it, and continues with the next iteration. Environments accepted mid-iteration are already in the registry store.
+
+Time: every phase runs under a deadline from what remains of ``time_budget_minutes``
+(:mod:`spade_core.selfplay.budget`); episodes a deadline ends are ``time_limit`` and censored (never trained on; a
+seed with such an arm is left out of the regret estimate, the success rates and the pool's health review). SIGTERM
+or Ctrl-C (:mod:`spade_core.selfplay.signals`) expires every deadline: the iteration stops at its next turn boundary,
+skips its update if it has not begun, and writes its metrics line (``partial``) and checkpoint; no further iteration
+starts.
 """
 
 from __future__ import annotations
@@ -22,13 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from spade_core import seeding
+from spade_core.deadlines import NO_DEADLINE, Deadline, StopRequest
 from spade_core.designer.loop import Attempt, DesignConfig, Designer
 from spade_core.gym_bridge import register_store
 from spade_core.rollout.runner import EpisodeSpec
-from spade_core.rollout.trajectory import Trajectory, generation_trajectory
+from spade_core.rollout.trajectory import FINISH_TIME_LIMIT, Trajectory, generation_trajectory
+from spade_core.selfplay.budget import IterationBudget, RunBudget
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.metrics import (
     AgentMetrics,
+    BudgetMetrics,
     CandidateRecord,
     DesignerMetrics,
     IterationMetrics,
@@ -42,6 +52,7 @@ from spade_core.selfplay.metrics import (
 from spade_core.selfplay.pool_health import PoolHealth, Retirement
 from spade_core.selfplay.records import CONFIG_FILE, RunRecords, latest_checkpoint
 from spade_core.selfplay.report import write_report
+from spade_core.selfplay.signals import stop_on_signals
 from spade_core.selfplay.small_world import run_comparison
 from spade_core.selfplay.transcripts import pick_examples
 from spade_core.selfplay.verdicts import RoleContext, parameter_count, role_verdicts
@@ -93,6 +104,8 @@ class SelfPlay:
         self.start_iteration = 0
         self.parts: RunParts | None = None
         self._validation_probe: CalibrationProbe | None = None
+        self.stop = StopRequest()  # SIGTERM / Ctrl-C during run(); its reason names the signal
+        self.current_iteration = 0  # the iteration running (or next to run)
 
     # -- set-up -----------------------------------------------------------------------------------------------
     @classmethod
@@ -137,33 +150,40 @@ class SelfPlay:
         if self.data_parallel is not None and not self.data_parallel.is_driver:
             return self._follow()
         started = time.perf_counter()  # the small world's minutes count against the time budget too
-        try:
-            if self.config.small_world.enabled:
-                run_comparison(self.config.small_world, self.run_dir, lambda phase: self.progress(
-                    phase, self.start_iteration, self.config.iterations, None))
-                write_report(self.run_dir)
-            self._setup()
-            setup_seconds = time.perf_counter() - started
-            budget = self.config.time_budget_minutes * 60
-            durations: list[float] = []
-            for iteration in range(self.start_iteration, self.config.iterations):
-                elapsed = time.perf_counter() - started
-                expected = max(durations) if durations else 0.0
-                if durations and elapsed + expected > budget:
-                    self.progress(f"time budget reached after {iteration} iteration(s)", iteration,
-                                  self.config.iterations, 0.0)
-                    break
-                t0 = time.perf_counter()
-                self.iteration(iteration, started, durations, setup_seconds=setup_seconds)
-                durations.append(time.perf_counter() - t0)
-        finally:
-            if self.parts is not None:
-                self.parts.scale.close()
-                self.parts.trainer.close()  # releases data-parallel followers, engines, temporary files
-                if self.data_parallel is not None:
-                    self.data_parallel.leave()  # the followers, released, leave too
-            self.records.close()
+        budget = RunBudget(self.config.time_budget_minutes * 60, self.config.budget, self.stop)
+        with stop_on_signals(self.stop):
+            try:
+                self._run_loop(budget, started)
+            finally:
+                self._close()
         return write_report(self.run_dir)
+
+    def _run_loop(self, budget: RunBudget, started: float) -> None:
+        cfg = self.config
+        if cfg.small_world.enabled:
+            run_comparison(cfg.small_world, self.run_dir, lambda phase: self.progress(
+                phase, self.start_iteration, cfg.iterations, None), deadline=budget.small_world())
+            write_report(self.run_dir)
+        self._setup()
+        setup_seconds = time.perf_counter() - started
+        durations: list[float] = []
+        for iteration in range(self.start_iteration, cfg.iterations):
+            if budget.spent():
+                why = f"stopped by {self.stop.reason}" if self.stop.requested else "time budget reached"
+                self.progress(f"{why} after {iteration} iteration(s)", iteration, cfg.iterations, 0.0)
+                break
+            t0 = time.perf_counter()
+            self.iteration(iteration, started, durations, setup_seconds=setup_seconds,
+                           budget=budget.iteration(cfg.iterations - iteration))
+            durations.append(time.perf_counter() - t0)
+
+    def _close(self) -> None:
+        if self.parts is not None:
+            self.parts.scale.close()
+            self.parts.trainer.close()  # releases data-parallel followers, engines, temporary files
+            if self.data_parallel is not None:
+                self.data_parallel.leave()  # the followers, released, leave too
+        self.records.close()
 
     def _follow(self) -> Path:
         """A data-parallel follower: build the same trainer and engine, then serve the driver until it stops."""
@@ -177,23 +197,33 @@ class SelfPlay:
         self.data_parallel.leave()
         return self.run_dir / "report.html"
 
-    def iteration(self, i: int, started: float, durations: list[float], *,
-                  setup_seconds: float = 0.0) -> IterationMetrics:
+    def iteration(self, i: int, started: float, durations: list[float], *, setup_seconds: float = 0.0,
+                  budget: IterationBudget | None = None) -> IterationMetrics:
+        """One iteration; ``budget`` (None: unbounded) gives the designer and agent phases their deadlines."""
         parts = self._parts()
         cfg = self.config
+        self.current_iteration = i
         times: Counter[str] = Counter()
         t_start = time.perf_counter()
         eta = (sum(durations) / len(durations)) * (cfg.iterations - i) if durations else None
         errors: list[str] = []
+        spent = BudgetMetrics(share_s=round(budget.share_s, 2) if budget is not None else 0.0)
 
         self.progress("designing environments", i, cfg.iterations, eta)
-        design = self._designer_phase(i, times, errors)
+        deadline = budget.deadline("designer") if budget is not None else Deadline(stop=self.stop)
+        spent.designer_s = round(min(deadline.remaining(), 1e9), 2)
+        design = self._designer_phase(i, times, errors, deadline)
 
         self.progress("agent rollouts (with and without hints)", i, cfg.iterations, eta)
-        rollouts = self._agent_phase(i, design.metrics.accepted_ids, times, errors)
+        deadline = budget.deadline("agent") if budget is not None else Deadline(stop=self.stop)
+        spent.agent_s = round(min(deadline.remaining(), 1e9), 2)
+        rollouts = self._agent_phase(i, design.metrics.accepted_ids, times, errors, deadline)
 
-        self.progress("policy update", i, cfg.iterations, eta)
-        train = self._train_phase(i, design, rollouts, times, errors)
+        if self.stop.requested:  # stopped: no update begins; the iteration is recorded as partial
+            train = TrainMetrics()
+        else:
+            self.progress("policy update", i, cfg.iterations, eta)
+            train = self._train_phase(i, design, rollouts, times, errors)
 
         total = time.perf_counter() - t_start
         other = max(0.0, total - times["generate"] - times["validate"] - times["train"])
@@ -211,6 +241,9 @@ class SelfPlay:
             time=TimeSplit(generate=round(times["generate"], 3), validate=round(times["validate"], 3),
                            train=round(times["train"], 3), other=round(other, 3), total=round(total, 3)),
             train=train,
+            budget=spent,
+            partial=self.stop.requested,
+            stopped_by=self.stop.reason,
             errors=errors,
             wall_seconds=round(time.perf_counter() - started, 2),
             setup_seconds=round(setup_seconds, 2),
@@ -240,7 +273,8 @@ class SelfPlay:
         }
 
     # -- phases -----------------------------------------------------------------------------------------------
-    def _designer_phase(self, i: int, times: Counter[str], errors: list[str]) -> DesignPhase:
+    def _designer_phase(self, i: int, times: Counter[str], errors: list[str],
+                        deadline: Deadline = NO_DEADLINE) -> DesignPhase:
         parts = self._parts()
         cfg = self.config.designer
         metrics = DesignerMetrics(**parts.designer_model.metrics())
@@ -249,6 +283,9 @@ class SelfPlay:
         per_domain = _split_evenly(cfg.candidates_per_iteration, cfg.domains, i) if cfg.enabled else {}
         for domain, n in per_domain.items():
             if n == 0:
+                continue
+            if deadline.expired():  # no new candidate past the phase's deadline
+                metrics.not_started += n
                 continue
             try:
                 designer = Designer(
@@ -264,12 +301,13 @@ class SelfPlay:
                     probe=self._probe() or (AgentProbe(parts.trainer.generator, parts.runner.config)
                                             if cfg.calibrate else None),
                 )
-                design = designer.design(n)
+                design = designer.design(n, deadline=deadline)
             except Exception as exc:  # a failed designer phase must not kill the run
                 errors.append(self.records.record_failure(i, f"designer[{domain}]", exc))
                 continue
             times["generate"] += designer.generate_seconds
             times["validate"] += designer.validate_seconds
+            metrics.not_started += design.not_started
             for candidate in design.candidates:
                 number = metrics.candidates
                 metrics.candidates += 1
@@ -317,7 +355,8 @@ class SelfPlay:
                 and (cfg.pool_ids is None or env_id in cfg.pool_ids)
                 and (cfg.pool_tags is None or bool(set(record.manifest.get("tags") or ()) & set(cfg.pool_tags))))
 
-    def _agent_phase(self, i: int, new_ids: list[str], times: Counter[str], errors: list[str]) -> AgentPhase:
+    def _agent_phase(self, i: int, new_ids: list[str], times: Counter[str], errors: list[str],
+                     deadline: Deadline = NO_DEADLINE) -> AgentPhase:
         parts = self._parts()
         cfg = self.config.agent
         envs = self._agent_envs(i, new_ids)
@@ -331,17 +370,25 @@ class SelfPlay:
                              group_id=f"{env_id}|{'hint_only' if view == 'hint_only' else int(view == 'hinted')}")
                  for env_id in envs for seed in seeds for view in views]
         try:
-            result = parts.runner.run(specs, seed=seeding.rollout_seed(self.config.seed, i))
+            result = parts.runner.run(specs, seed=seeding.rollout_seed(self.config.seed, i), deadline=deadline)
         except Exception as exc:  # keep the run alive; the iteration trains on what it has
             errors.append(self.records.record_failure(i, "agent rollouts", exc))
             return phase
         times["generate"] += result.stats.generate_seconds
-        trajectories = result.trajectories
         phase.tokens = result.stats.completion_tokens
-        phase.trajectories = [t for t in trajectories if not t.hint_only]  # hint-only episodes are measured only
-        by_view = {view: [t for t in trajectories if arm_of(t) == view] for view in ARMS}
         phase.metrics.episodes = result.stats.episodes
         phase.metrics.env_failures = result.stats.env_failures
+        phase.metrics.time_limited = result.stats.time_limited
+        phase.metrics.not_started = result.stats.not_started
+        # censored seeds (an arm time-limited or never started) are scored nowhere: not in regret, rates or health
+        trajectories = []
+        for env_id in envs:
+            mine = [t for t in result.trajectories if t.env_id == env_id]
+            scored = [t for t in mine if t.seed not in censored_seeds(mine, views)]
+            phase.metrics.censored_pairs += len(seeds) - len({t.seed for t in scored})
+            trajectories += scored
+        phase.trajectories = [t for t in trajectories if not t.hint_only]  # hint-only episodes are measured only
+        by_view = {view: [t for t in trajectories if arm_of(t) == view] for view in ARMS}
         phase.metrics.success_hinted = _mean([float(t.success) for t in by_view["hinted"]])
         phase.metrics.success_unhinted = _mean([float(t.success) for t in by_view["unhinted"]])
         if by_view["hint_only"]:
@@ -350,6 +397,8 @@ class SelfPlay:
         phase.metrics.mean_reward = _mean([t.reward for t in by_view["unhinted"]])
         for env_id in envs:
             mine = [t for t in trajectories if t.env_id == env_id and t.seat == 0]
+            if not mine:
+                continue  # every seed censored: no estimate (the designer's reward treats it as unplayed)
             try:
                 estimate = regret_from_trajectories(mine, parts.regret_config)
             except Exception as exc:  # one env's bad pairing must not lose the others
@@ -416,6 +465,16 @@ class SelfPlay:
 
 MEMORY_OFF = {"neighbours": 0, "failures": 0}
 """designer.memory=false: the designer's prompt shows no pool neighbours and no past failures."""
+
+
+def censored_seeds(trajectories: list[Trajectory], arms: tuple[str, ...]) -> set[int | None]:
+    """The seeds of one environment's paired rollouts that did not play every arm to an end: an arm its deadline
+    ended (``time_limit``) or never started. Censored, they say nothing about the environment or the policy."""
+    finishes: dict[int | None, dict[str, str]] = {}
+    for t in trajectories:
+        finishes.setdefault(t.seed, {})[arm_of(t)] = t.finish
+    return {seed for seed, by_arm in finishes.items()
+            if len(by_arm) < len(arms) or FINISH_TIME_LIMIT in by_arm.values()}
 
 
 def _split_evenly(total: int, domains: list[str], offset: int) -> dict[str, int]:

@@ -46,6 +46,7 @@ class DesignerMetrics:
     model: str = "policy"  # who designs: the trained policy, or a frozen designer.model spec
     frozen: bool = False
     designs: list[CandidateRecord] = field(default_factory=list)
+    not_started: int = 0  # candidates the phase's deadline kept from starting
 
 
 @dataclass
@@ -90,6 +91,11 @@ class AgentMetrics:
     hint_only_episodes: int = 0  # measured, not trained on (their cost: K more episodes per environment)
     mean_reward: float = 0.0
     env_failures: int = 0
+    # censored by the phase's deadline: episodes ended as time_limit (not trained on, their seeds left out of the
+    # regret estimate and of the success rates) and episodes that never started
+    time_limited: int = 0
+    not_started: int = 0
+    censored_pairs: int = 0  # seeds left out of the regret estimates because an arm was time-limited or not played
     examples: list[EnvExample] = field(default_factory=list)
 
 
@@ -120,6 +126,16 @@ class TimeSplit:
 
 
 @dataclass
+class BudgetMetrics:
+    """How the time budget bounded the iteration (spade_core.selfplay.budget): its share and each bounded phase's
+    allowance when the phase started, in seconds."""
+
+    share_s: float = 0.0
+    designer_s: float = 0.0
+    agent_s: float = 0.0
+
+
+@dataclass
 class RoleUpdate:
     """One role's policy update of an iteration."""
 
@@ -146,6 +162,11 @@ class IterationMetrics:
     throughput: ThroughputMetrics = field(default_factory=ThroughputMetrics)
     time: TimeSplit = field(default_factory=TimeSplit)
     train: TrainMetrics = field(default_factory=TrainMetrics)
+    budget: BudgetMetrics = field(default_factory=BudgetMetrics)
+    # a stop request (SIGTERM, Ctrl-C) reached the iteration: it stopped at a turn boundary, skipped its update if it
+    # had not begun, and was checkpointed; --resume goes on with the next iteration
+    partial: bool = False
+    stopped_by: str | None = None  # the signal's name, e.g. "SIGTERM"
     errors: list[str] = field(default_factory=list)
     wall_seconds: float = 0.0  # since the run (or its resumption) started
     setup_seconds: float = 0.0  # building the run's objects before its first iteration

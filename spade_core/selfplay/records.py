@@ -143,8 +143,14 @@ class RunRecords:
 
     # -- failures -------------------------------------------------------------------------------------------------
     def record_failure(self, iteration: int, phase: str, error: BaseException) -> str:
-        """Append ``error``'s traceback to ``errors.log`` (under a header naming the iteration and the phase) and
-        return the line the iteration's metrics keep: the phase, the error, and where its traceback starts."""
+        """Append ``error``'s traceback to ``errors.log`` (under a header naming the iteration and the phase), log
+        it, and return the line the iteration's metrics keep: the phase, the error, and where its traceback starts."""
+        path, line = self.write_traceback(iteration, phase, error)
+        log.error("iteration %d: %s failed (%s:%d)", iteration, phase, path, line, exc_info=error)
+        return f"{phase}: {type(error).__name__}: {error} (traceback: {ERRORS_FILE}:{line})"
+
+    def write_traceback(self, iteration: int, phase: str, error: BaseException) -> tuple[Path, int]:
+        """Append ``error``'s traceback to ``errors.log``; returns the file and the line its entry starts on."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         path = self.run_dir / ERRORS_FILE
         when = datetime.now(UTC).isoformat(timespec="seconds")
@@ -153,8 +159,7 @@ class RunRecords:
             handle.seek(0)
             line = sum(1 for _ in handle) + 1
             handle.write(entry)
-        log.error("iteration %d: %s failed (%s:%d)", iteration, phase, path, line, exc_info=error)
-        return f"{phase}: {type(error).__name__}: {error} (traceback: {ERRORS_FILE}:{line})"
+        return path, line
 
     # -- designs and transcripts ------------------------------------------------------------------------------
     def write_design(self, iteration: int, candidate: int, attempt: int, text: str, *, is_code: bool) -> str:

@@ -6,7 +6,9 @@ the run first plays the small world (:mod:`spade_core.smallworld`: every real pa
 each arm of ``small_world.arms`` (by default the defended designer and a fixed pool) for ``small_world.iterations``
 iterations on ``small_world.seeds`` seeds, from one format-trained tiny policy. Its records land in
 ``<run_dir>/small_world/records.json`` (:data:`~spade_core.selfplay.records.SMALL_WORLD_RECORDS`) with a plot beside them, and the report shows them above the LLM loop's.
-A resumed run that already has them does not play them again.
+A resumed run that already has them does not play them again. Under a deadline (the run's time budget gives the small
+world its part, :mod:`spade_core.selfplay.budget`) no arm's run starts past it: the records hold the runs that were
+played (none: no records, and a resumed run plays it again).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from spade_core.deadlines import NO_DEADLINE, Deadline
 from spade_core.selfplay.config import SmallWorldSection
 from spade_core.selfplay.records import SMALL_WORLD_PLOT, SMALL_WORLD_RECORDS, atomic_write
 from spade_core.smallworld.policy import build_policy
@@ -23,9 +26,10 @@ from spade_core.smallworld.summary import Run, plot
 from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world
 
 
-def run_comparison(section: SmallWorldSection, run_dir: Path,
-                   progress: Callable[[str], None] = lambda phase: None) -> dict[str, list[Run]]:
-    """Play every arm on every seed (or read what an earlier start of this run left); returns the runs by arm."""
+def run_comparison(section: SmallWorldSection, run_dir: Path, progress: Callable[[str], None] = lambda phase: None,
+                   *, deadline: Deadline = NO_DEADLINE) -> dict[str, list[Run]]:
+    """Play every arm on every seed until ``deadline`` (or read what an earlier start of this run left); returns
+    the runs by arm (only arms that were played)."""
     path = Path(run_dir) / SMALL_WORLD_RECORDS
     if path.exists():
         return json.loads(path.read_text(encoding="utf-8"))
@@ -39,10 +43,15 @@ def run_comparison(section: SmallWorldSection, run_dir: Path,
     runs: dict[str, list[Run]] = {arm: [] for arm in section.arms}
     for seed in range(section.seeds):
         for arm in section.arms:
+            if deadline.expired():
+                break
             progress(f"small world: {arm}, seed {seed}")
             work = folder / f"{arm}-{seed}"
             runs[arm].append(run_world(WorldConfig(arm=arm, seed=seed, iterations=section.iterations), policy, work))
             shutil.rmtree(work, ignore_errors=True)  # its registry store and trainer state: the records are kept
-    plot(runs, Path(run_dir) / SMALL_WORLD_PLOT, designers=[arm for arm in section.arms if arm in DESIGNED_ARMS])
+    runs = {arm: played for arm, played in runs.items() if played}
+    if not runs:
+        return runs
+    plot(runs, Path(run_dir) / SMALL_WORLD_PLOT, designers=[arm for arm in runs if arm in DESIGNED_ARMS])
     atomic_write(path, json.dumps(runs))
     return runs
