@@ -32,9 +32,9 @@ from spade_core.plugins.domains import get_domain
 from spade_core.plugins.hookspecs import all_hook_names
 from spade_core.selfplay.ablations import load_plan
 from spade_core.selfplay.config import SelfPlayConfig
-from spade_core.selfplay.loop import SelfPlay, latest_checkpoint, remove_run
+from spade_core.selfplay.loop import SelfPlay, latest_checkpoint
 from spade_core.selfplay.metrics import read_metrics
-from spade_core.selfplay.records import ERRORS_FILE
+from spade_core.selfplay.records import ERRORS_FILE, set_aside
 from spade_core.selfplay.signals import exit_status
 from spade_core.typed_config import knobs, load_config
 from spade_core.validation import validate_many
@@ -387,7 +387,8 @@ def _print_config_help(ctx: click.Context, _param: click.Parameter, value: bool)
 @click.option("--iterations", type=click.IntRange(1, 1_000_000), default=None, help="Iterations to run.")
 @click.option("--resume", "resume_dir", type=click.Path(exists=True, file_okay=False),
               help="Continue the run in this directory from its last finished iteration.")
-@click.option("--fresh", is_flag=True, help="Delete --run-dir first instead of continuing it.")
+@click.option("--fresh", is_flag=True, help="Start over in --run-dir: an earlier run there is moved aside to "
+              "<run-dir>-<UTC time> (nothing is deleted).")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
               help="Scale out with Ray: validation as Ray tasks, environments (and their sandboxes) on Ray actors. "
                    "A bare --ray starts a local Ray instance; --ray auto or --ray ray://HEAD:10001 joins a cluster "
@@ -399,9 +400,10 @@ def _print_config_help(ctx: click.Context, _param: click.Parameter, value: bool)
 @click.option("--only", default=None, metavar="NAMES", help="With --ablations: only these runs (comma-separated).")
 @click.option("--help-config", is_flag=True, expose_value=False, is_eager=True, callback=_print_config_help,
               help="Print every config key (for --config files and --set) with its type, default and help, then exit.")
-def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str | None, iterations: int | None,
-             resume_dir: str | None, fresh: bool, ray_address: str | None, plan_file: str | None,
-             only: str | None) -> None:
+@click.pass_context
+def selfplay(ctx: click.Context, config_file: str | None, overrides: tuple[str, ...], run_dir: str | None,
+             iterations: int | None, resume_dir: str | None, fresh: bool, ray_address: str | None,
+             plan_file: str | None, only: str | None) -> None:
     """Run self-play: the policy designs environments, plays them with and without hints, and learns from regret.
 
     With no arguments: a short real run on the embedded defaults (SmolLM2-135M-Instruct, the Wikipedia corpus,
@@ -409,8 +411,12 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
 
     Several GPUs: torchrun --nproc_per_node N -m spade_core.cli.main selfplay ... (rank 0 runs the loop, every rank
     trains its share of each batch); see configs/selfplay-8gpu.yaml.
+
+    The registry store is the run's own (RUN_DIR/registry.sqlite3) unless spade --store, $SPADE_STORE or the
+    config's store key points at another.
     """
-    extra = list(overrides)
+    # spade --store / $SPADE_STORE over the config file; a --set store=... over both
+    extra = ([f"store={ctx.obj['store']}"] if ctx.obj.get("store") else []) + list(overrides)
     if plan_file:
         if iterations:
             extra.append(f"iterations={iterations}")
@@ -446,7 +452,7 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
             assert config is not None
             target = Path(config.run_dir)
             if fresh:
-                remove_run(target)
+                _set_aside(target)
             elif latest_checkpoint(target) is not None:
                 raise click.UsageError(f"{target} already holds a run; continue it with --resume {target} "
                                        "or start over with --fresh")
@@ -471,6 +477,14 @@ def selfplay(config_file: str | None, overrides: tuple[str, ...], run_dir: str |
     console.print(f"metrics: {report.parent / 'metrics.jsonl'}", highlight=False)
 
 
+def _set_aside(run_dir: Path) -> None:
+    """``--fresh``: move an earlier run out of the way, and say where it went."""
+    moved = set_aside(run_dir)
+    if moved is not None:
+        err_console.print(f"--fresh: the earlier run in {run_dir} was moved to {moved}", highlight=False, markup=False,
+                          soft_wrap=True)
+
+
 def _stopped_line(reason: str | None, history: list[Any], run_dir: Path) -> str:
     """The one line a run stopped by a signal ends with: what was kept and how to go on."""
     last = history[-1] if history else None
@@ -488,7 +502,7 @@ def _run_ablations(plan_file: str, only: str | None, overrides: list[str], root:
         config = plan.config(name, root=root, overrides=overrides)
         target = Path(config.run_dir)
         if fresh:
-            remove_run(target)
+            _set_aside(target)
         err_console.print(f"ablation run {markup(name)} -> {markup(str(target))}", highlight=False)
         run = SelfPlay.resume(target, overrides=overrides) if latest_checkpoint(target) is not None else SelfPlay(config)
         run.run()

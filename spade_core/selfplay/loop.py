@@ -20,7 +20,6 @@ starts.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -56,7 +55,7 @@ from spade_core.selfplay.signals import stop_on_signals
 from spade_core.selfplay.small_world import run_comparison
 from spade_core.selfplay.transcripts import pick_examples
 from spade_core.selfplay.verdicts import RoleContext, parameter_count, role_verdicts
-from spade_core.selfplay.wiring import RunParts, build_run, build_trainer
+from spade_core.selfplay.wiring import RunParts, build_run, build_trainer, run_store
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.regret import ARMS, RegretEstimate, arm_of, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
@@ -66,7 +65,7 @@ from spade_core.validation.calibration import AgentProbe, CalibrationProbe, prob
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_registry.records import Status
 
-__all__ = ["Progress", "SelfPlay", "latest_checkpoint", "remove_run"]
+__all__ = ["Progress", "SelfPlay", "latest_checkpoint"]
 
 Progress = Callable[[str, int, int, float | None], None]
 """``progress(phase, iteration, iterations, eta_seconds)``."""
@@ -329,7 +328,7 @@ class SelfPlay:
         metrics.outcomes = dict(outcomes)
         metrics.accepted = len(metrics.accepted_ids)
         metrics.attempts = len(phase.attempts)
-        register_store(self.config.store, sync_seeds=False)
+        register_store(run_store(self.config), sync_seeds=False)
         return phase
 
     def _agent_envs(self, i: int, new_ids: list[str]) -> list[str]:
@@ -487,7 +486,3 @@ def _split_evenly(total: int, domains: list[str], offset: int) -> dict[str, int]
 def _mean(values: list[float]) -> float:
     return float(sum(values) / len(values)) if values else 0.0
 
-
-def remove_run(run_dir: Path) -> None:
-    """Delete a run directory (``--fresh``)."""
-    shutil.rmtree(run_dir, ignore_errors=True)

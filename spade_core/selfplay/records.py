@@ -10,6 +10,7 @@ Layout (relative to the run directory)::
     designs/iter-NNNNN/cK-aJ.py      candidate K's attempt J (``.txt``: a completion with no code extracted)
     transcripts/iter-NNNNN/*.txt     the example episodes of the report, as text
     errors.log                       the traceback of every failed phase; its metrics line says where it starts
+    registry.sqlite3                 the run's registry store, unless the config's store points at another
     small_world/records.json         the small world's comparison before the LLM loop (small_world.enabled), and
     small_world/small_world.png      its plot (spade_core.selfplay.small_world)
     report.html                      written by spade_core.selfplay.report
@@ -37,6 +38,7 @@ TENSORBOARD_DIR = "tensorboard"
 DESIGNS_DIR = "designs"
 TRANSCRIPTS_DIR = "transcripts"
 ERRORS_FILE = "errors.log"
+RUN_STORE_FILE = "registry.sqlite3"
 SMALL_WORLD_RECORDS = "small_world/records.json"
 SMALL_WORLD_PLOT = "small_world/small_world.png"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -74,6 +76,22 @@ def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def set_aside(run_dir: Path) -> Path | None:
+    """Move an earlier run out of ``run_dir`` (``--fresh``) to ``<run_dir>-<UTC time>``, nothing deleted; returns
+    where it went (None: there was nothing to move)."""
+    run_dir = Path(run_dir)
+    if not run_dir.exists() or not any(run_dir.iterdir()):
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    target = run_dir.with_name(f"{run_dir.name}-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = run_dir.with_name(f"{run_dir.name}-{stamp}-{n}")
+    run_dir.rename(target)
+    return target
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:

@@ -21,6 +21,7 @@ from spade_core.scale import open_scale_out, ray_requested
 from spade_core.seeding import engine_seed
 from spade_core.selfplay.config import GENERATORS, ModelSection, SelfPlayConfig
 from spade_core.selfplay.designer_model import DesignerModel, designer_model
+from spade_core.selfplay.records import RUN_STORE_FILE
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.regret import RegretConfig
@@ -59,10 +60,10 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
               on_model_load: Callable[[], None] = lambda: None) -> RunParts:
     """Open the store (seeds synced, accepted environments registered) and build every part of the run."""
     configure_heap(config.model)  # before the first threaded work: see spade_core.heap
-    store = open_store(config.store)
+    store = open_store(run_store(config))
     sync_seed_environments(store)
     start_pool(config, store)
-    register_store(config.store)
+    register_store(run_store(config))
     memory = EnvironmentMemory(store, embedder=build_embedder(config.memory.embedder))
     corpus = open_corpus(config.designer.corpus)
     scale = open_scale_out(config.ray, store=str(store.path))  # this machine, or Ray (--ray)
@@ -77,6 +78,12 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
         agent_advantages=AdvantageEstimator(AdvantageConfig(estimator=config.train.agent_advantage)),
         designer_advantages=AdvantageEstimator(AdvantageConfig(estimator=config.train.designer_advantage)),
     )
+
+
+def run_store(config: SelfPlayConfig) -> str:
+    """The run's registry store: ``store`` when set, else one inside the run directory (the user's own store is
+    written only when they point at it)."""
+    return config.store if config.store is not None else str(Path(config.run_dir) / RUN_STORE_FILE)
 
 
 def start_pool(config: SelfPlayConfig, store: Any) -> list[str]:
