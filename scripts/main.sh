@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything SPADE needs, then run the main job: self-play on the embedded defaults
 # (SmolLM2-135M-Instruct, the Wikipedia corpus, the seed pool, the reference trainer) on the CPU, with the CPU demo's
-# small designer budget (configs/cpu-demo.yaml).
+# small designer budget and its time budget (configs/cpu-demo.yaml). Running it again moves the earlier run aside
+# to runs/selfplay-<UTC time> (nothing is deleted); the run keeps its own store, runs/selfplay/registry.sqlite3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1

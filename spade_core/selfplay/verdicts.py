@@ -81,6 +81,9 @@ def agent_line(m: IterationMetrics, ctx: RoleContext) -> str:
         return f"agent: no episodes - {why.removeprefix('agent: ')}; check agent.domains and agent.max_env_turns"
     head = (f"agent: {a.episodes} episodes on {len(a.envs)} environment(s), success {a.success_hinted:.0%} with the "
             f"hint and {a.success_unhinted:.0%} without")
+    if a.time_limited or a.not_started:
+        head += (f" ({a.time_limited} ended at the phase's deadline, {a.not_started} not started: censored, "
+                 f"{a.censored_pairs} seed(s) left out)")
     if a.success_hinted == 0 and a.success_unhinted == 0:
         why = "no success at all, so every regret is 0 and the update has no signal"
         if _small(ctx.agent_parameters):
@@ -90,6 +93,8 @@ def agent_line(m: IterationMetrics, ctx: RoleContext) -> str:
 
 
 def trainer_line(m: IterationMetrics) -> str:
+    if m.partial and m.train.agent is None and m.train.designer is None:
+        return f"trainer: not updated - the run was stopped ({m.stopped_by}) before the update"
     parts = []
     for role in ("agent", "designer"):
         update = getattr(m.train, role)
