@@ -17,6 +17,7 @@ from rich.table import Table
 from spade_core import __version__
 from spade_core.cli.eval_command import eval_command
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
+from spade_core.cli.new_command import new_command
 from spade_core.cli.pack_commands import PACK_HOOK, export_command, import_command, pack_table
 from spade_core.cli.serve_command import serve_command
 from spade_core.corpora import open_corpus
@@ -513,6 +514,7 @@ def _attach_commands() -> None:
     cli.add_command(serve_command)
     cli.add_command(export_command)
     cli.add_command(import_command)
+    cli.add_command(new_command)
 
 
 _attach_commands()
