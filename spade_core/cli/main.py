@@ -23,7 +23,7 @@ from spade_core.cli.serve_command import serve_command
 from spade_core.corpora import open_corpus
 from spade_core.designer.loop import DesignConfig, Designer
 from spade_core.display import aligned_rows, clean, echo, json_text, markup, text
-from spade_core.errors import SpadeError
+from spade_core.errors import PluginError, SpadeError
 from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
 from spade_core.memory import EnvironmentMemory
 from spade_core.memory.behaviour import BehaviourIndex
@@ -507,6 +507,23 @@ def plugins() -> None:
         console.print(packs)
     for failure in registry.failures:
         err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
+    broken = _broken_seed_paths(registry)
+    for problem in broken:
+        err_console.print(f"[red]failed:[/] {markup(problem)}", highlight=False)
+    if broken:
+        raise SystemExit(1)
+
+
+def _broken_seed_paths(registry: Any) -> list[str]:
+    """Every contributed seed module that cannot be found, with the plugin that named it."""
+    problems = []
+    for plugin_name, seeds in registry.collect("spade_seed_environments"):
+        for seed in seeds:
+            try:
+                seed.source_path()
+            except PluginError as exc:
+                problems.append(f"plugin {plugin_name!r}: {exc} (check the module path in spade_seed_environments)")
+    return problems
 
 
 def _attach_commands() -> None:
