@@ -70,3 +70,26 @@ def test_plugin_that_fails_to_import_is_isolated() -> None:
     for failure in registry.failures:
         assert failure.plugin not in loaded
         assert failure.stage in {"import", "validate", "register", "load"}
+
+
+class TypoSeedPlugin:
+    @hookimpl
+    def spade_seed_environments(self) -> list[SeedEnvironment]:
+        return [SeedEnvironment("spade_domains.games.seeds.tic_tac_tow")]
+
+
+def test_spade_plugins_fails_on_a_seed_module_path_that_does_not_exist() -> None:
+    from click.testing import CliRunner
+
+    from spade_core.cli.main import cli
+
+    registry = get_plugins()
+    assert CliRunner().invoke(cli, ["plugins"]).exit_code == 0
+    assert registry.register(TypoSeedPlugin(), "typo-seed")
+    try:
+        result = CliRunner().invoke(cli, ["plugins"])
+    finally:
+        registry.unregister("typo-seed")
+    assert result.exit_code == 1
+    assert "plugin 'typo-seed'" in result.output and "spade_domains.games.seeds.tic_tac_tow" in result.output
+    assert "cannot be found" in result.output

@@ -17,12 +17,13 @@ from rich.table import Table
 from spade_core import __version__
 from spade_core.cli.eval_command import eval_command
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
+from spade_core.cli.new_command import new_command
 from spade_core.cli.pack_commands import PACK_HOOK, export_command, import_command, pack_table
 from spade_core.cli.serve_command import serve_command
 from spade_core.corpora import open_corpus
 from spade_core.designer.loop import DesignConfig, Designer
 from spade_core.display import aligned_rows, clean, echo, json_text, markup, text
-from spade_core.errors import SpadeError
+from spade_core.errors import PluginError, SpadeError
 from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
 from spade_core.memory import EnvironmentMemory
 from spade_core.memory.behaviour import BehaviourIndex
@@ -541,6 +542,23 @@ def plugins() -> None:
         console.print(packs)
     for failure in registry.failures:
         err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
+    broken = _broken_seed_paths(registry)
+    for problem in broken:
+        err_console.print(f"[red]failed:[/] {markup(problem)}", highlight=False)
+    if broken:
+        raise SystemExit(1)
+
+
+def _broken_seed_paths(registry: Any) -> list[str]:
+    """Every contributed seed module that cannot be found, with the plugin that named it."""
+    problems = []
+    for plugin_name, seeds in registry.collect("spade_seed_environments"):
+        for seed in seeds:
+            try:
+                seed.source_path()
+            except PluginError as exc:
+                problems.append(f"plugin {plugin_name!r}: {exc} (check the module path in spade_seed_environments)")
+    return problems
 
 
 def _attach_commands() -> None:
@@ -548,6 +566,7 @@ def _attach_commands() -> None:
     cli.add_command(serve_command)
     cli.add_command(export_command)
     cli.add_command(import_command)
+    cli.add_command(new_command)
 
 
 _attach_commands()
