@@ -32,9 +32,13 @@ class ByteBudget:
 
     def charge(self, size: int, what: str) -> None:
         """Count ``size`` bytes of ``what`` against the budget; :class:`PackRefusedError` if they do not fit."""
+        self.check(size, what)
+        self.used += size
+
+    def check(self, size: int, what: str) -> None:
+        """:class:`PackRefusedError` unless ``size`` bytes of ``what`` fit in what is left (nothing is counted)."""
         if size < 0 or size > self.left:
             raise PackRefusedError(
                 f"{self.origin}: {what} declares {size} bytes, but only {self.left} of the pack's {self.limit} byte "
                 f"budget are left (a pack may unpack to {EXPANSION_LIMIT}x its size on disk, at least "
                 f"{MIN_BUDGET_BYTES} and at most {MAX_PACK_BYTES} bytes); refusing the pack")
-        self.used += size

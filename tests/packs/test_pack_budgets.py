@@ -129,3 +129,35 @@ def test_a_pax_path_header_names_the_member(tmp_path: Path) -> None:
     path.write_bytes(buf.getvalue())
     with pytest.raises(PackRefusedError, match="not a file a pack uses"):
         open_pack(str(path))
+
+
+def hostile_parquet(path: Path, rows: int, module: str) -> Path:
+    """A parquet pack whose every row holds the same long module (a few KB on disk, dictionary-encoded)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from spade_core.packs.parquet import COLUMNS, JSON_COLUMNS
+    from spade_core.packs.schema import PARQUET_METADATA_KEY
+
+    header = {"format": "spade-pack", "format_version": 1, "name": "hostile", "description": "", "created_at": "now",
+              "spade_version": "0", "made_by": {}}
+    cells = {"id": [f"spade/Row{i}-v0" for i in range(rows)], "name": [f"Row{i}" for i in range(rows)],
+             "version": [0] * rows, "domain": ["games"] * rows, "status": ["accepted"] * rows, "tags": [[]] * rows,
+             "content_hash": ["raw:" + "0" * 64] * rows, "module": [module] * rows,
+             **{name: ["{}"] * rows for name in JSON_COLUMNS}}
+    schema = pa.schema([(name, pa.list_(pa.string()) if name == "tags" else pa.int64() if name == "version" else
+                         pa.string()) for name in COLUMNS],
+                       metadata={PARQUET_METADATA_KEY: __import__("json").dumps(header).encode()})
+    pq.write_table(pa.table(cells, schema=schema), path, compression="zstd")
+    return path
+
+
+def test_a_parquet_module_repeated_in_every_row_is_refused_before_the_rows_are_built(tmp_path: Path) -> None:
+    path = hostile_parquet(tmp_path / "repeat.parquet", 6000, "x = 1\n" * 31_000)  # 186k characters
+    assert path.stat().st_size < 200_000
+    assert refused(path, "column 'module'") < 64 * MiB
+
+
+def test_a_small_parquet_pack_within_its_budget_reads(tmp_path: Path) -> None:
+    pack = open_pack(str(hostile_parquet(tmp_path / "small.parquet", 20, "x = 1\n" * 1000)))
+    assert len(pack.environments) == 20
