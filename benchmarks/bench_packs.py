@@ -9,15 +9,26 @@ each a distinct module with its own content hash), then:
   also printed on its own, as a figure, never as an option;
 - baseline: copying the SQLite store file (what sharing a pool costs without a pack, and without any check).
 
+- ``--memory``: the importer's peak memory per input byte, reading a normal pack tarball and parquet file and three
+  hostile files (a tar header declaring a 1.5 GiB long name; a 1 MB tarball with a 1,000 MiB member the pack never
+  uses; a parquet file with a 190k-character module in 6,000 rows), each in a fresh process, beside a baseline that
+  reads the same file the plain way (``tarfile``/``pyarrow``). ``--scale`` shrinks the hostile sizes.
+
     python benchmarks/bench_packs.py [--n 1000] [--workers 2]
+    python benchmarks/bench_packs.py --memory [--n 300] [--scale 1.0]
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +44,8 @@ def main() -> None:
     parser.add_argument("--validate-n", type=int, default=None,
                         help="Re-validate-and-import only the first K environments (a pack of K, timed the same way); "
                              "default: all N")
+    parser.add_argument("--memory", action="store_true", help="Peak reader memory per input byte (see above)")
+    parser.add_argument("--scale", type=float, default=1.0, help="Size of the hostile --memory inputs (1.0: full)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-packs-"))
     os.environ["SPADE_STORE"] = str(tmp / "default.sqlite3")
@@ -52,6 +65,10 @@ def main() -> None:
         source.update_stats(record.rid, {"episodes": 6, "successes": i % 7 > 3, "p_hint": 0.8, "p_nohint": 0.4,
                                          "regret": 0.4})
     source._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    if args.memory:
+        memory(source, tmp, args.scale)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
 
     t0 = time.perf_counter()
     copy = tmp / "copy.sqlite3"
@@ -95,6 +112,61 @@ def main() -> None:
         print(f"{label:<64} {seconds:9.2f} s  {seconds / k * 1000:8.2f} ms/env  -> {seconds / k * n:8.1f} s per {n}")
     print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+MiB = 1024 * 1024
+
+
+def _header(name: str, size: int, kind: bytes) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.size, info.type = size, kind
+    return info.tobuf(format=tarfile.GNU_FORMAT)[:512]
+
+
+def hostile_files(tmp: Path, scale: float) -> dict[str, Path]:
+    """The three hostile inputs of the module docstring, at ``scale`` of their full size."""
+    longname, unused = tmp / "longname.tar.gz", tmp / "unused.tar.gz"
+    name_bytes = int(1536 * MiB * scale)
+    with gzip.open(longname, "wb", compresslevel=9) as out:
+        out.write(_header("././@LongLink", name_bytes, tarfile.GNUTYPE_LONGNAME))
+        for _ in range(0, name_bytes, 16 * MiB):
+            out.write(b"n" * 16 * MiB)
+        out.write(bytes(2048))
+    member = int(1000 * MiB * scale)
+    with gzip.open(unused, "wb", compresslevel=9) as out:
+        out.write(_header("unused.bin", member, tarfile.REGTYPE))
+        for _ in range(0, member, 16 * MiB):
+            out.write(bytes(16 * MiB))
+        out.write(bytes(2048))
+    sys.path.insert(0, str(ROOT / "tests" / "packs"))
+    from test_pack_budgets import hostile_parquet
+
+    repeat = hostile_parquet(tmp / "repeat.parquet", int(6000 * scale), "x = 1\n" * 31_667)
+    return {"tar: 1.5 GiB GNU long name": longname, "tar: 1,000 MiB unused member": unused,
+            "parquet: 190k-char module x 6,000 rows": repeat}
+
+
+def memory(source: object, tmp: Path, scale: float) -> None:
+    from spade_core.packs import export_pack
+
+    tar = export_pack(source, tmp / "pack.tar.gz", name="bench", find_parents=False).path
+    export_pack(source, tmp / "hf", name="bench", fmt="parquet", find_parents=False)
+    cases = {"normal pack tarball": tar, "normal pack parquet": tmp / "hf" / "data" / "environments.parquet",
+             **hostile_files(tmp, scale)}
+    print(f"{'input (scale ' + str(scale) + ')':<44} {'bytes':>11} {'spade peak':>11} {'/byte':>7} "
+          f"{'baseline peak':>14} {'/byte':>7}")
+    for label, path in cases.items():
+        size = path.stat().st_size
+        peaks = [_peak(reader, path) for reader in ("spade", "baseline")]
+        print(f"{label:<44} {size:>11,} {peaks[0] / MiB:>9.1f}MB {peaks[0] / size:>7.1f} {peaks[1] / MiB:>12.1f}MB "
+              f"{peaks[1] / size:>7.1f}")
+    print(json.dumps({"note": "peak = growth of the reading process's max RSS while it reads the file"}))
+
+
+def _peak(reader: str, path: Path) -> int:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pack_memory.py"), reader, str(path)],
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.split()[-1])
 
 
 if __name__ == "__main__":

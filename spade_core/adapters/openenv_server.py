@@ -6,6 +6,8 @@ under the server's per-step time limit (``ServeConfig.step_timeout_s``: a client
 client can make the server abandon work early). A step past the limit ends the episode with an error observation;
 its thread runs on, counted as *abandoned* until it returns, and its episode is closed then. At
 ``max_abandoned_steps`` abandoned steps (over all sessions) new resets and steps are refused until some finish.
+A request body or WebSocket message over :data:`~spade_core.adapters.serve_settings.MAX_MESSAGE_BYTES` (the largest
+action, JSON-escaped) is refused while it is read, and at most ``max_concurrent_requests`` HTTP requests run at once.
 Only the observation, reward, done flag and public ``info`` keys leave the server: no route or field exposes the
 privileged hint outside a hinted episode's observation, the reference solver or the verifier.
 """
@@ -25,12 +27,11 @@ from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation
 from pydantic import Field
 
 from spade_core import __version__
-from spade_core.adapters.serve_settings import ServeConfig
+from spade_core.adapters.request_limits import RequestLimits
+from spade_core.adapters.serve_settings import MAX_ACTION_CHARS, MAX_MESSAGE_BYTES, ServeConfig
 from spade_core.adapters.session import EpisodeSession, SessionError, StepOutcome
 
 ENV_NAME = "spade"
-MAX_ACTION_CHARS = 65_536
-"""Longer actions are refused by the request model, before they reach an environment (which has its own limit)."""
 
 
 class SpadeAction(Action):
@@ -195,4 +196,5 @@ def build_server(config: ServeConfig) -> SpadeServer:
     )
     app = FastAPI(title="SPADE environments (OpenEnv)", version=__version__)
     sessions.register_routes(app)
-    return SpadeServer(app, sessions, abandoned)
+    limited = RequestLimits(app, max_body_bytes=MAX_MESSAGE_BYTES, max_concurrent=config.max_concurrent_requests)
+    return SpadeServer(limited, sessions, abandoned)

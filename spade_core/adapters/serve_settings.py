@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+MAX_ACTION_CHARS = 65_536
+"""Longer actions are refused by the request model, before they reach an environment (which has its own limit)."""
+JSON_BYTES_PER_CHAR = 6
+"""The most bytes JSON spends on one character of a string (``\\uXXXX``; a surrogate pair is 12 for 2)."""
+ENVELOPE_BYTES = 64 * 1024
+"""Room for everything in a request beside the action (type, seed, env_id, episode id, JSON punctuation)."""
+MAX_MESSAGE_BYTES = MAX_ACTION_CHARS * JSON_BYTES_PER_CHAR + ENVELOPE_BYTES
+"""The largest request body or WebSocket message a client may send: a step with the largest action, every character
+escaped. Larger ones are refused while they are read, before they are parsed."""
 
 @dataclass(frozen=True)
 class ServeConfig:
@@ -17,3 +27,9 @@ class ServeConfig:
     max_abandoned_steps: int = 8
     """Steps past their limit still running in their threads, over all sessions; at the cap new steps are refused."""
     learner_seat: int = 0
+    max_concurrent_requests: int = 64
+    """HTTP requests in progress at once (WebSocket sessions are capped by ``max_sessions``); past it: 503."""
+
+    def uvicorn_settings(self) -> dict[str, Any]:
+        """What uvicorn itself must enforce: the largest WebSocket message."""
+        return {"ws_max_size": MAX_MESSAGE_BYTES}

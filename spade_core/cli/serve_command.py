@@ -39,4 +39,4 @@ def serve_command(env_ids: tuple[str, ...], domain: str | None, tags: tuple[str,
     config = ServeConfig(env_ids=tuple(ids), max_sessions=max_sessions, idle_timeout_s=idle_timeout,
                          step_timeout_s=step_timeout)
     click.echo(f"serving {len(ids)} environment(s) on http://{host}:{port} (WebSocket /ws, /schema, /health)")
-    uvicorn.run(build_server(config).app, host=host, port=port, log_level="warning")
+    uvicorn.run(build_server(config).app, host=host, port=port, log_level="warning", **config.uvicorn_settings())

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from spade_core.errors import SpadeError
 from spade_registry.syntax import parse_source
 
-_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)[^`\n]*$")
 _CLOSE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*$")
 _CLOSE_ANYWHERE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*$", re.MULTILINE)
 _CODE_START = re.compile(r"^(?:from |import |ENV_SPEC\b|class |\"\"\"|'''|#)", re.MULTILINE)
@@ -71,6 +70,24 @@ def _parses(code: str) -> bool:
     return True
 
 
+def opening_fence(line: str) -> tuple[str, str] | None:
+    """The fence and language tag of an opening fence line (up to 3 spaces, 3+ backticks or tildes, an optional tag,
+    no backtick after the fence), in one pass over the line (a backtracking pattern was quadratic in its length)."""
+    indent = len(line) - len(line.lstrip(" "))
+    if indent > 3 or line[indent:indent + 1] not in ("`", "~"):
+        return None
+    mark = line[indent]
+    end = indent
+    while end < len(line) and line[end] == mark:
+        end += 1
+    fence, rest = line[indent:end], line[end:]
+    if len(fence) < 3 or "`" in rest or "\n" in rest:
+        return None
+    tag = rest.lstrip(" \t")
+    cut = next((k for k, ch in enumerate(tag) if ch.isspace()), len(tag))
+    return fence, tag[:cut]
+
+
 def _score(block: str) -> int:
     return 2 * ("ENV_SPEC" in block) + ("class " in block) + ("def step" in block)
 
@@ -93,12 +110,11 @@ def _blocks(completion: str) -> list[_Block]:
     blocks: list[_Block] = []
     i = 0
     while i < len(lines):
-        opening = _OPEN.match(lines[i])
+        opening = opening_fence(lines[i])
         if opening is None:
             i += 1
             continue
-        fence = opening.group("fence")
-        language = opening.group("lang").lower()
+        fence, language = opening[0], opening[1].lower()
         closes = list(itertools.islice(
             (j for j in map(fence_lines.__getitem__, range(bisect.bisect_right(fence_lines, i), len(fence_lines)))
              if lines[j].strip()[0] == fence[0] and len(lines[j].strip()) >= len(fence)), MAX_CLOSING_CANDIDATES))

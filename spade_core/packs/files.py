@@ -1,16 +1,30 @@
 """Reading a pack's files safely from a folder or a tarball: no path leaves the pack, no link is followed, and
-sizes and member counts are bounded. A tarball is read in memory and never extracted."""
+sizes and member counts are bounded before the bytes are read. A tarball is streamed into memory, never extracted."""
 
 from __future__ import annotations
 
 import os
 import stat
-import tarfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from spade_core.packs.budget import ByteBudget, pack_budget
 from spade_core.packs.errors import PackError, PackRefusedError
-from spade_core.packs.schema import MAX_MEMBERS, MAX_PACK_BYTES
+from spade_core.packs.schema import (
+    CARD_FILE,
+    ENV_DIR,
+    INDEX_FILE,
+    MAX_CARD_BYTES,
+    MAX_INDEX_BYTES,
+    MAX_MEMBERS,
+    MAX_MODULE_CHARS,
+    MAX_PACK_BYTES,
+    MAX_RECORD_BYTES,
+    MODULE_FILE,
+    RECORD_FILE,
+)
+from spade_core.packs.tar_stream import MAX_PATH_BYTES, TarStream, open_stream
 
 TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 
@@ -27,7 +41,7 @@ class PackFiles(Protocol):
 
 def safe_relative(path: str, origin: str) -> str:
     """``path`` if it is a plain relative POSIX path inside the pack (no ``..``, no root, no backslash, no NUL)."""
-    if not path or "\\" in path or "\x00" in path or path.startswith("/") or len(path) > 1024:
+    if not path or "\\" in path or "\x00" in path or path.startswith("/") or len(path) > MAX_PATH_BYTES:
         raise PackRefusedError(f"{origin}: member {path[:200]!r} is not a plain relative path; refusing the pack")
     parts = PurePosixPath(path).parts
     if any(part in ("..", "") for part in parts) or ":" in parts[0]:
@@ -67,52 +81,86 @@ class FolderFiles:
 
 
 class TarFiles:
-    """A pack tarball, read member by member into memory (never extracted): regular files and folders only, every
-    name a plain relative path, at most :data:`MAX_MEMBERS` members and :data:`MAX_PACK_BYTES` in all."""
+    """A pack tarball, streamed member by member into memory (never extracted) under one byte budget
+    (:func:`~spade_core.packs.budget.pack_budget` of its size on disk): regular files and folders only, every name a
+    plain relative path, at most :data:`MAX_MEMBERS` members, and only the files a pack uses (:func:`used_kind`,
+    optionally all under one top folder); any other member refuses the pack before its bytes are read. A used member
+    over its own limit is skipped unread (its environment is rejected with the size when it is asked for)."""
 
     def __init__(self, path: Path) -> None:
         self.origin = str(path)
         self._files: dict[str, bytes] = {}
+        self._oversize: dict[str, int] = {}
+        self._top: str | None = None
+        budget = ByteBudget(pack_budget(path.stat().st_size), self.origin)
         try:
-            with tarfile.open(path, "r:*") as archive:
-                self._load(archive)
-        except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+            with open_stream(str(path)) as stream:
+                self._load(TarStream(stream, budget))
+        except (EOFError, OSError, ValueError, zlib.error) as exc:
             raise PackError(f"{self.origin} is not a readable tarball: {type(exc).__name__}: {exc}") from None
-        tops = {name.split("/", 1)[0] for name in self._files}
-        # ``tar czf pack.tar.gz pack/`` puts everything under one folder: read the pack inside it
-        self._top = tops.pop() if len(tops) == 1 and all("/" in name for name in self._files) else None
 
-    def _load(self, archive: tarfile.TarFile) -> None:
-        total = 0
-        for count, member in enumerate(iter(archive.next, None), start=1):
+    def _load(self, tar: TarStream) -> None:
+        names: set[str] = set()
+        for count, member in enumerate(tar.members(), start=1):
             if count > MAX_MEMBERS:
                 raise PackRefusedError(f"{self.origin} has more than {MAX_MEMBERS} members; refusing the pack")
-            name = safe_relative(member.name.rstrip("/") if member.isdir() else member.name, self.origin)
-            if member.isdir():
+            name = safe_relative(member.name.rstrip("/") if member.is_dir else member.name, self.origin)
+            if member.is_dir:
                 continue
-            if not member.isreg():
-                kind = "a link" if (member.issym() or member.islnk()) else "not a regular file"
-                raise PackRefusedError(f"{self.origin}: member {name!r} is {kind}; a pack holds plain files only")
-            total += member.size
-            if total > MAX_PACK_BYTES:
-                raise PackRefusedError(f"{self.origin} unpacks to over {MAX_PACK_BYTES} bytes; refusing the pack")
-            if name in self._files:
+            if name in names:
                 raise PackRefusedError(f"{self.origin}: member {name!r} appears twice; refusing the pack")
-            handle = archive.extractfile(member)
-            data = handle.read(member.size + 1) if handle is not None else b""
-            if len(data) != member.size:
-                raise PackError(f"{self.origin}: member {name!r} is not {member.size} bytes as its header says")
-            self._files[name] = data
+            names.add(name)
+            rel = self._inside(name, first=len(names) == 1)
+            limit = USED_FILES[used_kind(rel)]
+            if member.size > limit:
+                self._oversize[rel] = member.size
+            elif used_kind(rel) != CARD_FILE:
+                self._files[rel] = tar.read(f"member {name!r}")
+
+    def _inside(self, name: str, *, first: bool) -> str:
+        """``name`` relative to the pack (past its one top folder, if it has one), if it is a file the pack uses."""
+        top, _, rest = name.partition("/")
+        if self._top is None and used_kind(name) is None and rest and used_kind(rest) is not None:
+            if not first:
+                raise PackRefusedError(f"{self.origin}: member {name!r} is under a folder the pack's other files are "
+                                       "not; refusing the pack")
+            self._top = top
+        if self._top is not None:
+            if top != self._top or used_kind(rest) is None:
+                raise self._unused(name)
+            return rest
+        if used_kind(name) is None:
+            raise self._unused(name)
+        return name
+
+    def _unused(self, name: str) -> PackRefusedError:
+        return PackRefusedError(f"{self.origin}: member {name[:200]!r} is not a file a pack uses ({INDEX_FILE}, "
+                                f"{CARD_FILE}, {ENV_DIR}/<Name>-v<N>/{MODULE_FILE} or {RECORD_FILE}, all optionally "
+                                "under one top folder); refusing the pack without reading it")
 
     def read(self, path: str, limit: int) -> bytes:
         rel = safe_relative(path, self.origin)
-        rel = rel if rel in self._files else f"{self._top}/{rel}" if self._top else rel
+        if rel in self._oversize or len(self._files.get(rel, b"")) > limit:
+            size = self._oversize.get(rel, len(self._files.get(rel, b"")))
+            raise PackError(f"{self.origin}: {rel} is {size} bytes, over its {limit} byte limit")
         if rel not in self._files:
             raise PackError(f"{self.origin}: {rel} is missing")
-        data = self._files[rel]
-        if len(data) > limit:
-            raise PackError(f"{self.origin}: {rel} is {len(data)} bytes, over its {limit} byte limit")
-        return data
+        return self._files[rel]
+
+
+def used_kind(rel: str) -> str | None:
+    """Which file of a pack ``rel`` is (a key of :data:`USED_FILES`), or None if a pack never uses it."""
+    parts = rel.split("/")
+    if len(parts) == 1 and parts[0] in (INDEX_FILE, CARD_FILE):
+        return parts[0]
+    if len(parts) == 3 and parts[0] == ENV_DIR and parts[2] in (MODULE_FILE, RECORD_FILE):
+        return parts[2]
+    return None
+
+
+USED_FILES = {INDEX_FILE: MAX_INDEX_BYTES, CARD_FILE: MAX_CARD_BYTES, MODULE_FILE: MAX_MODULE_CHARS * 4,
+              RECORD_FILE: MAX_RECORD_BYTES}
+"""The files a pack tarball may hold, each with the most bytes it may have (the card is skipped, never kept)."""
 
 
 def is_tarball(path: Path) -> bool:

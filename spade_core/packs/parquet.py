@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from spade_core.packs.budget import ByteBudget, pack_budget
 from spade_core.packs.errors import PackError, PackFormatError
 from spade_core.packs.schema import (
     MAX_ENVIRONMENTS,
@@ -30,6 +31,9 @@ from spade_core.packs.schema import (
 
 JSON_COLUMNS = ("manifest", "report", "stats", "lineage", "provenance")
 COLUMNS = ("id", "name", "version", "domain", "status", "tags", "content_hash", "module", *JSON_COLUMNS)
+STRING_COLUMNS = ("id", "name", "domain", "status", "content_hash", "module", *JSON_COLUMNS)
+"""Read as dictionaries, so a value repeated in many rows is decoded once and its cost counted before the rows are
+built."""
 
 
 def write_parquet(header: PackHeader, environments: list[PackEnvironment], path: Path) -> None:
@@ -63,7 +67,9 @@ def parquet_file(source: Path) -> Path:
 
 
 def read_parquet(source: Path) -> Pack:
-    """A pack from its parquet file; the schema and every cell are checked like the folder form's files."""
+    """A pack from its parquet file, row group by row group under the pack's byte budget (each group's declared size
+    is checked before it is read, and every row's cells are charged before they become Python values); the schema
+    and every cell are checked like the folder form's files."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -71,26 +77,55 @@ def read_parquet(source: Path) -> Pack:
     file = path.name
     if path.is_symlink() or not path.is_file():
         raise PackError(f"{path} is not a regular parquet file")
-    if path.stat().st_size > MAX_PACK_BYTES:
+    size = path.stat().st_size
+    if size > MAX_PACK_BYTES:
         raise PackError(f"{path} is over {MAX_PACK_BYTES} bytes; refusing the pack")
+    budget = ByteBudget(pack_budget(size), str(path))
     try:
-        parquet = pq.ParquetFile(path)
-        metadata = parquet.schema_arrow.metadata or {}
-        if parquet.metadata.num_rows > MAX_ENVIRONMENTS:
-            raise PackFormatError(file, "(rows)", f"has {parquet.metadata.num_rows} rows, over {MAX_ENVIRONMENTS}")
-        header_raw = metadata.get(PARQUET_METADATA_KEY)
-        if header_raw is None:
-            raise PackFormatError(file, PARQUET_METADATA_KEY.decode(), "the file's metadata has no pack header "
-                                  "(was it written by `spade export --format parquet`?)")
-        header = parse_header(load_json(header_raw, f"{file} metadata", MAX_INDEX_BYTES), f"{file} metadata")
-        missing = [c for c in COLUMNS if c not in parquet.schema_arrow.names]
-        if missing:
-            raise PackFormatError(file, missing[0], "column is missing")
-        table = parquet.read(columns=list(COLUMNS))
+        parquet = pq.ParquetFile(path, read_dictionary=list(STRING_COLUMNS))
+        header = _header(parquet, file)
+        rows: list[dict[str, Any]] = []
+        for group in range(parquet.metadata.num_row_groups):
+            declared = parquet.metadata.row_group(group)
+            budget.check(declared.total_byte_size, f"row group {group} ({declared.num_rows} rows)")
+            rows += _rows(parquet.read_row_group(group, columns=list(COLUMNS)), budget, group)
     except (pa.ArrowException, OSError) as exc:
         raise PackError(f"{path} is not a readable parquet file: {type(exc).__name__}: {exc}") from None
-    rows = table.to_pylist()
     return Pack(header=header, environments=tuple(_row(row, i, file) for i, row in enumerate(rows)), origin=str(path))
+
+
+def _header(parquet: Any, file: str) -> PackHeader:
+    metadata = parquet.schema_arrow.metadata or {}
+    if parquet.metadata.num_rows > MAX_ENVIRONMENTS:
+        raise PackFormatError(file, "(rows)", f"has {parquet.metadata.num_rows} rows, over {MAX_ENVIRONMENTS}")
+    header_raw = metadata.get(PARQUET_METADATA_KEY)
+    if header_raw is None:
+        raise PackFormatError(file, PARQUET_METADATA_KEY.decode(), "the file's metadata has no pack header "
+                              "(was it written by `spade export --format parquet`?)")
+    header = parse_header(load_json(header_raw, f"{file} metadata", MAX_INDEX_BYTES), f"{file} metadata")
+    missing = [c for c in COLUMNS if c not in parquet.schema_arrow.names]
+    if missing:
+        raise PackFormatError(file, missing[0], "column is missing")
+    return header
+
+
+def _rows(table: Any, budget: ByteBudget, group: int) -> list[dict[str, Any]]:
+    """The row group's rows as Python values, once the bytes of every cell they hold are charged to ``budget``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in STRING_COLUMNS:
+        column = table.column(name)
+        if pa.types.is_dictionary(column.type):
+            cells = sum(int(pc.sum(pc.take(pc.binary_length(chunk.dictionary), chunk.indices)).as_py() or 0)
+                        for chunk in column.chunks)
+        else:
+            cells = int(pc.sum(pc.binary_length(column)).as_py() or 0)
+        budget.charge(cells, f"row group {group} column {name!r}")
+    tags = sum(int(pc.sum(pc.binary_length(pc.list_flatten(chunk))).as_py() or 0)
+               for chunk in table.column("tags").chunks)
+    budget.charge(tags, f"row group {group} column 'tags'")
+    return table.to_pylist()
 
 
 def _row(row: dict[str, Any], i: int, file: str) -> PackEnvironment | BrokenEnvironment:

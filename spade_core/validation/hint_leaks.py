@@ -20,8 +20,12 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from spade_core import linear_re
+
 MAX_TEXT_CHARS = 4000
 """Only this much of a hint or an observation is decoded (hints are short; the bound keeps the check cheap)."""
+MAX_DECODED_CHARS = 65_536
+"""No text is decoded past this many characters, even the text the agent sees (``limit=None``)."""
 
 MAX_OFFSET = 3
 """A number this close to a numeric target (but not equal) is a weak "small offset" leak."""
@@ -41,13 +45,13 @@ _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty 
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _PLACE_WORDS = {"ones": 1, "one": 1, "units": 1, "unit": 1, "tens": 10, "ten": 10, "hundreds": 100, "hundred": 100,
                 "thousands": 1000, "thousand": 1000}
-_PLACE = re.compile(r"(\d)\s+(ones?|units?|tens?|hundreds?|thousands?)\b")
-_OFFSET = re.compile(
+_PLACE = linear_re.compile(r"(\d)\s+(ones?|units?|tens?|hundreds?|thousands?)\b")
+_OFFSET = linear_re.compile(
     r"(-?\d+(?:\.\d+)?)\s+(more|less|fewer|greater|larger|smaller|bigger|higher|lower|above|below|after|before)"
     r"(?:\s+than)?\s+(-?\d+(?:\.\d+)?)")
-_ARITH = re.compile(r"(-?\d+(?:\.\d+)?)\s*(plus|\+|minus|times|\*|x)\s*(-?\d+(?:\.\d+)?)")
-_HALF_DOUBLE = re.compile(r"\b(twice|double|half of|half)\s+(-?\d+(?:\.\d+)?)")
-_DIVIDED = re.compile(r"(-?\d+(?:\.\d+)?)\s+divided\s+by\s+(-?\d+(?:\.\d+)?)")
+_ARITH = linear_re.compile(r"(-?\d+(?:\.\d+)?)\s*(plus|\+|minus|times|\*|x)\s*(-?\d+(?:\.\d+)?)")
+_HALF_DOUBLE = linear_re.compile(r"\b(twice|double|half of|half)\s+(-?\d+(?:\.\d+)?)")
+_DIVIDED = linear_re.compile(r"(-?\d+(?:\.\d+)?)\s+divided\s+by\s+(-?\d+(?:\.\d+)?)")
 _ROMAN = (("m", 1000), ("cm", 900), ("d", 500), ("cd", 400), ("c", 100), ("xc", 90), ("l", 50), ("xl", 40),
           ("x", 10), ("ix", 9), ("v", 5), ("iv", 4), ("i", 1))
 
@@ -228,6 +232,7 @@ class DecodedText:
     ``limit``: characters decoded (None: all of it, for the text the agent sees, which a leak is compared with)."""
 
     def __init__(self, text: str, limit: int | None = MAX_TEXT_CHARS) -> None:
+        limit = MAX_DECODED_CHARS if limit is None else min(limit, MAX_DECODED_CHARS)
         text = text[:limit]
         self.raw = text
         self.lower = text.lower()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +33,7 @@ from spade_core.adapters.openenv_server import (  # noqa: E402
     SpadeServer,
     build_server,
 )
+from spade_core.adapters.serve_settings import MAX_ACTION_CHARS, MAX_MESSAGE_BYTES  # noqa: E402
 from spade_core.adapters.session import EpisodeSession  # noqa: E402
 from spade_registry.records import Status, Trust  # noqa: E402
 from spade_registry.store import RegistryStore  # noqa: E402
@@ -68,7 +70,8 @@ class Running:
 
 def start(config: ServeConfig) -> Iterator[Running]:
     server, port = build_server(config), free_port()
-    uv = uvicorn.Server(uvicorn.Config(server.app, host="127.0.0.1", port=port, log_level="error"))
+    uv = uvicorn.Server(uvicorn.Config(server.app, host="127.0.0.1", port=port, log_level="error",
+                                       **config.uvicorn_settings()))
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -236,3 +239,76 @@ def test_abandoned_steps_are_capped_and_their_episodes_closed(tmp_path: Path):
                 time.sleep(0.05)
             again = client.reset(seed=0, env_id=GAME)
             assert not again.done and again.observation["text"]
+
+
+def _raw(port: int, head: str) -> socket.socket:
+    conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+    conn.sendall(head.encode())
+    return conn
+
+
+def _status(conn: socket.socket) -> int:
+    reply = b""
+    while b"\r\n" not in reply:
+        chunk = conn.recv(4096)
+        assert chunk, f"the server closed without a reply ({reply!r})"
+        reply += chunk
+    return int(reply.split()[1])
+
+
+def test_a_huge_post_is_refused_before_its_body_is_read(served):
+    declared = _raw(served.port, "POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 f"Content-Length: {400 * 1024 * 1024}\r\n\r\n")
+    with declared:  # not one byte of the 400 MiB is sent: the declared length is enough
+        assert _status(declared) == 413
+    chunked = _raw(served.port, "POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                "Transfer-Encoding: chunked\r\n\r\n")
+    sent = 0
+    with chunked:
+        chunked.settimeout(0.05)
+        status = None
+        while status is None:
+            assert sent <= MAX_MESSAGE_BYTES + 16 * 1024 * 1024, "the body was read far past the limit"
+            try:
+                chunked.sendall(b"10000\r\n" + b" " * 0x10000 + b"\r\n")
+                sent += 0x10000
+                status = _status(chunked)
+            except TimeoutError:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                break
+        assert status in (413, None) and sent > MAX_MESSAGE_BYTES - 0x10000
+    assert served.get("/health")["status"] == "healthy"
+
+
+def test_the_largest_action_fits_and_a_larger_websocket_message_is_refused(served):
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    with GenericEnvClient(base_url=served.url).sync() as client:  # every character escaped to 6 bytes of JSON
+        stepped = client.step({"action": "\x01" * MAX_ACTION_CHARS})
+        assert stepped.done and "reset" in stepped.observation["error"]
+    with connect(f"ws://127.0.0.1:{served.port}/ws", max_size=None) as ws:
+        ws.send(" " * (MAX_MESSAGE_BYTES + 1))
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009  # message too big
+
+
+def test_http_requests_past_the_concurrency_cap_are_refused_unread():
+    for running in start(ServeConfig(env_ids=(GAME,), max_concurrent_requests=2)):
+        held = [_raw(running.port, "POST /step HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+                for _ in range(2)]  # each request stays in progress, waiting for its body
+        time.sleep(0.3)
+        with _raw(running.port, "GET /health HTTP/1.1\r\nHost: x\r\n\r\n") as third:
+            assert _status(third) == 503
+        for conn in held:
+            conn.close()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                assert running.get("/health")["status"] == "healthy"
+                break
+            except urllib.error.HTTPError as err:
+                assert err.code == 503 and time.monotonic() < deadline
+                time.sleep(0.05)

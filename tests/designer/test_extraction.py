@@ -109,3 +109,25 @@ def test_many_fence_lines_are_bounded_work() -> None:
     with pytest.raises(ExtractionError, match="none defines ENV_SPEC"):
         extract_module("```\n" * 20_000)
     assert time.perf_counter() - started < 5
+
+
+OLD_OPEN = __import__("re").compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)[^`\n]*$")
+"""The backtracking pattern the opening-fence scan replaced (a test reference only: never run on long text)."""
+
+
+@given(st.text(st.sampled_from(" \t`~pythonx\u00a0\n"), max_size=14))
+def test_the_opening_fence_scan_agrees_with_the_pattern_it_replaced(line: str) -> None:
+    from spade_core.designer.parsing import opening_fence
+
+    old = OLD_OPEN.match(line)
+    assert opening_fence(line) == (None if old is None else (old.group("fence"), old.group("lang")))
+
+
+def test_a_long_opening_fence_line_parses_in_linear_time() -> None:
+    """One opening-fence line that ends in a backtick made the old pattern quadratic (0.25 s -> 5.3 s for 4.5x the
+    length); at 20x that length the scan takes milliseconds."""
+    line = "```" + "python" * 40_000 + "`"
+    started = time.perf_counter()
+    with pytest.raises(ExtractionError):
+        extract_module(line + "\nnot code\n")
+    assert time.perf_counter() - started < 2.0

@@ -18,6 +18,7 @@ from pack_helpers import variant
 from spade_core.cli.main import cli
 from spade_core.gym_bridge import open_store, sync_seed_environments
 from spade_core.packs import PackError, PackFormatError, PackRefusedError, export_pack, import_pack, open_pack
+from spade_core.packs import budget as pack_budget_limits
 from spade_core.packs import files as pack_file_limits
 from spade_core.packs.distribution import write_wheel
 from spade_core.packs.export import pack_files
@@ -173,7 +174,7 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile
     ([(_member("../escape.txt"), b"x")], "path traversal"),
     ([(_member("/etc/passwd-pack"), b"x")], "not a plain relative path"),
     ([(_member("pack.json", tarfile.SYMTYPE, "/etc/passwd"), b"")], "a link"),
-    ([(_member("a.txt"), b"x"), (_member("pack.json", tarfile.LNKTYPE, "a.txt"), b"")], "a link"),
+    ([(_member("README.md"), b"x"), (_member("pack.json", tarfile.LNKTYPE, "README.md"), b"")], "a link"),
     ([(_member("dev", tarfile.CHRTYPE), b"")], "not a regular file"),
     ([(_member("pack.json"), b"{}"), (_member("pack.json"), b"{}")], "appears twice"),
 ])
@@ -188,13 +189,13 @@ def test_unsafe_tarballs_are_refused_and_nothing_is_extracted(tmp_path: Path, me
 
 
 def test_tarball_member_count_and_size_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    tarball = _tar(tmp_path / "many.tar.gz", [(_member(f"f{i}.txt"), b"0123456789") for i in range(20)])
+    tarball = _tar(tmp_path / "many.tar.gz", [(_member(f"environments/F{i}-v0/record.json"), b"0123456789") for i in range(20)])
     monkeypatch.setattr(pack_file_limits, "MAX_MEMBERS", 10)
     with pytest.raises(PackRefusedError, match="more than 10 members"):
         open_pack(str(tarball))
     monkeypatch.setattr(pack_file_limits, "MAX_MEMBERS", 1000)
-    monkeypatch.setattr(pack_file_limits, "MAX_PACK_BYTES", 100)
-    with pytest.raises(PackRefusedError, match="over 100 bytes"):
+    monkeypatch.setattr(pack_budget_limits, "MAX_PACK_BYTES", 100)
+    with pytest.raises(PackRefusedError, match="at most 100 bytes"):
         open_pack(str(tarball))
 
 

@@ -74,7 +74,7 @@ def test_a_tarball_of_the_pack_folder_reads_too(tmp_path: Path, make_source) -> 
     with pytest.raises(PackError, match="nothing to export"):
         export_pack(source, tmp_path / "empty", name="empty", filters=ExportFilter(domains=("math",)))
     with tarfile.open(tmp_path / "junk.tar.gz", "w:gz") as archive:
-        archive.addfile(tarfile.TarInfo("x.txt"), io.BytesIO(b""))
+        archive.addfile(tarfile.TarInfo("README.md"), io.BytesIO(b""))
     with pytest.raises(PackError, match="pack.json is missing"):
         open_pack(str(tmp_path / "junk.tar.gz"))
 

@@ -190,3 +190,20 @@ def test_near_misses_inside_the_tasks_tolerance_are_equivalent() -> None:
     cut = next(p for p in near_misses(answer, "math") if p.what == "the answer without its last character")
     assert deviation(cut.action, answer) < moved[1][1]  # within one part in a billion: a sane tolerance accepts it
     assert tolerance_probes("\\boxed{537}") == []  # integer answers have no tolerance
+
+
+def test_a_long_serial_in_an_observation_is_decoded_in_linear_time() -> None:
+    """An 8,000-digit serial once made the relation decoders quadratic (tens of seconds per text); now they run on a
+    linear-time engine, and no text is decoded past ``MAX_DECODED_CHARS``."""
+    import time
+
+    from spade_core.validation.hint_leaks import MAX_DECODED_CHARS, DecodedText
+
+    seconds = []
+    for digits in (8_000, 32_000):
+        started = time.perf_counter()
+        decoded = DecodedText(f"Device serial: {'7' * digits}. Note: 1 more than 121, 60 plus 2", None)
+        seconds.append(time.perf_counter() - started)
+        assert {122, 62} <= decoded.relations
+    assert max(seconds) < 2.0, seconds  # quadratic decoding took ~17 s for the 8,000 digits alone
+    assert len(DecodedText("x" * (MAX_DECODED_CHARS * 2), None).raw) == MAX_DECODED_CHARS
