@@ -5,11 +5,15 @@
     python benchmarks/bench_sandbox.py --layers   # also: what each isolation layer stops on its own
     python benchmarks/bench_sandbox.py --against REF   # step and 64-per-message figures, this tree vs git REF,
                                                        # interleaved in the same run (a checkout in a temp dir)
+    python benchmarks/bench_sandbox.py --idle [SECONDS]    # CPU of an idle pool (launcher + workers), beside
+                                                           # the fixed police of before (every worker walked
+                                                           # every tick), both pools idle side by side
 
 Targets (issue 3): per-step overhead p50 <= 100 us; <= 15 us per env-step at 64 envs per message; make p50 <= 30 ms
 with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances. Issue 15 (the hardened sandbox)
 keeps the step p50 and the 64-per-message figure within 1.2x of the figures before it (BEFORE_HARDENING, printed
 beside them; ``--against REF`` measures both implementations in one run, which is what counts on a loaded machine).
+Issue 34: an idle pool's launcher and workers together use under 0.5 % of a core (``--idle``, 60 s).
 """
 
 from __future__ import annotations
@@ -241,6 +245,42 @@ def bench_layers() -> None:
         print("  " + probe.ljust(24) + "".join(c[:12].ljust(13) for c in cells))
 
 
+def _cpu_s(pid: int) -> float:
+    """utime + stime of a process from ``/proc/<pid>/stat`` (seconds)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_idle(seconds: float, workers: int) -> None:
+    print(f"\nidle pool: launcher + {workers} pre-started workers, {seconds:g} s idle, both pools side by side "
+          "(% of one core, /proc/<pid>/stat utime+stime)")
+    variants = {"event-driven (walk workers that ran)": SandboxLimits(),
+                "fixed police (walk every worker every tick)": SandboxLimits(scratch_check_idle=True)}
+    pools = {label: WorkerPool(limits, prestart=workers, max_workers=workers) for label, limits in variants.items()}
+    try:
+        for pool in pools.values():
+            pool.start()
+        time.sleep(1.0)  # each new worker is walked once at the first tick
+        pids = {label: [pool.launcher_pid or 0] + pool.worker_pids() for label, pool in pools.items()}
+        before = {label: [_cpu_s(p) for p in ps] for label, ps in pids.items()}
+        started = time.monotonic()
+        time.sleep(seconds)
+        elapsed = time.monotonic() - started
+        share = {label: [(_cpu_s(p) - b) / elapsed * 100 for p, b in zip(ps, before[label])]
+                 for label, ps in pids.items()}
+    finally:
+        for pool in pools.values():
+            pool.shutdown()
+    new, old = (share[label] for label in variants)
+    _row("launcher (% of a core)", new[0], old[0], "%", "target < 0.5 %")
+    _row("workers together (% of a core)", sum(new[1:]), sum(old[1:]), "%")
+    _row("launcher + workers (% of a core)", sum(new), sum(old), "%", "target < 0.5 %")
+    print(f"  the idle pool costs {sum(new) / max(sum(old), 1e-9):.3f}x what the fixed police cost")
+
+
 FIGURES_CHILD = """
 import json, os, sys, time, types
 root, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -324,7 +364,13 @@ def main() -> None:
     parser.add_argument("--layers", action="store_true", help="also measure what each isolation layer stops")
     parser.add_argument("--against", metavar="REF", help="compare the step figures with a git ref, same run")
     parser.add_argument("--repeats", type=int, default=3, help="alternating runs per tree for --against")
+    parser.add_argument("--idle", type=float, nargs="?", const=60.0, metavar="SECONDS",
+                        help="only the idle-pool CPU figure (default 60 s)")
+    parser.add_argument("--idle-workers", type=int, default=4, help="pre-started workers per pool for --idle")
     args = parser.parse_args()
+    if args.idle is not None:
+        bench_idle(args.idle, args.idle_workers)
+        return
     if args.against:
         bench_against(args.against, args.repeats, 2000 if args.quick else 5000, 50 if args.quick else 250)
         return

@@ -14,8 +14,13 @@ On shutdown every worker is killed and reaped and the scratch directories are re
 
 The launcher runs as root and never acts on anything a worker can touch: a worker's stderr is an unnamed file the
 launcher opened before the fork (read back through the launcher's own descriptor, at most its last 4,000 bytes),
-scratch dirs are measured (every 0.1 s, quota ``max_scratch_mb``) and removed by descriptor without following links,
-and a forked worker drops the launcher's records of every other worker before any untrusted code runs.
+scratch dirs are measured (quota ``max_scratch_mb``) and removed by descriptor without following links, and a forked
+worker drops the launcher's records of every other worker before any untrusted code runs.
+
+An idle pool costs nothing: the launcher sleeps in ``poll`` on its control socket and one pidfd per worker (readable
+when the worker exits). While workers exist it also wakes every ``SandboxLimits.scratch_check_s`` for the scratch
+police, which reads each worker's ``/proc/<pid>/schedstat`` (its run time in ns and its count of times scheduled)
+and walks the scratch only of the workers that ran since their last walk: a worker that has not run has not written.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import time
 import traceback
 from typing import Any
 
-from spade_core.sandbox import scratch
+from spade_core.sandbox import limits, scratch
 
 BOOTSTRAP = """
 import os, sys, types
@@ -50,20 +55,32 @@ main(sys.argv[2])
 PRELOAD_ENCODINGS = ("utf_8", "ascii", "latin_1", "utf_16", "utf_32", "cp1252", "idna", "unicode_escape", "raw_unicode_escape")
 MAX_STATUSES = 1024
 MAX_LOG_TAIL = 4000
-SCRATCH_CHECK_S = 0.1
-"""How often the launcher measures every worker's scratch dir (a worker over its quota is killed)."""
 MAX_SCRATCH_ENTRIES = 4096
 MAX_LOG_BYTES = 4 * 1024 * 1024
 """A worker's unnamed stderr log larger than this gets the worker killed (it also counts toward its scratch quota)."""
 
 
-class _Child:
-    __slots__ = ("log_fd", "scratch", "scratch_mb")
+OWN = "own"
+"""The worker runs alone under its own uid (root launcher, ``drop_uid``): no thread, no child, and no other worker
+can write its scratch, so its own run time says whether its disk use can have changed."""
+SHARED = "shared"
+"""The worker keeps the host's uid but cannot start a thread or a process (``RLIMIT_NPROC=0`` binds a process with
+no capabilities): its scratch can change only when some worker of the pool ran."""
+ALWAYS = "always"
+"""Threads or processes are possible (root without the uid drop, or capabilities): measured on every tick."""
 
-    def __init__(self, scratch: str, log_fd: int, scratch_mb: int) -> None:
+
+class _Child:
+    __slots__ = ("log_fd", "mark", "pidfd", "scratch", "scratch_mb", "tracking")
+
+    def __init__(self, scratch: str, log_fd: int, scratch_mb: int, pidfd: int | None, tracking: str) -> None:
         self.scratch = scratch
         self.log_fd = log_fd
         self.scratch_mb = scratch_mb
+        self.pidfd = pidfd
+        self.tracking = tracking
+        self.mark: bytes | None = None
+        """The worker's ``schedstat`` when its scratch was last measured (None: never, or unreadable)."""
 
 
 def _anonymous_log(directory: str) -> int:
@@ -91,7 +108,7 @@ def _log_tail(fd: int) -> str:
 
 class Launcher:
     def __init__(self, config: dict[str, Any]) -> None:
-        from spade_core.sandbox import allowlist, guards, limits, oslayers
+        from spade_core.sandbox import allowlist, guards, oslayers
 
         self.control = socket.socket(fileno=int(config["control_fd"]))
         self.limits_data: dict[str, Any] = config["limits"]
@@ -101,6 +118,9 @@ class Launcher:
         self.statuses: dict[int, tuple[int, int, str | None]] = {}
         self.reasons: dict[int, str] = {}
         self.pid = os.getpid()
+        self.poller = select.poll()
+        self.poller.register(self.control.fileno(), select.POLLIN)
+        self.capable = _has_capabilities()
         if self.limits.network_namespace:
             try:
                 oslayers.unshare_network()
@@ -125,15 +145,21 @@ class Launcher:
         gc.collect()
         gc.freeze()
         self.reply({"ready": True, "netns": self.netns, "problems": self.problems})
+        tick = self.limits.scratch_check_s
         next_police = 0.0
         while True:
             try:
-                now = time.monotonic()
                 self.reap()
-                if now >= next_police:
+                now = time.monotonic()
+                if self.children and now >= next_police:
                     self.police_scratch()
-                    next_police = now + SCRATCH_CHECK_S
-                self.serve_one()
+                    next_police = now + tick
+                # No worker: nothing to police, sleep until the host asks. Otherwise until the next tick (or a
+                # request, or a worker's exit: its pidfd becomes readable and the next pass reaps it).
+                timeout_ms = None if not self.children else max(0, int((next_police - now) * 1000) + 1)
+                ready = {fd for fd, _ in self.poller.poll(timeout_ms)}
+                if self.control.fileno() in ready:
+                    self.serve_one()
             except SystemExit:
                 raise
             except BaseException:  # the launcher never dies of one request or one worker's tree
@@ -143,10 +169,7 @@ class Launcher:
                     pass
 
     def serve_one(self) -> None:
-        """Wait up to one police interval for a request from the host and answer it."""
-        readable, _, _ = select.select([self.control], [], [], SCRATCH_CHECK_S)
-        if not readable:
-            return
+        """Answer one request from the host (the control socket is readable; end-of-file means shutdown)."""
         fds: list[int] = []
         try:
             data, fds, _flags, _addr = socket.recv_fds(self.control, 1 << 16, 1)
@@ -198,9 +221,10 @@ class Launcher:
                 self.children.clear()
                 self.statuses.clear()
                 self.reasons.clear()
+                self.poller = select.poll()  # the launcher's one lists every worker's pidfd
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                from spade_core.sandbox import limits, worker
+                from spade_core.sandbox import worker
 
                 scratch_dir = os.path.join(self.scratch_root, f"w{os.getpid()}")
                 lim = limits.SandboxLimits.from_dict(limits_data)
@@ -212,14 +236,35 @@ class Launcher:
                 traceback.print_exc()
             os._exit(71)
         os.close(fd)
-        scratch_mb = int(limits_data.get("max_scratch_mb") or self.limits.max_scratch_mb)
-        self.children[pid] = _Child(os.path.join(self.scratch_root, f"w{pid}"), log_fd, scratch_mb)
+        lim = limits.SandboxLimits.from_dict(limits_data)
+        pidfd = _pidfd(pid)
+        if pidfd is not None:
+            self.poller.register(pidfd, select.POLLIN)
+        self.children[pid] = _Child(os.path.join(self.scratch_root, f"w{pid}"), log_fd, lim.max_scratch_mb, pidfd,
+                                    self._tracking(lim))
         self.reply({"pid": pid})
+
+    def _tracking(self, lim: limits.SandboxLimits) -> str:
+        if self.limits.scratch_check_idle:
+            return ALWAYS
+        if os.geteuid() == 0 and lim.drop_uid:
+            return OWN
+        return ALWAYS if (os.geteuid() == 0 or self.capable) else SHARED
 
     def status(self, pid: int, wait: float) -> dict[str, Any]:
         deadline = time.monotonic() + wait
-        while pid not in self.statuses and pid in self.children and time.monotonic() < deadline:
-            time.sleep(0.002)
+        self.reap()
+        while pid not in self.statuses and pid in self.children:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            pidfd = self.children[pid].pidfd
+            if pidfd is None:
+                time.sleep(min(0.002, remaining))
+            else:  # readable when the worker has exited
+                waiter = select.poll()
+                waiter.register(pidfd, select.POLLIN)
+                waiter.poll(int(remaining * 1000) + 1)
             self.reap()
         found = self.statuses.pop(pid, None)
         if found is None:
@@ -240,6 +285,9 @@ class Launcher:
             child = self.children.pop(pid, None)
             if child is None:
                 continue
+            if child.pidfd is not None:
+                self.poller.unregister(child.pidfd)
+                os.close(child.pidfd)
             # The scratch dir belongs to the worker's uid: remove_tree works on descriptors, never follows a
             # symlink the worker planted and never recurses. The log is an unlinked file only this launcher holds.
             scratch.remove_tree(child.scratch)
@@ -249,29 +297,40 @@ class Launcher:
             self.statuses[pid] = (status, child.log_fd, self.reasons.pop(pid, None))
 
     def police_scratch(self) -> None:
-        """Kill workers whose disk use is over their quota: the scratch tree (bounded walk: entries and depth),
-        plus files they hold open or mapped with no name (unlinked, their stderr log)."""
+        """Kill workers whose disk use is over their quota, measuring only those whose use can have changed since
+        their last measurement (see :data:`OWN`, :data:`SHARED`, :data:`ALWAYS`)."""
+        marks = {pid: _run_mark(pid) for pid in self.children}
+        ran = {pid for pid, child in self.children.items() if marks[pid] is None or marks[pid] != child.mark}
+        shared_ran = any(self.children[pid].tracking != OWN for pid in ran)
         for pid, child in list(self.children.items()):
-            usage = scratch.measure(child.scratch, MAX_SCRATCH_ENTRIES)
-            used = usage.bytes + scratch.open_unlinked_bytes(pid)
-            try:
-                log_bytes = os.fstat(child.log_fd).st_size
-            except OSError:
-                log_bytes = 0
-            limit = child.scratch_mb * 1024 * 1024
-            why = None
-            if usage.too_deep:
-                why = f"scratch tree deeper than {scratch.MAX_DEPTH} levels"
-            elif usage.too_many:
-                why = f"more than {MAX_SCRATCH_ENTRIES} entries in the scratch dir"
-            elif used > limit:
-                why = f"{used // (1024 * 1024)} MB on disk (named, unlinked-but-open and log files)"
-            elif log_bytes > MAX_LOG_BYTES:
-                why = f"a stderr log of {log_bytes // (1024 * 1024)} MB (limit {MAX_LOG_BYTES // (1024 * 1024)} MB)"
-            if why is not None:
-                self.reasons[pid] = (f"scratch quota exceeded: {why} (limit {child.scratch_mb} MB, "
-                                     f"{MAX_SCRATCH_ENTRIES} entries; SandboxLimits.max_scratch_mb)")
-                _kill(pid)
+            due = (pid in ran or child.tracking == ALWAYS or (child.tracking == SHARED and shared_ran))
+            if due:
+                child.mark = marks[pid]  # read before the walk: anything the worker does during it shows next tick
+                self.police_one(pid, child)
+
+    def police_one(self, pid: int, child: _Child) -> None:
+        """Kill the worker if its disk use is over its quota: the scratch tree (bounded walk: entries and depth),
+        plus files it holds open or mapped with no name (unlinked, its stderr log)."""
+        usage = scratch.measure(child.scratch, MAX_SCRATCH_ENTRIES)
+        used = usage.bytes + scratch.open_unlinked_bytes(pid)
+        try:
+            log_bytes = os.fstat(child.log_fd).st_size
+        except OSError:
+            log_bytes = 0
+        limit = child.scratch_mb * 1024 * 1024
+        why = None
+        if usage.too_deep:
+            why = f"scratch tree deeper than {scratch.MAX_DEPTH} levels"
+        elif usage.too_many:
+            why = f"more than {MAX_SCRATCH_ENTRIES} entries in the scratch dir"
+        elif used > limit:
+            why = f"{used // (1024 * 1024)} MB on disk (named, unlinked-but-open and log files)"
+        elif log_bytes > MAX_LOG_BYTES:
+            why = f"a stderr log of {log_bytes // (1024 * 1024)} MB (limit {MAX_LOG_BYTES // (1024 * 1024)} MB)"
+        if why is not None:
+            self.reasons[pid] = (f"scratch quota exceeded: {why} (limit {child.scratch_mb} MB, "
+                                 f"{MAX_SCRATCH_ENTRIES} entries; SandboxLimits.max_scratch_mb)")
+            _kill(pid)
 
     def shutdown(self) -> None:
         try:
@@ -288,6 +347,42 @@ class Launcher:
         except OSError:
             pass
         os._exit(0)
+
+
+def _run_mark(pid: int) -> bytes | None:
+    """``/proc/<pid>/schedstat``: the task's run time (ns), wait time and number of times it was scheduled. It
+    changes whenever the task runs (None when it cannot be read: the worker is then always measured)."""
+    try:
+        fd = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 256) or None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits (None where pidfds are unavailable: the worker is
+    then reaped at the police ticks, which run while any worker lives)."""
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None
+
+
+def _has_capabilities() -> bool:
+    """Whether this process holds any effective capability (then RLIMIT_NPROC may not bind its workers)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("CapEff:"):
+                    return int(line.split()[1], 16) != 0
+    except (OSError, ValueError):
+        pass
+    return True
 
 
 def _kill(pid: int) -> None:

@@ -48,7 +48,10 @@ class SandboxLimits:
     """Resource limits and isolation switches for sandbox workers (plain data; crosses to the launcher as JSON).
 
     Times are seconds of wall clock unless named ``cpu``. ``memory_mb`` is the worker's whole address space
-    (RLIMIT_AS), including the ~40-60 MB the interpreter itself maps.
+    (RLIMIT_AS), including the ~40-60 MB the interpreter itself maps. ``scratch_check_s`` is the launcher's
+    scratch-quota tick: each tick it measures the workers that ran since their last measurement (an idle worker
+    cannot have written anything); ``scratch_check_idle`` measures every worker every tick instead (the fixed
+    police of before, kept as the idle benchmark's baseline).
     """
 
     call_timeout_s: float = 5.0
@@ -59,6 +62,8 @@ class SandboxLimits:
     cpu_s_per_worker: int = 3600
     max_file_mb: int = 16
     max_scratch_mb: int = 64
+    scratch_check_s: float = 0.1
+    scratch_check_idle: bool = False
     max_open_files: int = 32
     max_reply_bytes: int = 16 * 1024 * 1024
     max_reply_elements: int = 250_000

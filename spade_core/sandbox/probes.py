@@ -122,6 +122,7 @@ def simulate_escape(action: str, host_pid: int | None = None) -> dict[str, Any]:
     ``plant_log_symlinks``: links named like logs in the scratch dir to a root-only file, the host's environment
     and ``/dev/zero``, a marker on stderr, then exit with an error (the host reads the log when it reaps us).
     ``fill_scratch``: write 8 MiB files into the scratch dir until stopped (each file stays under RLIMIT_FSIZE).
+    ``burst_scratch``: write four 8 MiB files at once and return (then sit idle, waiting for the next message).
     """
     scratch = os.getcwd()
     if action == "plant_log_symlinks":
@@ -140,6 +141,12 @@ def simulate_escape(action: str, host_pid: int | None = None) -> dict[str, Any]:
             with open(os.path.join(scratch, f"fill{index}.bin"), "wb") as fh:
                 fh.write(block)
         return {"written_mb": 8000}
+    if action == "burst_scratch":
+        block = b"x" * (8 * 1024 * 1024)
+        for index in range(4):
+            with open(os.path.join(scratch, f"burst{index}.bin"), "wb") as fh:
+                fh.write(block)
+        return {"written_mb": 32}
     raise ValueError(f"unknown escape simulation {action!r}")
 
 
