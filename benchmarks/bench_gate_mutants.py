@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -74,13 +75,16 @@ def mutate_and_judge(file: Path, operators: list[str], sites: int, seeds: tuple[
             verdict = judge(original, behaviour(mutant.source, sandbox_handles, seeds=seeds))
             if verdict.worse:
                 kept.append(Kept(file, mutant, verdict.reasons))
+    print(f"  oracle: {file.name}: {sum(made.values())} mutants, {len(kept)} worse", file=sys.stderr, flush=True)
     return FileResult(file, made, kept)
 
 
 def gate(source: str, file: str, index: int) -> ValidationReport:
     """The gate as ``spade validate FILE`` runs it, with a fresh store for this file."""
     store = RegistryStore(SCRATCH / f"store-{index}.sqlite3")
-    return validate_source(source, file=file, config=ValidationConfig(), store=store)
+    report = validate_source(source, file=file, config=ValidationConfig(), store=store)
+    print(f"  gate: {file}: {report.status}", file=sys.stderr, flush=True)
+    return report
 
 
 def main() -> None:
