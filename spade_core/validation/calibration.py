@@ -3,8 +3,9 @@ solved even with the hint → impossible, always solved without it → trivial.
 
 A probe is either a scripted :data:`~spade_core.validation.episodes.Policy` (one action per call) or a
 :class:`CalibrationProbe` that plays whole batches, such as :class:`AgentProbe`: the agent model itself, through the
-episode runner, exactly as self-play's paired rollouts play it. The probe lives in the validating process, so this
-stage runs on the driver.
+episode runner, exactly as self-play's paired rollouts play it; or :class:`ChatProbe`: a served model (``openai:``)
+through the chat path the served designer uses, text in and text out, so no local tokenizer is needed. The probe
+lives in the validating process, so this stage runs on the driver.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -23,7 +25,7 @@ from spade_core.validation.report import StageResult, Verdict
 from spade_registry.records import Status
 
 if TYPE_CHECKING:
-    from spade_core.models.base import ModelBackend
+    from spade_core.models.base import ModelBackend, SamplingParams
     from spade_core.rollout.runner import RolloutConfig
     from spade_core.validation.stages import Candidate
 
@@ -81,16 +83,114 @@ class AgentProbe:
         return [by_spec.get(i, False) for i in range(len(specs))]
 
 
-def probe_from_spec(spec: str) -> AgentProbe:
-    """A probe model from any model spec (``spade_core.models.spec``): the model plays candidates as the agent
-    does, through the episode runner. Raises the spec's own error when it cannot be loaded or cannot play."""
+CHAT_PROBE_MAX_TOKENS = 1024
+"""The served probe's answer budget per turn: enough for a program or a tool call, not only a short answer."""
+
+
+@dataclass
+class _ChatEpisode:
+    """One episode a :class:`ChatProbe` plays: a conversation per seat, the latest observation and info."""
+
+    env: SpadeEnv
+    seed: int
+    system: str
+    obs: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+    seats: dict[int, list[dict[str, str]]] = field(default_factory=dict)
+    hint: str | None = None  # the reset's hint, shown once with the first turn of a hinted episode
+    turns: int = 0
+    over: bool = False
+
+    @property
+    def seat(self) -> int:
+        player = self.info.get("player_id", 0)
+        return player if isinstance(player, int) and not isinstance(player, bool) else 0
+
+    def conversation(self) -> list[dict[str, str]]:
+        """The acting seat's conversation with the new observation (and the hint on the episode's first turn)."""
+        from spade_core.rollout.runner import HINT_TEMPLATE, with_hint
+
+        content = self.obs
+        if self.hint is not None:
+            content, self.hint = with_hint(content, HINT_TEMPLATE.format(hint=self.hint), "user"), None
+        messages = self.seats.setdefault(self.seat, [{"role": "system", "content": self.system}])
+        messages.append({"role": "user", "content": content})
+        return messages
+
+
+class ChatProbe:
+    """A served model as a probe, through its chat endpoint (the path the served designer uses): every live episode
+    of a call is one conversation per seat, all advanced together, one ``chat`` request per episode and turn. The
+    system text, the hint template and its placement are the episode runner's defaults, so the probe reads what the
+    agent reads. A failed request ends its episode unsolved. Calls are serialised, as for :class:`AgentProbe`."""
+
+    def __init__(self, backend: ModelBackend, params: SamplingParams | None = None) -> None:
+        from spade_core.models.base import SamplingParams
+
+        self.backend = backend
+        self.params = params or SamplingParams(max_new_tokens=CHAT_PROBE_MAX_TOKENS, temperature=1.0)
+        self._lock = threading.Lock()
+
+    def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]:
+        episodes = [self._start(make_env(), seed, hinted) for seed in seeds]
+        try:
+            with self._lock:
+                while live := [e for e in episodes if not e.over]:
+                    generations = self.backend.chat([e.conversation() for e in live], self.params)
+                    for episode, generation in zip(live, generations, strict=True):
+                        self._answer(episode, generation.text if generation.finish_reason != "error" else None)
+            return [bool(e.info.get("success")) for e in episodes]
+        finally:
+            for episode in episodes:
+                episode.env.close()
+
+    @staticmethod
+    def _start(env: SpadeEnv, seed: int, hinted: bool) -> _ChatEpisode:
+        from spade_core.rollout.runner import DEFAULT_SYSTEM_PROMPT
+
+        description = env.unwrapped.manifest.description
+        system = DEFAULT_SYSTEM_PROMPT.format(role="agent", description=description, env_id="candidate").strip()
+        episode = _ChatEpisode(env, seed, system)
+        try:
+            episode.obs, episode.info = env.reset(seed=seed, options={HINT_OPTION: True} if hinted else None)
+        except Exception:  # a reset that fails is an unsolved episode; the other stages report why
+            episode.over = True
+            return episode
+        hint = episode.info.get(HINT_OPTION)
+        episode.hint = hint if hinted and isinstance(hint, str) else None
+        return episode
+
+    @staticmethod
+    def _answer(episode: _ChatEpisode, text: str | None) -> None:
+        """Step the episode with the model's text (None: the request failed, so the episode ends unsolved)."""
+        if text is None:
+            episode.over, episode.info = True, {}
+            return
+        episode.seats[episode.seat].append({"role": "assistant", "content": text})
+        try:
+            episode.obs, _, terminated, truncated, episode.info = episode.env.step(text)
+        except Exception:  # a step that fails ends the episode unsolved
+            episode.over, episode.info = True, {}
+            return
+        episode.turns += 1
+        episode.over = terminated or truncated or episode.turns >= episode.env.unwrapped.manifest.max_turns
+
+
+def probe_from_spec(spec: str) -> AgentProbe | ChatProbe:
+    """A probe model from any model spec (``spade_core.models.spec``). A served model (``openai:MODEL@URL``) plays
+    through its chat endpoint, text in and text out (:class:`ChatProbe`); a local model plays as the agent does,
+    through the episode runner (:class:`AgentProbe`). Raises the spec's own error when it cannot be loaded or cannot
+    play."""
     from spade_core.models.errors import ModelSpecError
     from spade_core.models.resolve import load_backend
 
     backend = load_backend(spec)
+    if backend.name == "openai":
+        return ChatProbe(backend)
     if getattr(backend, "tokenizer", None) is None:
         raise ModelSpecError(f"the probe model {spec!r} has no local tokenizer, so it cannot play episodes token in, "
-                             "token out; give a local model directory or a tiny:<dir> spec")
+                             "token out; give a local model directory, a tiny:<dir> spec or a served "
+                             "openai:MODEL@URL spec")
     return AgentProbe(backend)
 
 

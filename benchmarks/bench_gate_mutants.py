@@ -1,0 +1,152 @@
+"""The gate's mutation score: its kill rate per mutation operator next to its false-reject rate on the originals.
+
+Every bundled seed (``plugins/domains/*/seeds``) and every good corpus environment (``tests/validation``: the good
+twins of the gate and invariants corpora, the good fixture) is mutated with operators modelled on designer mistakes
+(``spade_core.mutation.operators``). A mutant is kept only when the differential oracle
+(``spade_core.mutation.oracle``) shows it is observably worse than its original on the same seeds with the same
+policies. Then the gate (``validate_source``, every stage, a fresh empty store per file, as ``spade validate FILE``
+with no document and no probe) runs on each original and each kept mutant. Novelty is left out: a mutant is a
+near copy of its original by construction, and the bundled seeds are in every store the CLI opens.
+
+    python benchmarks/bench_gate_mutants.py [--limit 12] [--operators a,b] [--sites 1] [--workers 2] [--survivors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRATCH = Path(tempfile.mkdtemp(prefix="spade-mutants-"))
+os.environ.setdefault("SPADE_STORE", str(SCRATCH / "registry.sqlite3"))
+
+from spade_core.mutation.operators import OPERATORS, Mutant, mutants  # noqa: E402
+from spade_core.mutation.oracle import ORACLE_SEEDS, behaviour, judge  # noqa: E402
+from spade_core.validation import ValidationConfig, validate_source  # noqa: E402
+from spade_core.validation.pipeline import sandbox_handles  # noqa: E402
+from spade_core.validation.report import ValidationReport  # noqa: E402
+from spade_registry.store import RegistryStore  # noqa: E402
+
+GOOD = [ROOT / "tests" / "validation" / "gate" / "good", ROOT / "tests" / "validation" / "invariants_corpus" / "good"]
+FIXTURES = [ROOT / "tests" / "validation" / "corpus" / "good_secret_number.py"]
+
+
+def originals() -> list[Path]:
+    seeds = sorted(p for p in (ROOT / "plugins" / "domains").glob("*/seeds/*.py") if p.name != "__init__.py")
+    return seeds + sorted(p for folder in GOOD for p in folder.glob("*.py")) + FIXTURES
+
+
+def spread(items: list[Path], limit: int | None) -> list[Path]:
+    """``limit`` items evenly spaced over the list (every domain and corpus gets its share)."""
+    if limit is None or limit >= len(items):
+        return items
+    return [items[round(i * (len(items) - 1) / max(limit - 1, 1))] for i in range(limit)]
+
+
+@dataclass
+class Kept:
+    file: Path
+    mutant: Mutant
+    reasons: tuple[str, ...]
+
+
+@dataclass
+class FileResult:
+    file: Path
+    made: Counter
+    kept: list[Kept]
+
+
+def mutate_and_judge(file: Path, operators: list[str], sites: int, seeds: tuple[int, ...]) -> FileResult:
+    source = file.read_text()
+    original = behaviour(source, sandbox_handles, seeds=seeds)
+    made: Counter = Counter()
+    kept: list[Kept] = []
+    for operator in operators:
+        for mutant in mutants(source, operator, sites=sites, label=file.name):
+            made[operator] += 1
+            verdict = judge(original, behaviour(mutant.source, sandbox_handles, seeds=seeds))
+            if verdict.worse:
+                kept.append(Kept(file, mutant, verdict.reasons))
+    print(f"  oracle: {file.name}: {sum(made.values())} mutants, {len(kept)} worse", file=sys.stderr, flush=True)
+    return FileResult(file, made, kept)
+
+
+def gate(source: str, file: str, index: int) -> ValidationReport:
+    """The gate as ``spade validate FILE`` runs it, with a fresh store for this file."""
+    store = RegistryStore(SCRATCH / f"store-{index}.sqlite3")
+    report = validate_source(source, file=file, config=ValidationConfig(), store=store)
+    print(f"  gate: {file}: {report.status}", file=sys.stderr, flush=True)
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=None, help="originals to mutate (evenly spaced); default all")
+    parser.add_argument("--operators", default=",".join(OPERATORS), help="comma-separated operator names")
+    parser.add_argument("--sites", type=int, default=1, help="mutants per operator and original (sampled sites)")
+    parser.add_argument("--workers", type=int, default=2, help="originals (then gate runs) at once")
+    parser.add_argument("--seeds", type=int, default=len(ORACLE_SEEDS), help="seeds the oracle plays")
+    parser.add_argument("--survivors", action="store_true", help="list every kept mutant the gate accepted")
+    args = parser.parse_args()
+    operators = [o.strip() for o in args.operators.split(",") if o.strip()]
+    unknown = sorted(set(operators) - set(OPERATORS))
+    if unknown:
+        parser.error(f"unknown operators {unknown}; known: {', '.join(OPERATORS)}")
+    files = spread(originals(), args.limit)
+    seeds = tuple(range(args.seeds))
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        results = list(pool.map(lambda f: mutate_and_judge(f, operators, args.sites, seeds), files))
+    oracle_s = time.perf_counter() - started
+    kept = [k for r in results for k in r.kept]
+    jobs = [(f.read_text(), str(f.relative_to(ROOT))) for f in files] + [
+        (k.mutant.source, f"{k.file.relative_to(ROOT)} [{k.mutant.operator}: {k.mutant.what}]") for k in kept]
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        reports = list(pool.map(lambda j: gate(j[0], j[1], j[2]), [(*job, i) for i, job in enumerate(jobs)]))
+    gate_s = time.perf_counter() - started - oracle_s
+    report(files, results, kept, reports, operators)
+    print(f"\n{len(files)} originals, {sum(sum(r.made.values()) for r in results)} mutants, oracle {oracle_s:.0f} s, "
+          f"gate {gate_s:.0f} s ({args.workers} workers, {len(seeds)} oracle seeds)")
+    if args.survivors:
+        for k, rep in zip(kept, reports[len(files):], strict=True):
+            if rep.accepted:
+                print(f"  survived: {rep.file} (oracle: {'; '.join(k.reasons)})")
+
+
+def report(files: list[Path], results: list[FileResult], kept: list[Kept], reports: list[ValidationReport],
+           operators: list[str]) -> None:
+    made: Counter = Counter()
+    for r in results:
+        made.update(r.made)
+    by_op: dict[str, list[ValidationReport]] = defaultdict(list)
+    for k, rep in zip(kept, reports[len(files):], strict=True):
+        by_op[k.mutant.operator].append(rep)
+    print(f"{'operator':<22}{'mutants':>8}{'worse':>7}{'killed':>8}{'kill rate':>11}  killed at")
+    for op in operators:
+        reps = by_op.get(op, [])
+        killed = [r for r in reps if not r.accepted]
+        rate = f"{len(killed) / len(reps):.0%}" if reps else "-"
+        stages = Counter(r.failed_stage for r in killed).most_common(3)
+        print(f"{op:<22}{made[op]:>8}{len(reps):>7}{len(killed):>8}{rate:>11}  "
+              + ", ".join(f"{s} {n}" for s, n in stages))
+    every = [r for reps in by_op.values() for r in reps]
+    killed = sum(not r.accepted for r in every)
+    print(f"{'all':<22}{sum(made.values()):>8}{len(every):>7}{killed:>8}"
+          f"{(f'{killed / len(every):.0%}' if every else '-'):>11}")
+    rejected = [r for r in reports[:len(files)] if not r.accepted]
+    print(f"\noriginals falsely rejected: {len(rejected)} / {len(files)}")
+    for r in rejected:
+        observed = next((s.observed for s in r.stages if s.stage == r.failed_stage), "")
+        print(f"  {r.file}: {r.failed_stage}: {observed[:160]}")
+
+
+if __name__ == "__main__":
+    main()

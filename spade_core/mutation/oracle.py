@@ -1,0 +1,181 @@
+"""The differential oracle: is a mutant observably worse than its original?
+
+Both are played, in the sandbox, on the same seeds by the same policies: the reference; the reference reading the
+hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
+reference's first move repeated). Every policy plays its seeds one after another on one instance, as a trained
+agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy succeeds
+on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer, reading the
+hint changes the reference's outcome, a later episode on a reused instance differs from the same seed on a fresh
+one, or a difficulty knob that changed the reference's episodes no longer does. A mutant no policy tells apart from
+its original is equivalent for this oracle and is not scored.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from spade_core.contract.env import SpadeEnv
+from spade_core.contract.inner import HandleFactory
+from spade_core.validation.episodes import Episode, Policy, play, reference_policy
+from spade_core.validation.stages import _seat_winner
+from spade_registry.manifest import EnvManifest
+
+ORACLE_SEEDS = tuple(range(8))
+"""The seeds every policy plays (the gate's own seeds start at 0 too; the oracle needs no other)."""
+
+RETURN_MARGIN = 0.1
+"""A cheap policy earning more than this share of the reward range more than on the original is a gain."""
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _constant(text: str) -> Policy:
+    return lambda env, obs, info: text
+
+
+def _numbers(pick: int) -> Policy:
+    def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+        found = _NUMBER.findall(obs)
+        return f"\\boxed{{{found[pick]}}}" if found else "\\boxed{0}"
+    return policy
+
+
+def _random_text() -> Policy:
+    draws: dict[int, random.Random] = {}
+
+    def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+        if env.turn == 0 or id(env) not in draws:
+            draws[id(env)] = random.Random(env.episode_seed)
+        rng = draws[id(env)]
+        boxed = "\\boxed{" + str(rng.randint(0, 99)) + "}"
+        return rng.choice([boxed, str(rng.randint(0, 9)), "yes", "a", "pass"])
+    return policy
+
+
+def _repeat_first_reference() -> Policy:
+    first: dict[int, str] = {}
+
+    def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+        if env.turn == 0 or id(env) not in first:
+            first[id(env)] = env.reference_action()
+        return first[id(env)]
+    return policy
+
+
+CHEAP: dict[str, Callable[[], Policy]] = {
+    "random": _random_text,
+    "constant 0": lambda: _constant("0"),
+    "constant boxed 0": lambda: _constant("\\boxed{0}"),
+    "first number": lambda: _numbers(0),
+    "last number": lambda: _numbers(-1),
+    "repeat first reference move": _repeat_first_reference,
+}
+"""Cheap policies by label: each call makes a fresh one (some keep per-episode memory)."""
+
+
+@dataclass
+class Behaviour:
+    """What the policies observed of one module on the oracle's seeds."""
+
+    successes: dict[str, int] = field(default_factory=dict)
+    returns: dict[str, float] = field(default_factory=dict)  # mean episode return per policy
+    hint_read_successes: int = 0
+    reused_differs: bool = False
+    knob_effects: dict[str, bool] = field(default_factory=dict)  # knob -> its extremes change the reference's play
+    reward_span: float = 1.0
+    errors: int = 0  # reference episodes that failed in the environment
+
+
+@dataclass(frozen=True)
+class Judgement:
+    worse: bool
+    reasons: tuple[str, ...]
+
+
+def manifest_of(source: str) -> EnvManifest:
+    """The module's ``ENV_SPEC``, read as a literal (never run)."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENV_SPEC" for t in node.targets):
+            return EnvManifest.from_dict(ast.literal_eval(node.value))
+    raise ValueError("the module has no ENV_SPEC")
+
+
+def _won(episode: Episode, manifest: EnvManifest) -> bool:
+    if manifest.players == 1:
+        return episode.success
+    return episode.error is None and _seat_winner(episode.final_info, manifest.players) == 0
+
+
+def _play_all(make: Callable[[], SpadeEnv], policy: Policy, manifest: EnvManifest, seeds: Sequence[int],
+              *, record_hints: bool = False) -> list[Episode]:
+    """``policy`` in seat 0 (the reference in the others) on every seed, one reused instance."""
+    env = make()
+    seats = {p: reference_policy for p in range(1, manifest.players)}
+    try:
+        return [play(env, seed, policy, seats=seats, record_hints=record_hints, max_steps=manifest.max_turns)
+                for seed in seeds]
+    finally:
+        env.close()
+
+
+def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
+              seeds: Sequence[int] = ORACLE_SEEDS) -> Behaviour:
+    """Play ``source`` with every policy on ``seeds`` (``handles(source, env_id)``: how its code is run)."""
+    manifest = manifest_of(source)
+    relaxed = dataclasses.replace(manifest, reward_range=(-1e300, 1e300))
+    env_id = f"mutant:{manifest.name}"
+    factory = handles(source, env_id)
+
+    def make(knobs: dict[str, Any] | None = None) -> SpadeEnv:
+        return SpadeEnv(relaxed, factory, knobs=knobs, env_id=env_id)
+
+    seen = Behaviour(reward_span=float(manifest.reward_range[1] - manifest.reward_range[0]) or 1.0)
+    reference = _play_all(make, reference_policy, manifest, seeds)
+    seen.successes["reference"] = sum(_won(e, manifest) for e in reference)
+    seen.errors = sum(e.error is not None for e in reference)
+    seen.hint_read_successes = sum(_won(e, manifest) for e in _play_all(
+        make, reference_policy, manifest, seeds, record_hints=True))
+    fresh = [_play_all(make, reference_policy, manifest, [seed])[0] for seed in seeds[-2:]]
+    seen.reused_differs = any(a.trace() != b.trace() for a, b in zip(reference[-2:], fresh, strict=True))
+    for label, policy in CHEAP.items():
+        episodes = _play_all(make, policy(), manifest, seeds)
+        seen.successes[label] = sum(_won(e, manifest) for e in episodes)
+        seen.returns[label] = sum(e.total_reward for e in episodes) / len(episodes)
+    for knob in manifest.difficulty:
+        extremes = []
+        for value in (knob.min, knob.max):
+            at = {knob.name: int(value) if knob.integer else value}
+            extremes.append([e.trace() for e in _play_all(lambda at=at: make(at), reference_policy, manifest,
+                                                           seeds[:3])])
+        seen.knob_effects[knob.name] = extremes[0] != extremes[1]
+    return seen
+
+
+def judge(original: Behaviour, mutant: Behaviour) -> Judgement:
+    """Why the mutant is observably worse than the original (no reasons: equivalent for this oracle)."""
+    reasons: list[str] = []
+    if mutant.successes["reference"] < original.successes["reference"]:
+        crashed = " (its episodes fail in the environment)" if mutant.errors > original.errors else ""
+        reasons.append(f"the reference solves {mutant.successes['reference']} seeds, not "
+                       f"{original.successes['reference']}{crashed}")
+    for label in CHEAP:
+        if mutant.successes[label] > original.successes[label]:
+            reasons.append(f"{label} succeeds on {mutant.successes[label]} seeds, not {original.successes[label]}")
+        elif mutant.returns[label] - original.returns[label] > RETURN_MARGIN * original.reward_span:
+            reasons.append(f"{label} earns {mutant.returns[label]:.2f} per episode, not {original.returns[label]:.2f}")
+    if (mutant.hint_read_successes != mutant.successes["reference"]
+            and original.hint_read_successes == original.successes["reference"]):
+        reasons.append("reading the hint changes the reference's outcome")
+    if mutant.reused_differs and not original.reused_differs:
+        reasons.append("an episode on a reused instance differs from the same seed on a fresh one")
+    for knob, effect in original.knob_effects.items():
+        if effect and not mutant.knob_effects.get(knob, False):
+            reasons.append(f"difficulty {knob} no longer changes the episodes")
+    return Judgement(bool(reasons), tuple(reasons))

@@ -1,0 +1,106 @@
+"""Mutation operators and the differential oracle (``spade_core.mutation``) on one small guessing environment that
+has a site for every operator: each operator rewrites it into a different module that still compiles, and the
+oracle tells a mutant that hands out the answer from one that changes nothing observable."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from spade_core.mutation.operators import OPERATORS, mutants, parse_module
+from spade_core.mutation.oracle import behaviour, judge
+from spade_core.validation.pipeline import sandbox_handles
+
+FIXTURE = '''
+ENV_SPEC = {
+    "name": "TargetGuess",
+    "domain": "math",
+    "description": "Guess a hidden integer in [1, N] from higher/lower feedback; answer as \\\\boxed{n}.",
+    "reward_range": [0.0, 1.0],
+    "max_turns": 8,
+    "difficulty": {"top": {"min": 10, "max": 60, "default": 30, "description": "largest secret"}},
+    "grounding": "Bisection halves the interval each guess.",
+    "tags": ["search"],
+}
+
+
+class TargetGuess:
+    def __init__(self, top=30):
+        self.top = top
+        self.secret = 1
+        self.low = 1
+        self.high = top
+        self.left = 0
+        self.history = []
+
+    def reset(self, rng, options):
+        self.secret = rng.randint(1, self.top)
+        self.low = 1
+        self.high = self.top
+        self.left = 8
+        self.history = []
+        return f"Guess an integer in [1, {self.top}] as \\\\boxed{{n}}. You have 8 guesses.", {}
+
+    def step(self, action):
+        text = action.strip()
+        if not text.startswith("\\\\boxed{"):
+            return "Reply as \\\\boxed{n}.", 0.0, False, False, {"format_error": "expected \\\\boxed{n}"}
+        digits = text[7:-1]
+        if not digits.isdigit():
+            return "Reply with an integer.", 0.0, False, False, {"format_error": "expected an integer"}
+        guess = int(digits)
+        repeats = sum(1 for g in self.history if g == guess)
+        self.history.append(guess)
+        self.left = self.left - 1
+        if guess == self.secret and self.left >= 0:
+            return "Correct.", 1.0, True, False, {"success": True}
+        if self.left <= 0:
+            return "Out of guesses.", 0.0, True, False, {"success": False}
+        if guess < self.secret:
+            self.low = max(self.low, guess + 1)
+            word = "higher"
+        else:
+            self.high = min(self.high, guess - 1)
+            word = "lower"
+        warm = "warm" if abs(guess - self.secret) < 3 else "cold"
+        return f"{guess} is wrong: go {word} ({warm}; repeated {repeats} times).", 0.0, False, False, {}
+
+    def privileged_hint(self):
+        return f"The secret lies in [{self.low}, {self.high}]; bisect it."
+
+    def reference_action(self):
+        return "\\\\boxed{" + str((self.low + self.high) // 2) + "}"
+'''
+
+
+@pytest.mark.parametrize("operator", list(OPERATORS))
+def test_each_operator_makes_a_valid_different_mutant(operator: str) -> None:
+    made = mutants(FIXTURE, operator)
+    assert made, f"{operator} found no site in the fixture"
+    original = ast.unparse(parse_module(FIXTURE).tree)
+    for mutant in made:
+        assert mutant.operator == operator and mutant.what.startswith("line ")
+        assert parse_module(mutant.source).env_class.name == "TargetGuess"  # still one environment with its spec
+        assert mutant.source != original, mutant.what
+    assert len(mutants(FIXTURE, operator, sites=1, label="x")) == 1
+    assert mutants(FIXTURE, operator, sites=1, label="x") == mutants(FIXTURE, operator, sites=1, label="x")
+
+
+def test_unknown_operator_is_named() -> None:
+    with pytest.raises(ValueError, match="unknown mutation operator 'nope'; known: widen_comparison"):
+        mutants(FIXTURE, "nope")
+
+
+def test_oracle_keeps_a_worse_mutant_and_drops_an_equivalent_one() -> None:
+    seeds = (0, 1, 2, 3)
+    original = behaviour(FIXTURE, sandbox_handles, seeds=seeds)
+    assert original.successes["reference"] == len(seeds) and original.successes["first number"] == 0
+    # the reset forgets the secret: it stays 1, the first number of the task text, so a cheap policy wins
+    (forgets,) = [m for m in mutants(FIXTURE, "reset_forgets_field") if m.what.endswith("self.secret")]
+    worse = judge(original, behaviour(forgets.source, sandbox_handles, seeds=seeds))
+    assert worse.worse and any(r.startswith("first number succeeds") for r in worse.reasons), worse.reasons
+    # `guess < secret` made `<=` after equality already returned: the same environment
+    (same,) = [m for m in mutants(FIXTURE, "widen_comparison") if "if guess <= self.secret:" in m.source]
+    equivalent = judge(original, behaviour(same.source, sandbox_handles, seeds=seeds))
+    assert not equivalent.worse, equivalent.reasons
