@@ -14,10 +14,11 @@ from typing import Any
 from spade_registry.errors import ManifestError
 from spade_registry.plain_json import first_non_json
 
-NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}$")
-"""Environment names: no ``-`` (reserved for ``-vN``) and no ``:`` (``gymnasium.make`` splits on it)."""
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,79}\Z", re.ASCII)
+r"""Environment names: no ``-`` (reserved for ``-vN``) and no ``:`` (``gymnasium.make`` splits on it). Anchored with
+``\Z`` (``$`` would also match before a final newline); use ``fullmatch``."""
 
-DOMAIN_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+DOMAIN_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,39}\Z", re.ASCII)
 DEFAULT_MAX_CHARS = 8192
 MAX_TURNS_LIMIT = 1000
 MAX_PLAYERS = 8
@@ -119,7 +120,7 @@ class EnvManifest:
                 raise ManifestError(required, "is required", source=source)
 
         name = _string(data, "name", source)
-        if not NAME_PATTERN.match(name):
+        if not NAME_PATTERN.fullmatch(name):
             raise ManifestError(
                 "name",
                 f"{name!r} must start with a letter and use only letters, digits, '_' or '.' (max 80 chars); "
@@ -127,7 +128,7 @@ class EnvManifest:
                 source=source,
             )
         domain = _string(data, "domain", source)
-        if not DOMAIN_PATTERN.match(domain):
+        if not DOMAIN_PATTERN.fullmatch(domain):
             raise ManifestError("domain", f"{domain!r} must be lowercase letters, digits or '_'", source=source)
         description = _string(data, "description", source)
 
