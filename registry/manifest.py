@@ -37,12 +37,12 @@ class DifficultyKnob:
     def check(self, value: Any, *, where: str) -> float | int:
         """Validate one knob value passed to ``gymnasium.make``; return it with the right type."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ManifestError(self.name, f"must be a number, got {value!r}", source=where)
+            raise ManifestError(self.name, f"must be a number, got {shown(value)}", source=where)
         if self.integer and int(value) != value:
-            raise ManifestError(self.name, f"must be an integer, got {value!r}", source=where)
+            raise ManifestError(self.name, f"must be an integer, got {shown(value)}", source=where)
         if not self.min <= value <= self.max:
             raise ManifestError(
-                self.name, f"{value!r} is outside its declared range [{self.min}, {self.max}]", source=where
+                self.name, f"{shown(value)} is outside its declared range [{self.min}, {self.max}]", source=where
             )
         return int(value) if self.integer else float(value)
 
@@ -163,6 +163,17 @@ class EnvManifest:
         )
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters; an integer too long to print (CPython refuses ``repr`` over 4,300
+    digits) is described by its size."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        return repr(value)[:80]
+    except ValueError:
+        return f"a {type(value).__name__} too large to print"
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -177,7 +188,7 @@ def _string(data: dict, key: str, source: str) -> str:
 def _int_in(data: dict, key: str, low: int, high: int, source: str, default: int | None = None) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ManifestError(key, f"must be an integer in [{low}, {high}], got {value!r}", source=source)
+        raise ManifestError(key, f"must be an integer in [{low}, {high}], got {shown(value)}", source=source)
     return value
 
 

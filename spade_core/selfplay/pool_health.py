@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from spade_core.rollout.trajectory import Trajectory
-from spade_registry.errors import StoreError
+from spade_registry.errors import InvalidIdError, StoreError
 from spade_registry.gate import INT64_MAX
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
@@ -161,7 +161,7 @@ class PoolHealth:
         for env_id, mine in by_env.items():
             try:
                 retirement = self._review_one(env_id, mine, iteration)
-            except StoreError as exc:  # one record the store cannot read or write must not stop the others
+            except (StoreError, InvalidIdError) as exc:  # one record the store cannot read or write: the others go on
                 _log.warning("pool health skipped %s: %s", env_id, exc)
                 continue
             if retirement is not None:
