@@ -29,6 +29,16 @@ class ReservedNameError(StoreError):
     """A designer environment's name collides with a bundled (trusted) environment's name."""
 
 
+class BadRecordError(StoreError):
+    """One stored record is outside the store's schema (written by an older store or by hand); the others are not."""
+
+    def __init__(self, rid: object, reason: str) -> None:
+        self.rid = rid
+        self.reason = reason
+        super().__init__(f"record #{rid} cannot be read: {reason}; it is left out (remove it with raw SQL or "
+                         "re-create the store)")
+
+
 class StoreCorruptError(StoreError):
     """The store file exists but is not a readable SQLite database."""
 

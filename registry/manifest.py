@@ -14,10 +14,11 @@ from typing import Any
 from spade_registry.errors import ManifestError
 from spade_registry.plain_json import first_non_json
 
-NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}$")
-"""Environment names: no ``-`` (reserved for ``-vN``) and no ``:`` (``gymnasium.make`` splits on it)."""
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,79}\Z", re.ASCII)
+r"""Environment names: no ``-`` (reserved for ``-vN``) and no ``:`` (``gymnasium.make`` splits on it). Anchored with
+``\Z`` (``$`` would also match before a final newline); use ``fullmatch``."""
 
-DOMAIN_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+DOMAIN_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,39}\Z", re.ASCII)
 DEFAULT_MAX_CHARS = 8192
 MAX_TURNS_LIMIT = 1000
 MAX_PLAYERS = 8
@@ -36,12 +37,12 @@ class DifficultyKnob:
     def check(self, value: Any, *, where: str) -> float | int:
         """Validate one knob value passed to ``gymnasium.make``; return it with the right type."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ManifestError(self.name, f"must be a number, got {value!r}", source=where)
+            raise ManifestError(self.name, f"must be a number, got {shown(value)}", source=where)
         if self.integer and int(value) != value:
-            raise ManifestError(self.name, f"must be an integer, got {value!r}", source=where)
+            raise ManifestError(self.name, f"must be an integer, got {shown(value)}", source=where)
         if not self.min <= value <= self.max:
             raise ManifestError(
-                self.name, f"{value!r} is outside its declared range [{self.min}, {self.max}]", source=where
+                self.name, f"{shown(value)} is outside its declared range [{self.min}, {self.max}]", source=where
             )
         return int(value) if self.integer else float(value)
 
@@ -119,7 +120,7 @@ class EnvManifest:
                 raise ManifestError(required, "is required", source=source)
 
         name = _string(data, "name", source)
-        if not NAME_PATTERN.match(name):
+        if not NAME_PATTERN.fullmatch(name):
             raise ManifestError(
                 "name",
                 f"{name!r} must start with a letter and use only letters, digits, '_' or '.' (max 80 chars); "
@@ -127,7 +128,7 @@ class EnvManifest:
                 source=source,
             )
         domain = _string(data, "domain", source)
-        if not DOMAIN_PATTERN.match(domain):
+        if not DOMAIN_PATTERN.fullmatch(domain):
             raise ManifestError("domain", f"{domain!r} must be lowercase letters, digits or '_'", source=source)
         description = _string(data, "description", source)
 
@@ -162,6 +163,17 @@ class EnvManifest:
         )
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters; an integer too long to print (CPython refuses ``repr`` over 4,300
+    digits) is described by its size."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        return repr(value)[:80]
+    except ValueError:
+        return f"a {type(value).__name__} too large to print"
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -176,7 +188,7 @@ def _string(data: dict, key: str, source: str) -> str:
 def _int_in(data: dict, key: str, low: int, high: int, source: str, default: int | None = None) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ManifestError(key, f"must be an integer in [{low}, {high}], got {value!r}", source=source)
+        raise ManifestError(key, f"must be an integer in [{low}, {high}], got {shown(value)}", source=source)
     return value
 
 

@@ -9,16 +9,20 @@ whole record or nothing, and concurrent writers serialise instead of losing reco
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spade_registry import gate
 from spade_registry.errors import (
+    BadRecordError,
     ForeignStoreError,
     ManifestError,
     RecordNotFoundError,
@@ -27,11 +31,12 @@ from spade_registry.errors import (
     StoreError,
 )
 from spade_registry.hashing import content_hash
-from spade_registry.ids import format_env_id, name_key, parse_env_id
-from spade_registry.manifest import EnvManifest
+from spade_registry.ids import MAX_VERSION, format_env_id, name_key, parse_env_id
+from spade_registry.manifest import MAX_TURNS_LIMIT, EnvManifest
 from spade_registry.paths import resolve_store_path
-from spade_registry.plain_json import first_non_json
 from spade_registry.records import Record, Status, Trust
+
+_log = logging.getLogger(__name__)
 
 APP_ID = "spade-registry"
 SCHEMA_VERSION = 1
@@ -87,6 +92,24 @@ _RECORD_COLUMNS = (
     "r.tags, p.manifest, p.code, p.module, r.failed_stage, p.provenance, s.data, p.report, r.created_at, r.updated_at"
 )
 _RECORD_FROM = "records r JOIN payloads p ON p.rid = r.rid LEFT JOIN stats s ON s.rid = r.rid"
+DECLARED_NAMES_KEY = "bundled_declared_names"
+"""Meta key: the environment names installed plugins declare (JSON list), reserved whether or not stored yet."""
+
+
+@dataclass(frozen=True)
+class RefusedRecord:
+    """A stored record a bulk read left out, and why."""
+
+    rid: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a bulk read found: the readable records, and each record it left out with its reason."""
+
+    records: list[Record]
+    refused: list[RefusedRecord]
 
 
 class RegistryStore:
@@ -104,6 +127,7 @@ class RegistryStore:
     def _connect(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
+            conn.text_factory = gate.decode_text
             conn.execute("PRAGMA busy_timeout = 60000")
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
@@ -206,11 +230,19 @@ class RegistryStore:
         manifest, and a designer record a name no bundled environment has (:meth:`reserved_name_problem`).
         Every manifest, provenance and report must be plain JSON data (``StoreError`` otherwise).
         """
+        gate.check_text(code, "code", max_bytes=gate.MAX_CODE_BYTES)
         digest = content_hash(code)
-        manifest_json = _dumps(manifest, "manifest")
+        manifest_json = gate.dumps(manifest, "manifest")
+        if not isinstance(manifest, dict):
+            raise StoreError(f"record manifest must be a dict, got {type(manifest).__name__}")
         if Status(status) is Status.ACCEPTED:
             _check_acceptable_manifest(manifest)
-        name, domain, max_turns, players, tags = _index_fields(manifest)
+        payload = (manifest_json, code, gate.check_label(module, "module"),
+                   gate.dumps(provenance or {}, "provenance"), None if report is None else gate.dumps(report, "report"))
+        failed_stage = gate.check_label(failed_stage, "failed_stage")
+        if version is not None:
+            gate.check_version(version)
+        index = gate.index_fields(manifest)
         now = time.time()
         with self._write() as conn:
             row = conn.execute("SELECT rid FROM records WHERE content_hash = ?", (digest,)).fetchone()
@@ -219,17 +251,16 @@ class RegistryStore:
             cur = conn.execute(
                 "INSERT INTO records (name, content_hash, domain, status, failed_stage, trust, max_turns, players, tags,"
                 " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, digest, domain, Status(status).value, failed_stage, Trust(trust).value, max_turns, players,
-                 json.dumps(tags), now, now),
+                (index.name, digest, index.domain, Status(status).value, failed_stage, Trust(trust).value,
+                 index.max_turns, index.players, json.dumps(list(index.tags)), now, now),
             )
             rid = int(cur.lastrowid)
             conn.execute(
                 "INSERT INTO payloads (rid, manifest, code, module, provenance, report) VALUES (?, ?, ?, ?, ?, ?)",
-                (rid, manifest_json, code, module, _dumps(provenance or {}, "provenance"),
-                 None if report is None else _dumps(report, "report")),
+                (rid, *payload),
             )
             if Status(status) is Status.ACCEPTED:
-                self._assign_version(conn, rid, name, Trust(trust), prefer=version)
+                self._assign_version(conn, rid, index.name, Trust(trust), prefer=version)
         return self._get_rid(rid), True
 
     def set_status(
@@ -242,14 +273,16 @@ class RegistryStore:
     ) -> Record:
         """Change a record's status (and report); accepting assigns its ``Name-vN`` id if it has none."""
         status = Status(status)
+        failed_stage = gate.check_label(failed_stage, "failed_stage")
+        report_json = None if report is None else gate.dumps(report, "report")
         with self._write() as conn:
             record = self._get(ref)
             conn.execute(
                 "UPDATE records SET status = ?, failed_stage = ?, updated_at = ? WHERE rid = ?",
                 (status.value, failed_stage if status is Status.FAILED else None, time.time(), record.rid),
             )
-            if report is not None:
-                conn.execute("UPDATE payloads SET report = ? WHERE rid = ?", (_dumps(report, "report"), record.rid))
+            if report_json is not None:
+                conn.execute("UPDATE payloads SET report = ? WHERE rid = ?", (report_json, record.rid))
             if status is Status.ACCEPTED and record.env_id is None:
                 _check_acceptable_manifest(record.manifest)
                 self._assign_version(conn, record.rid, record.name, record.trust)
@@ -262,7 +295,7 @@ class RegistryStore:
             stats = {**record.stats, **updates}
             conn.execute(
                 "INSERT INTO stats (rid, data) VALUES (?, ?) ON CONFLICT (rid) DO UPDATE SET data = excluded.data",
-                (record.rid, _dumps(stats, "stats")),
+                (record.rid, gate.dumps(stats, "stats")),
             )
         return stats
 
@@ -272,13 +305,9 @@ class RegistryStore:
             problem = self._reserved_name_problem(conn, name)
             if problem:
                 raise ReservedNameError(problem)
-        taken = prefer is None or prefer < 0 or conn.execute(
+        taken = prefer is None or conn.execute(
             "SELECT 1 FROM records WHERE name = ? AND version = ?", (name, prefer)).fetchone() is not None
-        if not taken:
-            version = int(prefer)
-        else:
-            (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
-            version = 0 if latest is None else int(latest) + 1
+        version = _next_version(conn, name) if taken else gate.check_version(prefer)
         conn.execute(
             "UPDATE records SET version = ?, env_id = ? WHERE rid = ?", (version, format_env_id(name, version), rid)
         )
@@ -293,19 +322,36 @@ class RegistryStore:
             return self._reserved_name_problem(self._conn, name)
 
     def _reserved_name_problem(self, conn: sqlite3.Connection, name: str) -> str | None:
-        key = name_key(name)
-        for (bundled,) in conn.execute("SELECT DISTINCT name FROM records WHERE trust = ?", (Trust.BUNDLED.value,)):
-            if name_key(bundled) == key:
-                return (f"the name {name!r} belongs to the bundled environment spade/{bundled} (names are compared "
-                        "ignoring case, '_' and '.'); give the environment its own name in ENV_SPEC['name']")
+        bundled = self._bundled_names(conn).get(name_key(name))
+        if bundled is not None:
+            return (f"the name {name!r} belongs to the bundled environment spade/{bundled} (names are compared "
+                    "ignoring case, '_' and '.'); give the environment its own name in ENV_SPEC['name']")
         return None
+
+    def _bundled_names(self, conn: sqlite3.Connection) -> dict[str, str]:
+        """``name_key -> name`` of every bundled name: those stored, and those installed plugins declare
+        (:meth:`declare_bundled_names`), so a name is reserved before its seed is first stored."""
+        names = [n for (n,) in conn.execute("SELECT DISTINCT name FROM records WHERE trust = ?",
+                                            (Trust.BUNDLED.value,))]
+        row = conn.execute("SELECT value FROM spade_meta WHERE key = ?", (DECLARED_NAMES_KEY,)).fetchone()
+        if row is not None:
+            try:
+                declared = gate.loads(row[0], DECLARED_NAMES_KEY)
+            except StoreError as exc:
+                _log.warning("declared bundled names left out: %s", exc)
+                declared = []
+            names += [n for n in declared if isinstance(n, str)] if isinstance(declared, list) else []
+        return {name_key(n): n for n in sorted(names)}
+
+    def declare_bundled_names(self, names: Iterable[str]) -> None:
+        """Reserve the environment names installed plugins declare (replacing the previous declaration)."""
+        self.set_meta(DECLARED_NAMES_KEY, gate.dumps(sorted({gate.check_name(n) for n in names}), DECLARED_NAMES_KEY))
 
     def shadowing_ids(self) -> set[str]:
         """Ids of accepted designer records whose names collide with a bundled one (stores written before the
         name rule): registration leaves them out."""
         with self._lock:
-            bundled = sorted({name_key(n) for (n,) in self._conn.execute(
-                "SELECT DISTINCT name FROM records WHERE trust = ?", (Trust.BUNDLED.value,))})
+            bundled = sorted(self._bundled_names(self._conn))
             if not bundled:
                 return set()
             # names are ASCII (NAME_PATTERN), so SQLite's lower() is name_key's casefold here
@@ -322,6 +368,8 @@ class RegistryStore:
         return None if row is None else row[0]
 
     def set_meta(self, key: str, value: str) -> None:
+        gate.check_text(key, "meta key", max_bytes=gate.MAX_LABEL_CHARS)
+        gate.check_text(value, f"meta {key!r}", max_bytes=gate.MAX_JSON_BYTES)
         with self._write() as conn:
             conn.execute("INSERT OR REPLACE INTO spade_meta VALUES (?, ?)", (key, value))
 
@@ -356,7 +404,7 @@ class RegistryStore:
         row = self._conn.execute(f"SELECT {_RECORD_COLUMNS} FROM {_RECORD_FROM} WHERE r.rid = ?", (rid,)).fetchone()
         if row is None:
             raise RecordNotFoundError(f"no record #{rid} in {self.path}")
-        return _to_record(row)
+        return gate.record_from_row(row)
 
     def find_by_hash(self, digest: str) -> Record | None:
         with self._lock:
@@ -372,14 +420,36 @@ class RegistryStore:
         trust: Trust | str | None = None,
         limit: int | None = None,
     ) -> list[Record]:
-        """Records matching every given filter, oldest first."""
+        """Records matching every given filter, oldest first; a record outside the store's schema is left out and
+        logged (:meth:`query_checked` returns those too)."""
+        found = self.query_checked(domain=domain, status=status, tag=tag, trust=trust, limit=limit)
+        for refused in found.refused:
+            _log.warning("record #%s left out: %s", refused.rid, refused.reason)
+        return found.records
+
+    def query_checked(
+        self,
+        *,
+        domain: str | None = None,
+        status: Status | str | None = None,
+        tag: str | None = None,
+        trust: Trust | str | None = None,
+        limit: int | None = None,
+    ) -> QueryResult:
+        """Like :meth:`query`, also returning every matching record that could not be read, with its reason."""
         clauses, params = _filters(domain=domain, status=status, tag=tag, trust=trust)
         sql = f"SELECT {_RECORD_COLUMNS} FROM {_RECORD_FROM}{clauses} ORDER BY r.rid"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
+        records, refused = [], []
         with self._lock:
-            return [_to_record(row) for row in self._conn.execute(sql, params)]
+            for row in self._conn.execute(sql, params):
+                try:
+                    records.append(gate.record_from_row(row))
+                except BadRecordError as exc:
+                    refused.append(RefusedRecord(exc.rid, exc.reason))
+        return QueryResult(records, refused)
 
     def count(self, *, domain: str | None = None, status: Status | str | None = None) -> int:
         clauses, params = _filters(domain=domain, status=status)
@@ -387,11 +457,22 @@ class RegistryStore:
             return int(self._conn.execute(f"SELECT COUNT(*) FROM records r{clauses}", params).fetchone()[0])
 
     def accepted_index(self) -> list[tuple[str, int]]:
-        """``(env_id, max_turns)`` of every accepted record: all that Gymnasium registration needs."""
+        """``(env_id, max_turns)`` of every accepted record: all that Gymnasium registration needs.
+
+        A row whose id is not the ``spade/<Name>-v<N>`` of its name and version, or whose ``max_turns`` is out of
+        range, is left out and logged (an older store's row); the others are returned."""
         with self._lock:
-            return self._conn.execute(
-                "SELECT env_id, max_turns FROM records WHERE status = 'accepted' AND env_id IS NOT NULL"
-            ).fetchall()
+            rows = self._conn.execute(
+                "SELECT rid, env_id, name, version, max_turns FROM records WHERE status = 'accepted' "
+                "AND env_id IS NOT NULL").fetchall()
+        out = []
+        for rid, env_id, name, version, max_turns in rows:
+            problem = _index_row_problem(env_id, name, version, max_turns)
+            if problem is None:
+                out.append((env_id, max_turns))
+            else:
+                _log.warning("record #%s is not registered: %s", rid, problem)
+        return out
 
     # -- embeddings (environment memory) ------------------------------------------------------------------------
     def put_embeddings(self, model: str, vectors: Iterable[tuple[int, bytes]], *, dim: int) -> int:
@@ -457,11 +538,13 @@ class RegistryStore:
     def stats_index(
         self, *, domain: str | None = None, status: Status | str | None = None
     ) -> list[tuple[int, dict[str, Any]]]:
-        """``(rid, stats)`` of every record matching the filters, by rid, without reading code or manifests."""
+        """``(rid, stats)`` of every record matching the filters, by rid, without reading code or manifests; stats
+        outside the store's schema (an older store's row) are logged and read as ``{}``."""
         clauses, params = _filters(domain=domain, status=status)
         sql = f"SELECT r.rid, s.data FROM records r LEFT JOIN stats s ON s.rid = r.rid{clauses} ORDER BY r.rid"
         with self._lock:
-            return [(rid, json.loads(data) if data else {}) for rid, data in self._conn.execute(sql, params)]
+            rows = self._conn.execute(sql, params).fetchall()
+        return [(rid, _stats_or_empty(rid, data)) for rid, data in rows]
 
     def change_marker(self) -> tuple[int, int]:
         """Differs after any commit, by another connection (``data_version``) or this one (``total_changes``)."""
@@ -491,25 +574,44 @@ def _filters(**filters: Any) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
-def _index_fields(manifest: dict[str, Any]) -> tuple[str, str, int, int, list[str]]:
-    """Index columns from a (possibly invalid) manifest; failed candidates still get a record."""
-    name = manifest.get("name") if isinstance(manifest.get("name"), str) else "Unnamed"
-    domain = manifest.get("domain") if isinstance(manifest.get("domain"), str) else "unknown"
-    max_turns = manifest.get("max_turns") if isinstance(manifest.get("max_turns"), int) else 0
-    players = manifest.get("players", 1) if isinstance(manifest.get("players", 1), int) else 1
-    tags = [t for t in manifest.get("tags", []) if isinstance(t, str)] if isinstance(manifest.get("tags"), list) else []
-    return name, domain, max_turns, players, tags
+def _next_version(conn: sqlite3.Connection, name: str) -> int:
+    """One past the name's highest version; when that would pass :data:`MAX_VERSION` (an imported id claimed the
+    top), the lowest free version instead, so allocation never overflows."""
+    (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
+    if latest is None:
+        return 0
+    if isinstance(latest, int) and 0 <= latest < MAX_VERSION:
+        return latest + 1
+    row = conn.execute(
+        "SELECT v FROM (SELECT 0 AS v UNION ALL SELECT version + 1 FROM records WHERE name = ? AND version >= 0 "
+        "AND version < ?) WHERE v NOT IN (SELECT version FROM records WHERE name = ? AND version IS NOT NULL) "
+        "ORDER BY v LIMIT 1", (name, MAX_VERSION, name)).fetchone()
+    if row is None:
+        raise StoreError(f"the name {name!r} has used every version up to {MAX_VERSION}; give it another name")
+    return int(row[0])
 
 
-def _dumps(value: Any, what: str) -> str:
-    bad = first_non_json(value, what)
-    if bad is not None:
-        raise StoreError(f"record {what} must be plain JSON data (strings, finite numbers, booleans, None, lists and "
-                         f"dicts with string keys); {bad}")
+def _index_row_problem(env_id: Any, name: Any, version: Any, max_turns: Any) -> str | None:
     try:
-        return json.dumps(value, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise StoreError(f"record {what} must be JSON data: {exc}") from exc
+        gate.check_name(name)
+        gate.check_version(version)
+        gate.check_int(max_turns, "max_turns", 0, MAX_TURNS_LIMIT)
+        if env_id != format_env_id(name, version):
+            return f"its id {env_id!r:.100} is not {format_env_id(name, version)!r}"
+    except StoreError as exc:
+        return str(exc)
+    return None
+
+
+def _stats_or_empty(rid: int, data: Any) -> dict[str, Any]:
+    if not data:
+        return {}
+    try:
+        stats = gate.loads(data, "stats")
+    except StoreError as exc:
+        _log.warning("record #%s: stats left out: %s", rid, exc)
+        return {}
+    return stats if isinstance(stats, dict) else {}
 
 
 def _check_acceptable_manifest(manifest: Any) -> None:
@@ -518,15 +620,3 @@ def _check_acceptable_manifest(manifest: Any) -> None:
         EnvManifest.from_dict(manifest, source="record manifest")
     except ManifestError as exc:
         raise StoreError(f"cannot accept a record whose manifest is invalid: {exc}") from exc
-
-
-def _to_record(row: tuple) -> Record:
-    (rid, env_id, name, version, digest, domain, status, trust, max_turns, players, tags, manifest, code, module,
-     failed_stage, provenance, stats, report, created, updated) = row
-    return Record(
-        rid=rid, env_id=env_id, name=name, version=version, content_hash=digest, domain=domain,
-        status=Status(status), trust=Trust(trust), max_turns=max_turns, players=players, tags=tuple(json.loads(tags)),
-        manifest=json.loads(manifest), code=code, module=module, failed_stage=failed_stage,
-        provenance=json.loads(provenance), stats=json.loads(stats) if stats else {},
-        report=json.loads(report) if report else None, created_at=created, updated_at=updated,
-    )

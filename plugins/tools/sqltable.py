@@ -3,7 +3,7 @@
 The agent never writes SQL: tables, columns and conditions arrive as JSON, identifiers are checked against a
 strict pattern and the known schema, and every value is a bound parameter. Tables are ``STRICT`` so a value of
 the wrong type is refused. The connection is never an attribute of the tool object (it lives in a private
-module-level map, so even a sandbox-defined subclass cannot reach it); an authoriser denies
+module-level map found by identity, so even a sandbox-defined subclass cannot reach it); an authoriser denies
 ``ATTACH``/``PRAGMA``, SQLite limits cap value and statement sizes, and a progress handler stops runaway
 statements.
 """
@@ -14,12 +14,12 @@ import contextlib
 import difflib
 import json
 import sqlite3
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
 from spade_core import linear_re
 from spade_tools.base import ToolDef, ToolError, ToolSet
+from spade_tools.episode_state import EpisodeSlots
 from spade_tools.schema import obj
 
 COLUMN_TYPES = ("TEXT", "INTEGER", "REAL")
@@ -38,8 +38,9 @@ _LIMITS = {
     sqlite3.SQLITE_LIMIT_ATTACHED: 0,
     sqlite3.SQLITE_LIMIT_COLUMN: MAX_COLUMNS + 1,
 }
-_CONNECTIONS: weakref.WeakKeyDictionary[Any, tuple[sqlite3.Connection, list[int]]] = weakref.WeakKeyDictionary()
-"""tool object -> (its connection, its progress-step counter); values never refer back to the key."""
+_CONNECTIONS: EpisodeSlots[tuple[sqlite3.Connection, list[int]]] = EpisodeSlots(lambda entry: entry[0].close())
+"""tool object -> (its connection, its progress-step counter), found by identity only (a look-alike object's
+``__eq__``/``__hash__`` reach nothing); values never refer back to the key."""
 
 _TABLE = {"type": "string", "minLength": 1, "maxLength": 40, "description": "table name"}
 _SCALAR = {"type": ["string", "number", "null"]}
@@ -132,7 +133,7 @@ class SqlDatabase(ToolSet):
     )
 
     def __init__(self, tables: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        _CONNECTIONS[self] = _open()
+        _CONNECTIONS.put(self, _open())
         self._schema: dict[str, dict[str, Any]] = {}
         for name, spec in (tables or {}).items():
             columns = spec.get("columns", {})
@@ -148,7 +149,7 @@ class SqlDatabase(ToolSet):
 
     def close(self) -> None:
         """Close the connection now (it is also closed when the object is garbage-collected)."""
-        entry = _CONNECTIONS.pop(self, None)
+        entry = _CONNECTIONS.pop(self)
         if entry is not None:
             entry[0].close()
 

@@ -100,7 +100,10 @@ def list_command(ctx: click.Context, domain: str | None, status: str, tag: str |
         wanted = None if status == "all" else Status.parse(status)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--status") from None
-    records = _store(ctx).query(domain=domain, status=wanted, tag=tag)
+    found = _store(ctx).query_checked(domain=domain, status=wanted, tag=tag)
+    for refused in found.refused:  # one unreadable record is reported; the others are listed
+        click.echo(f"record #{refused.rid} is left out: {refused.reason}", err=True)
+    records = found.records
     if as_json:
         for r in records:
             click.echo(json_text({

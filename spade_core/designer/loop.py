@@ -27,7 +27,7 @@ from spade_core.designer.budget import cut_note, resolve_budget
 from spade_core.designer.domain_material import domain_guidance, importable_modules, worked_example_sources
 from spade_core.designer.parsing import ExtractionError, extract_module
 from spade_core.designer.prompts import DesignRequest, MemoryExample, build_messages, repair_messages
-from spade_core.errors import SpadeError
+from spade_core.errors import SpadeError, StoreError
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.plugins.domains import get_domain
@@ -37,6 +37,7 @@ from spade_core.validation.calibration import AgentProbe, CalibrationProbe
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_core.validation.pipeline import record_outcome
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
+from spade_registry.gate import STORE_STAGE
 from spade_registry.hashing import content_hash
 from spade_registry.records import Status, Trust
 
@@ -365,6 +366,18 @@ class Designer:
 
     def _record(self, source: str | None, completion: str, report: ValidationReport,
                 provenance: dict[str, Any]) -> None:
+        """Store the candidate; one the store refuses is marked failed at the ``store`` stage, the round goes on."""
+        try:
+            self._store_candidate(source, completion, report, provenance)
+        except StoreError as exc:
+            report.stages.append(StageResult(STORE_STAGE, Verdict.FAILED, observed=f"the store refused it: {exc}",
+                                             fix=["keep ENV_SPEC values within the store's schema"],
+                                             status=Status.FAILED))
+            report.status = Status.FAILED
+            report.env_id = None
+
+    def _store_candidate(self, source: str | None, completion: str, report: ValidationReport,
+                         provenance: dict[str, Any]) -> None:
         if source is None:
             self.store.add(code=completion, manifest={"domain": self.config.domain}, status=Status.FAILED,
                            trust=Trust.DESIGNER, failed_stage=EXTRACTION_STAGE, provenance=provenance,

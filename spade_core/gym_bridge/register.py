@@ -12,9 +12,10 @@ import os
 import warnings
 from typing import Any
 
+import gymnasium.error
 from gymnasium.envs.registration import EnvSpec, registry
 
-from spade_core.errors import SpadeError, StoreError
+from spade_core.errors import StoreError
 from spade_core.gym_bridge.make import ENTRY_POINT
 from spade_core.gym_bridge.seeds import sync_seed_environments
 from spade_core.gym_bridge.stores import open_store
@@ -49,16 +50,27 @@ def register_store(store: str | os.PathLike[str] | None = None, *, sync_seeds: b
         for env_id, max_turns in opened.accepted_index():
             if env_id in registry or env_id in shadowing:
                 continue
-            spec = _spec(env_id, max_episode_steps(max_turns), {"env_id": env_id, **store_kwarg})
-            if spec.name in unversioned:
-                raise SpadeError(
-                    f"cannot register {env_id}: an unversioned {ENV_NAMESPACE}/{spec.name} is already registered")
-            registry[env_id] = spec
-            added.append(env_id)
+            problem = _register_one(env_id, max_turns, store_kwarg, unversioned)
+            if problem is None:
+                added.append(env_id)
+            else:  # one record that cannot be registered is reported; the others are registered
+                warnings.warn(f"{env_id!r:.200} is not registered: {problem}", RuntimeWarning, stacklevel=2)
     finally:
         if collecting:
             gc.enable()
     return added
+
+
+def _register_one(env_id: str, max_turns: int, store_kwarg: dict[str, str], unversioned: set[str]) -> str | None:
+    """Register one accepted record's id; the reason it cannot be registered, or None."""
+    try:
+        spec = _spec(env_id, max_episode_steps(max_turns), {"env_id": env_id, **store_kwarg})
+    except gymnasium.error.Error as exc:
+        return f"Gymnasium refuses the id ({exc})"
+    if spec.name in unversioned:
+        return f"an unversioned {ENV_NAMESPACE}/{spec.name} is already registered"
+    registry[env_id] = spec
+    return None
 
 
 _PREFIX = f"{ENV_NAMESPACE}/"

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from spade_core.contract.inner import load_trusted_module
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.plugins.manager import PluginRegistry, get_plugins
+from spade_registry.errors import StoreError
 from spade_registry.manifest import EnvManifest
-from spade_registry.records import Status, Trust
+from spade_registry.records import Record, Status, Trust
 from spade_registry.store import RegistryStore
 
 FINGERPRINT_KEY = "bundled_seed_fingerprint"
@@ -54,23 +55,25 @@ def sync_seed_environments(store: RegistryStore, plugins: PluginRegistry | None 
         result.skipped = True
         return result
 
-    current_hashes = set()
+    loaded = []
     for plugin_name, seed, source in seeds:
         try:
             raw_manifest, _ = load_trusted_module(seed.module)
-            manifest = EnvManifest.from_dict(raw_manifest, source=f"{seed.module}.ENV_SPEC")
+            loaded.append((plugin_name, seed, source, EnvManifest.from_dict(raw_manifest, source=f"{seed.module}.ENV_SPEC")))
         except Exception as exc:  # report and continue with the other seeds
             result.errors.append(f"plugin {plugin_name!r}: seed {seed.module}: {exc}")
+    try:  # names reserved by what the plugins declare, before any designer record can take one
+        store.declare_bundled_names(manifest.name for *_, manifest in loaded)
+    except StoreError as exc:
+        result.errors.append(f"the bundled names could not be reserved: {exc}")
+    current_hashes = set()
+    for plugin_name, seed, source, manifest in loaded:
+        try:
+            record = _store_seed(store, plugin_name, seed, source, manifest, result)
+        except StoreError as exc:  # one seed the store refuses must not stop the others
+            result.errors.append(f"plugin {plugin_name!r}: seed {seed.module}: {exc}")
             continue
-        record, created = store.add(
-            code=source, manifest=manifest.to_dict(), status=Status.ACCEPTED, trust=Trust.BUNDLED,
-            module=seed.module, provenance={"source": "bundled", "plugin": plugin_name, "module": seed.module},
-        )
-        if record.status is not Status.ACCEPTED:
-            record = store.set_status(record.rid, Status.ACCEPTED)
         current_hashes.add(record.content_hash)
-        if created:
-            result.added.append(record.env_id or f"#{record.rid}")
 
     for record in store.query(trust=Trust.BUNDLED, status=Status.ACCEPTED):
         if record.content_hash not in current_hashes:
@@ -79,3 +82,19 @@ def sync_seed_environments(store: RegistryStore, plugins: PluginRegistry | None 
     if not result.errors:
         store.set_meta(FINGERPRINT_KEY, fingerprint)
     return result
+
+
+def _store_seed(store: RegistryStore, plugin_name: str, seed: SeedEnvironment, source: str, manifest: EnvManifest,
+                result: SeedSyncResult) -> Record:
+    record, created = store.add(
+        code=source, manifest=manifest.to_dict(), status=Status.ACCEPTED, trust=Trust.BUNDLED,
+        module=seed.module, provenance={"source": "bundled", "plugin": plugin_name, "module": seed.module},
+    )
+    if record.trust is not Trust.BUNDLED:
+        raise StoreError(f"its code is already stored as the designer record {record.env_id or f'#{record.rid}'}, "
+                         "so it cannot be stored as bundled code; remove that record (it claims a seed's code)")
+    if record.status is not Status.ACCEPTED:
+        record = store.set_status(record.rid, Status.ACCEPTED)
+    if created:
+        result.added.append(record.env_id or f"#{record.rid}")
+    return record

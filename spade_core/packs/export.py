@@ -33,8 +33,9 @@ from spade_core.packs.schema import (
     PackHeader,
     PackStats,
     env_folder,
+    environment_from_record,
 )
-from spade_registry.errors import InvalidIdError
+from spade_registry.errors import InvalidIdError, SpadeError
 from spade_registry.ids import format_env_id
 from spade_registry.records import Record, Status, Trust
 from spade_registry.store import RegistryStore
@@ -42,7 +43,7 @@ from spade_registry.store import RegistryStore
 FORMATS = ("folder", "tar", "parquet", "dist")
 """``folder``: the pack tree; ``tar``: that tree as ``.tar.gz``; ``parquet``: a dataset folder (card + parquet);
 ``dist``: an installable distribution (``pyproject.toml``, the tree as package data, and a built wheel)."""
-VERSION_PATTERN = re.compile(r"^\d{1,6}(\.\d{1,6}){0,3}$")
+VERSION_PATTERN = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}\Z")
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,15 @@ def pack_environment(record: Record, pack_id: str, *, run: RunHistory | None, pa
                            stats=_stats(record, history), lineage=lineage, provenance=dict(prov))
 
 
+def readable_environment(env: PackEnvironment) -> PackEnvironment:
+    """``env`` when the pack reader reads its record back as the same environment; else :class:`PackFormatError`,
+    so an export never writes a record that would make the pack's reader refuse it."""
+    data = json.loads(_json(env.record_data()))
+    entry = IndexEntry(env.pack_id, env.domain, env.status, env.content_hash, env_folder(env.pack_id))
+    environment_from_record(data, env.code, f"{entry.path}/{RECORD_FILE}", entry)
+    return env
+
+
 def _pack_ids(records: Sequence[Record]) -> tuple[list[tuple[Record, str]], list[str]]:
     """Each record's id in the pack: its store id, or (unversioned records) the next free version of its name."""
     used = {r.env_id for r in records if r.env_id}
@@ -233,9 +243,9 @@ def export_pack(store: RegistryStore, out: Path, *, name: str, fmt: str | None =
     fmt = fmt or default_format(out)
     if fmt not in FORMATS:
         raise PackError(f"unknown pack format {fmt!r}; use one of: {', '.join(FORMATS)}")
-    if not PACK_NAME_PATTERN.match(name):
+    if not PACK_NAME_PATTERN.fullmatch(name):
         raise PackError(f"pack name {name!r} must be lowercase letters, digits or '_' (max 64), starting with a letter")
-    if not VERSION_PATTERN.match(version):
+    if not VERSION_PATTERN.fullmatch(version):
         raise PackError(f"pack version {version!r} must look like 1.0.0")
     if out.exists() and not overwrite:
         raise PackError(f"{out} already exists; choose another path or pass --overwrite")
@@ -243,7 +253,11 @@ def export_pack(store: RegistryStore, out: Path, *, name: str, fmt: str | None =
     parents = ParentFinder(store) if find_parents and records else None
     environments = []
     for i, (record, pack_id) in enumerate(records):
-        env = pack_environment(record, pack_id, run=run, parents=parents)
+        try:
+            env = readable_environment(pack_environment(record, pack_id, run=run, parents=parents))
+        except (SpadeError, ValueError) as exc:  # one record the pack format cannot hold is reported; the rest go on
+            skipped.append(f"#{record.rid}: {exc}")
+            continue
         if filters.min_regret is not None and ((r := _regret(env.stats)) is None or r < filters.min_regret):
             continue
         environments.append(env)

@@ -15,18 +15,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from spade_core.gym_bridge.seeds import sync_seed_environments
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.packs.schema import BrokenEnvironment, Pack, PackEnvironment
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import _manifest_of, validate_many
 from spade_core.validation.report import ValidationReport
+from spade_registry import gate
 from spade_registry.errors import StoreError
 from spade_registry.hashing import content_hash
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 
 ACCEPTED, REJECTED, DUPLICATE = "accepted", "rejected", "duplicate"
-FORMAT_STAGE, HASH_STAGE, MANIFEST_STAGE, STORE_STAGE = "pack_format", "content_hash", "pack_manifest", "store"
+FORMAT_STAGE, HASH_STAGE, MANIFEST_STAGE = "pack_format", "content_hash", "pack_manifest"
+STORE_STAGE = gate.STORE_STAGE
 """Import stages before and after the validation gate's own (whose names come from the gate's report)."""
 
 
@@ -93,6 +96,30 @@ def check_environment(env: PackEnvironment | BrokenEnvironment) -> ImportOutcome
     return None
 
 
+def _settle_before_gate(env: PackEnvironment | BrokenEnvironment, store: RegistryStore,
+                        seen: dict[str, str]) -> ImportOutcome | None:
+    """The outcome of an environment settled without the validation gate (broken, forged, already stored, a
+    duplicate within the pack, or data the store cannot keep), or None when it goes to the gate."""
+    rejection = check_environment(env)
+    if rejection is not None:
+        return rejection
+    assert isinstance(env, PackEnvironment)
+    local = store.find_by_hash(env.content_hash)
+    if local is not None and local.trust is Trust.DESIGNER and local.status is Status.ACCEPTED:
+        return ImportOutcome(env.pack_id, DUPLICATE, env_id=local.env_id, reason=(
+            f"the same code is already stored as {local.env_id or f'#{local.rid}'}"))
+    if local is not None:
+        return ImportOutcome(env.pack_id, REJECTED, stage="exact_duplicate", reason=(
+            f"the same code is already stored as {local.env_id or f'#{local.rid}'} with status "
+            f"{local.status_label} ({local.trust.value}); it is not imported again"))
+    if env.content_hash in seen:
+        return ImportOutcome(env.pack_id, DUPLICATE, reason=f"the pack holds the same code as {seen[env.content_hash]}")
+    problem = gate.json_problem(env.stats.to_dict(), "stats") or store.reserved_name_problem(env.name)
+    if problem is not None:
+        return ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=problem)
+    return None
+
+
 def _provenance(pack: Pack, env: PackEnvironment) -> dict[str, Any]:
     return {"source": "pack", "pack": pack.header.name, "pack_id": env.pack_id, "pack_origin": pack.origin,
             "pack_status": env.status, "pack_created_at": pack.header.created_at, "lineage": env.lineage.to_dict(),
@@ -112,25 +139,16 @@ def import_pack(pack: Pack, store: RegistryStore, *, workers: int = 2, config: V
     outcomes: dict[int, ImportOutcome] = {}
     to_validate: list[tuple[int, PackEnvironment]] = []
     seen: dict[str, str] = {}
+    sync_seed_environments(store)  # the names installed plugins declare are reserved before any pack name is taken
     for i, env in enumerate(pack.environments):
-        rejection = check_environment(env)
-        if rejection is not None:
-            outcomes[i] = rejection
+        try:
+            settled = _settle_before_gate(env, store, seen)
+        except StoreError as exc:  # one environment the store cannot look up is rejected; the others go on
+            settled = ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=str(exc))
+        if settled is not None:
+            outcomes[i] = settled
             continue
         assert isinstance(env, PackEnvironment)
-        local = store.find_by_hash(env.content_hash)
-        if local is not None and local.trust is Trust.DESIGNER and local.status is Status.ACCEPTED:
-            outcomes[i] = ImportOutcome(env.pack_id, DUPLICATE, env_id=local.env_id, reason=(
-                f"the same code is already stored as {local.env_id or f'#{local.rid}'}"))
-            continue
-        if local is not None:
-            outcomes[i] = ImportOutcome(env.pack_id, REJECTED, stage="exact_duplicate", reason=(
-                f"the same code is already stored as {local.env_id or f'#{local.rid}'} with status "
-                f"{local.status_label} ({local.trust.value}); it is not imported again"))
-            continue
-        if env.content_hash in seen:
-            outcomes[i] = ImportOutcome(env.pack_id, DUPLICATE, reason=f"the pack holds the same code as {seen[env.content_hash]}")
-            continue
         seen[env.content_hash] = env.pack_id
         to_validate.append((i, env))
     if progress is not None:
@@ -141,7 +159,10 @@ def import_pack(pack: Pack, store: RegistryStore, *, workers: int = 2, config: V
     report.validated = len(reports)
     behaviour = BehaviourIndex(store)
     for (i, env), checked in zip(to_validate, reports, strict=True):
-        outcomes[i] = _store(pack, env, checked, store, behaviour)
+        try:
+            outcomes[i] = _store(pack, env, checked, store, behaviour)
+        except StoreError as exc:  # one environment the store refuses is rejected; the others go on
+            outcomes[i] = ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=str(exc))
     report.outcomes = [outcomes[i] for i in range(len(pack.environments))]
     report.seconds = time.perf_counter() - started
     return report
@@ -166,11 +187,8 @@ def _store(pack: Pack, env: PackEnvironment, checked: ValidationReport, store: R
            behaviour: BehaviourIndex) -> ImportOutcome:
     if not checked.accepted:
         return ImportOutcome(env.pack_id, REJECTED, stage=checked.failed_stage, reason=checked.message)
-    try:
-        record, created = store.add(code=env.code, manifest=env.manifest, status=Status.ACCEPTED, trust=Trust.DESIGNER,
-                                    provenance=_provenance(pack, env), report=checked.to_dict(), version=env.version)
-    except StoreError as exc:
-        return ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=str(exc))
+    record, created = store.add(code=env.code, manifest=env.manifest, status=Status.ACCEPTED, trust=Trust.DESIGNER,
+                                provenance=_provenance(pack, env), report=checked.to_dict(), version=env.version)
     if not created:
         return ImportOutcome(env.pack_id, DUPLICATE, env_id=record.env_id,
                              reason=f"the same code was stored meanwhile as {record.env_id or f'#{record.rid}'}")

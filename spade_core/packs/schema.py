@@ -21,9 +21,9 @@ from typing import Any
 
 from spade_core.packs.errors import PackFormatError
 from spade_core.validation.config import ValidationConfig
+from spade_registry.gate import INT64_MAX, INT64_MIN, json_problem
 from spade_registry.ids import ID_PATTERN, format_env_id
 from spade_registry.manifest import NAME_PATTERN
-from spade_registry.plain_json import first_non_json
 from spade_registry.records import Status
 
 FORMAT = "spade-pack"
@@ -39,8 +39,8 @@ ENTRY_POINT_GROUP = "spade.packs"
 """Installed packs declare ``<pack name> = <data folder>`` here; the value names a folder read as data, never
 imported (``importlib.metadata`` reads entry points without loading them)."""
 
-PACK_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-HASH_PATTERN = re.compile(r"^(ast|raw):[0-9a-f]{64}$")
+PACK_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
+HASH_PATTERN = re.compile(r"(ast|raw):[0-9a-f]{64}\Z")
 MAX_ENVIRONMENTS = 100_000
 MAX_MODULE_CHARS = ValidationConfig().max_source_chars
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -183,6 +183,8 @@ def _get(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], file:
         raise PackFormatError(file, key, f"must be {_kind_name(kind)}, got {value!r}")
     if not isinstance(value, kind):
         raise PackFormatError(file, key, f"must be {_kind_name(kind)}, got {type(value).__name__}")
+    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+        raise PackFormatError(file, key, f"is an integer of {value.bit_length()} bits; the store keeps 64-bit integers")
     return value
 
 
@@ -192,10 +194,14 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
                         "float": "a number", "bool": "true or false"}.get(k.__name__, k.__name__) for k in kinds)
 
 
+def _int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
+
+
 def _plain(value: Any, file: str, key: str) -> Any:
-    bad = first_non_json(value, key)
+    bad = json_problem(value, key)
     if bad is not None:
-        raise PackFormatError(file, key, f"must be plain JSON data; {bad}")
+        raise PackFormatError(file, key, f"must be plain JSON data the store can keep; {bad}")
     return value
 
 
@@ -203,15 +209,15 @@ def parse_pack_id(value: Any, file: str, key: str = "id") -> tuple[str, str, int
     """``(id, name, version)`` of a ``spade/<Name>-v<N>`` id from a pack."""
     if not isinstance(value, str):
         raise PackFormatError(file, key, f"must be a string 'spade/<Name>-v<N>', got {type(value).__name__}")
-    match = ID_PATTERN.match(value)
-    if match is None or match.group("ns") != "spade" or not NAME_PATTERN.match(match.group("name")):
+    match = ID_PATTERN.fullmatch(value)
+    if match is None or match.group("ns") != "spade" or not NAME_PATTERN.fullmatch(match.group("name")):
         raise PackFormatError(file, key, f"{value[:100]!r} is not an environment id 'spade/<Name>-v<N>'")
     name, version = match.group("name"), int(match.group("version"))
     return format_env_id(name, version), name, version
 
 
 def parse_hash(value: Any, file: str, key: str = "content_hash") -> str:
-    if not isinstance(value, str) or not HASH_PATTERN.match(value):
+    if not isinstance(value, str) or not HASH_PATTERN.fullmatch(value):
         raise PackFormatError(file, key, f"must be 'ast:<64 hex>' or 'raw:<64 hex>', got {str(value)[:100]!r}")
     return value
 
@@ -234,7 +240,7 @@ def parse_header(data: Any, file: str = INDEX_FILE) -> PackHeader:
         raise PackFormatError(file, "format_version", f"this SPADE reads pack format v{FORMAT_VERSION}, the pack is "
                               f"v{version}; " + ("upgrade spade" if version > FORMAT_VERSION else "re-export it"))
     name = _get(data, "name", str, file)
-    if not PACK_NAME_PATTERN.match(name):
+    if not PACK_NAME_PATTERN.fullmatch(name):
         raise PackFormatError(file, "name", f"{name[:80]!r} must be lowercase letters, digits or '_' (max 64), "
                               "starting with a letter")
     made_by = _plain(_get(data, "made_by", dict, file), file, "made_by")
@@ -338,7 +344,7 @@ def parse_stats(data: Mapping[str, Any], file: str) -> PackStats:
         if not isinstance(row, dict):
             raise PackFormatError(file, key, "must be an object")
         iteration = row.get("iteration")
-        if isinstance(iteration, bool) or not isinstance(iteration, int):
+        if not _int64(iteration):
             raise PackFormatError(file, f"{key}.iteration", f"must be an integer, got {str(iteration)[:40]!r}")
         rows.append({"iteration": iteration, **{k: _number(row.get(k), file, f"{key}.{k}")
                                                  for k in ("regret", "p_hint", "p_nohint")}})
@@ -355,7 +361,7 @@ def parse_lineage(data: Mapping[str, Any], file: str) -> Lineage:
         return None if value is None else value[:500]
 
     iteration = data.get("iteration")
-    if iteration is not None and (isinstance(iteration, bool) or not isinstance(iteration, int)):
+    if iteration is not None and not _int64(iteration):
         raise PackFormatError(file, "lineage.iteration", f"must be an integer or null, got {str(iteration)[:40]!r}")
     return Lineage(source=text("source"), run=text("run"), iteration=iteration, document_title=text("document_title"),
                    doc_id=text("doc_id"), parent=text("parent"),

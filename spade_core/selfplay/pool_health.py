@@ -24,13 +24,18 @@ always remain (a weak early agent fails everywhere; an empty pool would stop the
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from spade_core.rollout.trajectory import Trajectory
+from spade_registry.errors import InvalidIdError, StoreError
+from spade_registry.gate import INT64_MAX
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
+
+_log = logging.getLogger(__name__)
 
 HEALTH_KEY = "health"
 RETIRED_KEY = "retired"
@@ -154,28 +159,44 @@ class PoolHealth:
                 by_env.setdefault(t.env_id, []).append(t)
         retired: list[Retirement] = []
         for env_id, mine in by_env.items():
-            record = self.store.get(env_id)
-            health = Health(**{k: int(v) for k, v in (record.stats.get(HEALTH_KEY) or {}).items()
-                               if k in Health.__dataclass_fields__})
-            for t in mine:
-                if t.hint_only:
-                    health.hint_only += 1
-                    health.hint_only_successes += int(t.success)
-                elif t.hinted:
-                    health.hinted += 1
-                    health.hinted_successes += int(t.success)
-                    health.copied_successes += int(_copied(t))
-                else:
-                    health.unhinted += 1
-                    health.unhinted_successes += int(t.success)
-            self.store.update_stats(env_id, {HEALTH_KEY: asdict(health)})
-            verdict = judge(health, self.config) if self.config.enabled else None
-            if verdict is None or record.status is not Status.ACCEPTED or record.trust is not Trust.DESIGNER:
-                continue  # bundled seeds are reviewed code: a weak agent failing them says nothing of the environment
-            if self.store.count(status=Status.ACCEPTED) <= self.config.keep_at_least:
+            try:
+                retirement = self._review_one(env_id, mine, iteration)
+            except (StoreError, InvalidIdError) as exc:  # one record the store cannot read or write: the others go on
+                _log.warning("pool health skipped %s: %s", env_id, exc)
                 continue
-            retirement = Retirement(env_id, verdict[0], verdict[1], health, iteration)
-            self.store.update_stats(env_id, {RETIRED_KEY: retirement.to_dict()})
-            self.store.set_status(env_id, Status.RETIRED)
-            retired.append(retirement)
+            if retirement is not None:
+                retired.append(retirement)
         return retired
+
+    def _review_one(self, env_id: str, mine: list[Trajectory], iteration: int) -> Retirement | None:
+        record = self.store.get(env_id)
+        health = stored_health(record.stats.get(HEALTH_KEY))
+        for t in mine:
+            if t.hint_only:
+                health.hint_only += 1
+                health.hint_only_successes += int(t.success)
+            elif t.hinted:
+                health.hinted += 1
+                health.hinted_successes += int(t.success)
+                health.copied_successes += int(_copied(t))
+            else:
+                health.unhinted += 1
+                health.unhinted_successes += int(t.success)
+        self.store.update_stats(env_id, {HEALTH_KEY: asdict(health)})
+        verdict = judge(health, self.config) if self.config.enabled else None
+        if verdict is None or record.status is not Status.ACCEPTED or record.trust is not Trust.DESIGNER:
+            return None  # bundled seeds are reviewed code: a weak agent failing them says nothing of the environment
+        if self.store.count(status=Status.ACCEPTED) <= self.config.keep_at_least:
+            return None
+        retirement = Retirement(env_id, verdict[0], verdict[1], health, iteration)
+        self.store.update_stats(env_id, {RETIRED_KEY: retirement.to_dict()})
+        self.store.set_status(env_id, Status.RETIRED)
+        return retirement
+
+
+def stored_health(value: object) -> Health:
+    """The running totals kept in a record's stats; a total that is not a count in the store's range (an older or
+    hand-edited record) starts again from 0."""
+    totals = value if isinstance(value, dict) else {}
+    return Health(**{k: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= INT64_MAX else 0
+                     for k, v in totals.items() if k in Health.__dataclass_fields__})
