@@ -65,9 +65,9 @@ def _missing(module: str, names: Sequence[str]) -> list[str] | None:
 
 def gate_section(domain: str | None = None) -> str:
     """What the gate checks, one line per stage a designer can fail, from the rules of the stages in effect (plugins'
-    too); a stage for some domains only is stated in their prompts."""
+    too); a stage for some domains or answer kinds only is stated in the prompts of the domains it concerns."""
     lines = [f"- {stage.name}: {stage.rule}" for stage in stages_in_effect()
-             if stage.rule and (not stage.domains or domain in stage.domains)]
+             if stage.rule and (domain is None and not stage.domains or stage.concerns(domain))]
     return ("WHAT THE GATE CHECKS (a rejection lists every failing stage):\n" + "\n".join(lines))
 
 

@@ -48,17 +48,23 @@ class ParsedAction:
         return self.format_error is None
 
 
-AnswerKind = Literal["numeric", "label", "text"]
+AnswerKind = Literal["numeric", "label", "text", "program"]
 """What a domain's final answers are, which decides how validation probes a verifier with variants of a correct
-answer (:mod:`spade_core.validation.probes`):
+answer (:mod:`spade_core.validation.probes`) and which property stages apply (``Stage.answer_kinds``):
 
 - ``"numeric"``: numbers compared by value. Another spelling of the value (``42.0``, ``2/6``) must be accepted; a
   sign-flipped, bumped or permuted number must be rejected.
 - ``"label"``: numbers in an answer are codes or labels (a Mastermind guess ``1 2 3 4``, a board cell), not signed
   quantities: no sign flips, no numeric re-spellings; permuted or bumped ones must still be rejected.
-- ``"text"``: anything else (programs, tool calls, words): near misses by editing the text; numbers in it may be
+- ``"text"``: anything else (tool calls, words, phrases): near misses by editing the text; numbers in it may be
   sign-flipped.
+- ``"program"``: code judged by tests (probed like ``"text"``). One general program may solve every seed: that is
+  the point of a fixed specification with hidden tests that vary by seed, not a constant answer, so the
+  ``invariance`` stage does not apply.
 """
+
+VALUE_ANSWERS: tuple[AnswerKind, ...] = ("numeric", "label", "text")
+"""The answer kinds that are values (an answer for this seed's task), as opposed to programs."""
 
 ANSWER_KINDS: tuple[AnswerKind, ...] = get_args(AnswerKind)
 

@@ -24,6 +24,19 @@ HUGE_DIGITS = 400
 an interpreter limit, not a reward flaw)."""
 
 
+CALENDAR_NAMES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+                            "january", "february", "march", "april", "may", "june", "july", "august", "september",
+                            "october", "november", "december"})
+"""Answers whose prefixes of two letters or more are standard abbreviations (Mon, Tues, Thur, Sept): such a prefix
+is the same answer, not a near miss."""
+
+
+def abbreviates(short: str, answer: str) -> bool:
+    """Whether ``short`` is a standard abbreviation of the word ``answer`` (of :data:`CALENDAR_NAMES`)."""
+    word, cut = answer.strip().lower(), short.strip().rstrip(".").lower()
+    return word in CALENDAR_NAMES and len(cut) >= 2 and word.startswith(cut)
+
+
 @dataclass(frozen=True)
 class Probe:
     action: str
@@ -55,8 +68,11 @@ def near_misses(action: str, domain: str) -> list[Probe]:
     if bumped != action:
         probes.append(Probe(bumped, "the answer with every number one higher"))
     if len(core) >= 2:
-        probes += [Probe(template.render(core[:-1]), "the answer without its last character"),
-                   Probe(template.render(core[: len(core) // 2]), "the first half of the answer")]
+        probes += [Probe(template.render(cut), what) for cut, what in (
+            (core[:-1], "the answer without its last character"), (core[: len(core) // 2], "the first half of the "
+                                                                    "answer")) if not abbreviates(cut, core)]
+    if abbreviates(core[:2], core):  # its abbreviations are the same answer; one letter is not (T: Tuesday, Thursday)
+        probes.append(Probe(template.render(core[:1]), "the answer's first letter"))
     if not core or " " in core.strip() or core.lstrip()[:1] in "{[":
         return _unique(probes, action)
     value = parse_number(core)
@@ -77,6 +93,9 @@ def near_misses(action: str, domain: str) -> list[Probe]:
             probes.append(Probe(template.render(f"{sign}{digits}0"), "the answer with a digit appended"))
             probes.append(Probe(template.render(f"{value - 1}, {value}, {value + 1}"),
                                 "the answer listed among its neighbours"))
+        outside = _decimal(value * (1 + 2 * MAX_TOLERANCE)) if "." in core and value != 0 else None
+        if outside is not None:
+            probes.append(Probe(template.render(outside), f"the answer moved by {float(2 * MAX_TOLERANCE):.0%}"))
         probes.append(Probe(template.render(f"{_format(value)} {_format(value + 7)} {_format(value * 3 + 1)}"),
                             "the answer followed by other candidates"))
     elif core:
@@ -126,6 +145,11 @@ def equivalents(action: str, domain: str) -> list[Probe]:
     return probes
 
 
+MAX_TOLERANCE = Fraction(1, 100)
+"""The widest tolerance a verifier may keep as its own, relative to the answer: a numeric near miss it accepts
+within this share is an equivalent form when the answer moved as far the other way is accepted too (a band the task
+states, such as "within 0.01"); a wider band accepts near misses."""
+
 TOLERANCE_STEPS = (1e-12, 1e-9, 1e-6)
 """Relative deviations probed before near misses: a verifier that accepts the answer moved by one of them has a
 tolerance (a sane one: at most one part in a million), and a near miss inside it is an equivalent form."""
@@ -158,6 +182,36 @@ def deviation(action: str, answer: str) -> Fraction | None:
     if mine is None or theirs is None:
         return None
     return abs(mine - theirs)
+
+
+def mirrored(action: str, answer: str) -> Probe | None:
+    """The numeric answer moved as far the other way as the near miss ``action``, when that deviation is within
+    :data:`MAX_TOLERANCE` of the answer (None otherwise, or when either is not one decimal or integer number)."""
+    core = answer_core(answer)
+    mine, value = parse_number(answer_core(action)), parse_number(core)
+    if mine is None or value is None or value == 0 or core not in answer or mine == value:
+        return None
+    if abs(mine - value) > MAX_TOLERANCE * abs(value):
+        return None
+    other = 2 * value - mine
+    text = _decimal(other)
+    return None if text is None else Probe(around(answer, core).render(text), "the answer moved the other way")
+
+
+def _decimal(value: Fraction) -> str | None:
+    """``value`` written as a terminating decimal (None when it has no such form)."""
+    den, twos, fives = value.denominator, 0, 0
+    while den % 2 == 0:
+        den, twos = den // 2, twos + 1
+    while den % 5 == 0:
+        den, fives = den // 5, fives + 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    scaled = abs(value.numerator) * 10 ** places // value.denominator
+    digits = str(scaled).rjust(places + 1, "0")
+    sign = "-" if value < 0 else ""
+    return sign + (digits[:-places] + "." + digits[-places:] if places else digits)
 
 
 def edge_inputs(template: ActionTemplate, max_action_chars: int) -> list[Probe]:

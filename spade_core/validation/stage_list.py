@@ -13,11 +13,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from spade_core.plugins.contributions import VALUE_ANSWERS, AnswerKind
+from spade_core.plugins.domains import answer_kind
 from spade_core.sandbox.pool import budget_spent
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
-from spade_core.validation.invariants import INVARIANCE_RULE, check_invariance, check_reward_rule, reward_rule
+from spade_core.validation.invariants import check_invariance, check_reward_rule, invariance_rule, reward_rule
 from spade_core.validation.novelty import check_behaviour, check_novelty
 from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
 from spade_core.validation.public_info import check_public_info
@@ -25,6 +27,7 @@ from spade_core.validation.purity import RULE as PURITY_RULE
 from spade_core.validation.purity import check_purity
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
 from spade_core.validation.stages import (
+    SAME_TASK_SEEDS,
     Candidate,
     check_baselines,
     check_contract,
@@ -61,8 +64,9 @@ class Stage:
     attributes it reads that a stage it needs (directly or through others) exports; the inputs every candidate starts
     with (:data:`~spade_core.validation.stages.CANDIDATE_INPUTS`) need no declaring. ``budget_s``: its wall-clock
     limit in seconds (``ValidationConfig.stage_timeout_s`` may override it by name). ``domains``: it applies only to
-    candidates of these domains (empty: every candidate); others report it skipped. ``origin``: the plugin that added
-    it (empty: built in).
+    candidates of these domains (empty: every candidate); others report it skipped. ``answer_kinds``: it applies only
+    to candidates whose domain's answers are of these kinds (:data:`~spade_core.plugins.contributions.AnswerKind`;
+    empty: every kind), where its property holds. ``origin``: the plugin that added it (empty: built in).
     """
 
     name: str
@@ -77,7 +81,14 @@ class Stage:
     needs: tuple[str, ...] = ()
     needs_all: bool = False
     domains: tuple[str, ...] = ()
+    answer_kinds: tuple[AnswerKind, ...] = ()
     origin: str = ""
+
+    def concerns(self, domain: str | None) -> bool:
+        """Whether the stage applies to candidates of ``domain`` (None: a domain not known yet)."""
+        if self.domains and domain not in self.domains:
+            return False
+        return not self.answer_kinds or (domain is not None and answer_kind(domain) in self.answer_kinds)
 
 
 _LIMITS = ValidationConfig()
@@ -105,8 +116,8 @@ STAGES: tuple[Stage, ...] = (
           rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
     Stage("determinism", check_determinism, off_driver=True, runs_code=True, budget_s=60.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
-          rule="a seed gives the same episode on fresh and reused instances (randomness only from rng; reset sets "
-               "every attribute); different seeds, different tasks"),
+          rule="one seed, one episode, on fresh and reused instances (randomness only from rng; reset sets "
+               f"every attribute); not all of {SAME_TASK_SEEDS} seeds the same task"),
     Stage("purity", check_purity, off_driver=True, runs_code=True, budget_s=60.0, needs=("determinism",),
           reads=_PLAYS, rule=PURITY_RULE),
     Stage("start_state", check_start_state, off_driver=True, runs_code=True, budget_s=10.0, needs=("contract",),
@@ -119,15 +130,16 @@ STAGES: tuple[Stage, ...] = (
     Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
-               "them); the same observation always has the same answer"),
+               "them); single-turn: the same observation always has the same answer"),
     Stage("invariance", check_invariance, off_driver=True, runs_code=True, budget_s=60.0, rejects_as=Status.TRIVIAL,
-          needs=("reference",), reads=_PLAYS, rule=INVARIANCE_RULE),
+          needs=("reference",), reads=_PLAYS, rule=invariance_rule(_LIMITS.invariance_min_share), answer_kinds=VALUE_ANSWERS),
     Stage("public_info", check_public_info, off_driver=True, runs_code=True, budget_s=60.0,
           rejects_as=Status.IMPOSSIBLE, needs=("reference",), reads=_PLAYS, rule=PUBLIC_INFO_RULE),
     Stage("verifier", check_verifier, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
           reads=_PLAYS,
-          rule="near misses (sign flip, neighbour, permutation, the answer inside longer text) are wrong, "
-               "equivalent forms (spaces, 42.0, 2/6 for 1/3) right; two-player games: no seat wins "
+          rule="near misses (sign flip, neighbour, permutation, answer in longer text, moved 2%) wrong, equivalent "
+               "forms (spaces, 42.0, 2/6 for 1/3, Tue for Tuesday, within a stated tolerance up to 1%) right; "
+               "two-player games: no seat wins "
                f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games (randomise the "
                "opening or tie-breaks from rng)"),
     Stage("swap", check_swap, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
@@ -135,7 +147,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, budget_s=60.0,
           needs=("determinism",), reads=_PLAYS,
           rule="rewards inside reward_range; the top reward only with success and terminated=True; malformed "
-               "earns no more than wrong; observations under "
+               "earns no more than wrong over an episode; observations under "
                f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
     Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
           reads=_PLAYS, rule=reward_rule(_LIMITS.nonsolving_max_share)),
@@ -195,17 +207,21 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
 
 
 def applies(stage: Stage, c: Candidate) -> bool:
-    """Whether ``stage`` concerns ``c``: every stage does, except one for some domains only (``Stage.domains``) on a
-    candidate of another domain (or whose domain is not known)."""
-    return not stage.domains or (c.manifest is not None and c.manifest.domain in stage.domains)
+    """Whether ``stage`` concerns ``c``: every stage does, except one for some domains or answer kinds only
+    (``Stage.domains``, ``Stage.answer_kinds``) on a candidate of another (or whose domain is not known)."""
+    return stage.concerns(c.manifest.domain if c.manifest is not None else None)
 
 
 def pass_over(stage: Stage, c: Candidate) -> None:
     """Record a stage that does not concern ``c`` as skipped, for the stages that need it; reports leave it out (it
     is not a check that could not run)."""
     domain = c.manifest.domain if c.manifest is not None else "an unknown domain"
-    c.results[stage.name] = StageResult(stage.name, Verdict.SKIPPED, f"applies to {', '.join(stage.domains)} "
-                                        f"environments, not {domain}")
+    if stage.domains and (c.manifest is None or domain not in stage.domains):
+        why = f"applies to {', '.join(stage.domains)} environments, not {domain}"
+    else:
+        why = (f"applies to {', '.join(stage.answer_kinds)} answers, not the {answer_kind(domain)} answers of "
+               f"{domain} environments")
+    c.results[stage.name] = StageResult(stage.name, Verdict.SKIPPED, why)
 
 
 def add_result(report: ValidationReport, result: StageResult) -> bool:

@@ -46,7 +46,14 @@ from spade_core.validation.episodes import (
     repeat_first_policy,
 )
 from spade_core.validation.hint_leaks import DecodedText, new_leaks
-from spade_core.validation.probes import deviation, edge_inputs, equivalents, near_misses, tolerance_probes
+from spade_core.validation.probes import (
+    deviation,
+    edge_inputs,
+    equivalents,
+    mirrored,
+    near_misses,
+    tolerance_probes,
+)
 from spade_core.validation.report import StageResult, Verdict
 from spade_registry.manifest import EnvManifest
 from spade_registry.records import Status
@@ -365,13 +372,34 @@ def check_determinism(c: Candidate) -> StageResult:
         c.reference_episodes.append(hinted)
         first_refs.append(hinted)
         probes.append(fresh_probe)
-    if len(seeds) > 1 and all(e.trace()[:-1] == first_refs[0].trace()[:-1] for e in first_refs) and all(
-            e.trace() == probes[0].trace() for e in probes):
-        return fail(stage, f"every seed gives the same task: the whole reference and probe episodes are identical "
-                    f"for seeds {', '.join(map(str, seeds))}", ["reset ignores its rng"],
-                    ["draw the task's parameters (secret, data, position) from rng in reset"])
+    if len(seeds) > 1 and _same_task(first_refs, probes):
+        more = _same_task_on_more_seeds(c, seeds, template, turns)
+        if more is not None:
+            return fail(stage, f"every seed gives the same task: the whole reference and probe episodes are "
+                        f"identical for seeds {', '.join(map(str, more))}", ["reset ignores its rng"],
+                        ["draw the task's parameters (secret, data, position) from rng in reset"])
     return ok(stage, f"identical whole trajectories for the same seed on fresh and used instances, with and "
               f"without hint calls ({len(seeds)} seeds); the task depends on the seed")
+
+
+SAME_TASK_SEEDS = 8
+"""Seeds that must all give the same task before "every seed gives the same task" is concluded: two seeds of a small
+space (24 secrets) collide one time in 24, eight agree by chance about once in 24**7."""
+
+
+def _same_task(references: list[Episode], probes: list[Episode]) -> bool:
+    return all(e.trace()[:-1] == references[0].trace()[:-1] for e in references) and all(
+        e.trace() == probes[0].trace() for e in probes)
+
+
+def _same_task_on_more_seeds(c: Candidate, seeds: list[int], template: ActionTemplate,
+                             turns: int) -> list[int] | None:
+    """The seeds judged when the first ones all gave the same task: those and more, up to :data:`SAME_TASK_SEEDS`;
+    None as soon as one of them gives another task."""
+    wider = list(dict.fromkeys([*seeds, *screening_seeds(SAME_TASK_SEEDS)]))[:SAME_TASK_SEEDS]
+    references = [_labelled(c.run(s, reference_policy, fresh=True), "reference") for s in wider]
+    probes = [_labelled(c.run(s, _probe_policy(template, turns), fresh=True), "probe") for s in wider]
+    return wider if _same_task(references, probes) else None
 
 
 # -- 7. start state ---------------------------------------------------------------------------------------------
@@ -636,6 +664,8 @@ def check_verifier(c: Candidate) -> StageResult:
                 continue  # inside the tolerance the task itself accepts: an equivalent form, not a near miss
             info = _replay_then(c, episode, probe.action)
             tried += 1
+            if info is not None and info.get("success") and _inside_band(c, episode, probe.action, final):
+                continue  # the verifier's own stated tolerance: a band around the answer, accepted both ways
             if info is not None and info.get("success"):
                 return fail("verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was accepted "
                             f"(the correct answer is {final[:80]!r})",
@@ -654,6 +684,17 @@ def check_verifier(c: Candidate) -> StageResult:
                             ["strip the action and compare numbers by value (e.g. answers_match / to_number from "
                              "the math domain's verify helpers)"])
     return ok("verifier", f"rejected every near miss and accepted every equivalent form ({tried} probes)")
+
+
+def _inside_band(c: Candidate, episode: Episode, action: str, final: str) -> bool:
+    """Whether an accepted numeric near miss lies inside a tolerance band the verifier keeps around the answer: it
+    is within :data:`~spade_core.validation.probes.MAX_TOLERANCE` and the answer moved as far the other way is
+    accepted too."""
+    other = mirrored(action, final)
+    if other is None:
+        return False
+    info = _replay_then(c, episode, other.action)
+    return info is not None and bool(info.get("success"))
 
 
 def _seat_bias(c: Candidate) -> StageResult:
@@ -759,8 +800,8 @@ def _edge_episodes(c: Candidate) -> list[tuple[Any, Episode]]:
 
 
 def _reward_meaning(c: Candidate) -> StageResult | None:
-    """The top reward goes with success; failing never earns more than solving the same task; a malformed first
-    action never earns more than a well-formed wrong one from the same state."""
+    """The top reward goes with success; failing never earns more than solving the same task; a malformed action
+    never earns more than a well-formed wrong one from the same start, over the episode."""
     stage = "reward_range"
     episodes = [e for e in c.all_episodes if e.steps]
     success_steps = [s[2] for e in episodes for s, i in zip(e.steps, e.infos, strict=False) if i.get("success")]
@@ -794,10 +835,28 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
             bad = max(malformed, key=lambda ar: ar[1])
             worst = min(wrong, key=lambda ar: ar[1])
             if bad[1] > worst[1] + 1e-9:
-                return fail(stage, f"seed {seed}: the malformed action {bad[0][:40]!r} earns {bad[1]:g}, more "
-                            f"than the well-formed wrong answer {worst[0][:40]!r} ({worst[1]:g})",
-                            ["format errors are rewarded (or wrong answers penalised harder than garbage)"],
-                            ["give a malformed action at most the reward of a wrong one"])
+                problem = _malformed_over_episodes(c, seed, bad[0], worst[0])
+                if problem is not None:
+                    return problem
+    return None
+
+
+def _malformed_over_episodes(c: Candidate, seed: int, malformed: str, wrong: str) -> StageResult | None:
+    """A malformed first action earned more than a wrong one in a single step; compared over whole episodes (each
+    action played every turn to the end), the malformed one must not earn more (a rule such as "three malformed
+    moves in a row forfeit" charges it later)."""
+    assert c.manifest is not None
+    turns = c.manifest.max_turns
+    garbage = _labelled(c.run(seed, _replaying([malformed]), max_steps=turns), "a malformed action every turn")
+    tried = _labelled(c.run(seed, _replaying([wrong]), max_steps=turns), "a wrong action every turn")
+    if garbage.error is not None or tried.error is not None or tried.success:
+        return None
+    if garbage.total_reward > tried.total_reward + 1e-9:
+        return fail("reward_range", f"seed {seed}: the malformed action {malformed[:40]!r} played every turn earns "
+                    f"{garbage.total_reward:g} over {len(garbage.steps)} steps, more than the well-formed wrong "
+                    f"answer {wrong[:40]!r} played every turn ({tried.total_reward:g} over {len(tried.steps)} steps)",
+                    ["format errors are rewarded (or wrong answers penalised harder than garbage)"],
+                    ["give malformed actions at most what wrong ones earn over an episode"])
     return None
 
 

@@ -280,7 +280,7 @@ def test_plugin_hooks() -> None:
     [domain] = plugin.spade_domains()
     assert isinstance(domain, DomainSpec) and domain.name == "code"
     assert "run_tests" in domain.designer_guidance and "HINT:" in domain.designer_guidance  # the contract: prompts.py
-    assert domain.answer_kind == "text" and not domain.selfplay_default
+    assert domain.answer_kind == "program" and not domain.selfplay_default
     assert len(domain.worked_examples) == 2
     for module in domain.worked_examples:
         load_trusted_module(module)

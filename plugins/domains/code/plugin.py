@@ -61,7 +61,7 @@ def spade_domains() -> list[DomainSpec]:
             designer_guidance=GUIDANCE,
             worked_examples=("spade_domains.code.seeds.fix_the_bug", "spade_domains.code.seeds.implement_function"),
             sandbox_modules=(VERIFY_MODULE,),
-            answer_kind="text",
+            answer_kind="program",
             topics=TOPICS,
         )
     ]

@@ -20,10 +20,10 @@ VERIFY_MODULE = "spade_domains.games.verify"
 VERIFY_EXPORTS = ("clean_move", "move_tokens", "move_integers", "safe_echo", "zero_sum_rewards")
 
 GUIDANCE = """\
-WHAT TO BUILD: a single-player puzzle with feedback every turn (deduction like Wordle or Mastermind, planning like
-a sliding puzzle or Tower of Hanoi, a game against a scripted opponent like Nim) or a two-player zero-sum game
-whose two seats are BOTH played by the agent (tic-tac-toe, Connect Four, Kuhn poker as a match). The rules or
-material come from the document; the agent must be able to learn the rules from the first observation.
+WHAT TO BUILD: a single-player puzzle with feedback every turn (deduction like Mastermind, planning like Tower of
+Hanoi, a scripted opponent like Nim) or a two-player zero-sum game whose two seats are BOTH played by the agent
+(tic-tac-toe, Connect Four, Kuhn poker as a match). The rules or material come from the document; the agent must
+be able to learn the rules from the first observation.
 
 MOVES: parse every move with spade_domains.games.verify (see the API REFERENCE): clean_move, move_tokens /
 move_integers, safe_echo to quote the agent, zero_sum_rewards(winner, players) for final rewards. A malformed move
@@ -36,8 +36,8 @@ write them. At the end set info["rewards"] (one per seat, zero-sum), info["winne
 info["success"] = the last mover won; the step reward is the mover's. Three invalid moves in a row by one seat
 forfeit. Make chance-heavy games a multi-hand match so skill decides the winner.
 
-HINT: a rule, a threat or a strategic fact ("your opponent can complete the top row", "the nim-sum should be zero
-after your move"), never the move or the solution, and no text that is itself a winning move. A difficulty knob
+HINT: a rule, a threat or a strategic fact ("the nim-sum should be zero after your move"), never the move or
+the solution, and no text that is itself a winning move. A difficulty knob
 changes the search space, scramble depth, guesses allowed or board size.
 """
 

@@ -1,0 +1,82 @@
+"""The standard-shapes corpus: good environments in the field's conventions (HumanEval/MBPP-style fixed
+specifications with hidden tests, classes and parsers, any-valid-output tasks, multi-turn tool tasks with many
+reads, numbers with stated tolerances and units, small answer and start spaces, games with pass, resign and
+forfeit rules, adaptive plans as hints). No stage may reject one of them; each file's first line names its shape."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from spade_core.contract.rng import EpisodeRandom
+from spade_core.validation import validate_source
+from spade_core.validation.config import ValidationConfig
+from spade_core.validation.stage_list import stage_named
+from spade_core.validation.stages import SAME_TASK_SEEDS
+
+CORPUS = Path(__file__).parent / "standard_shapes"
+SHAPES = sorted(CORPUS.glob("*.py"))
+
+
+def test_every_environment_names_its_shape() -> None:
+    for path in SHAPES:
+        assert path.read_text().startswith("# shape: "), path
+
+
+@pytest.mark.parametrize("path", SHAPES, ids=lambda p: p.stem)
+def test_the_gate_accepts_the_standard_shape(path: Path) -> None:
+    report = validate_source(path.read_text(), file=str(path))
+    assert report.accepted, report.message
+
+
+def test_invariance_concerns_value_answers_not_programs() -> None:
+    stage = stage_named("invariance")
+    assert stage.concerns("math") and stage.concerns("games") and stage.concerns("tool_use")
+    assert not stage.concerns("code")
+    report = validate_source((CORPUS / "close_elements.py").read_text())
+    assert report.accepted and "invariance" not in [r.stage for r in report.stages], report.message
+
+
+def _colliding_seed(first: int, space: int) -> int:
+    """A seed whose first draw from ``space`` is the same as seed ``first``'s."""
+    drawn = EpisodeRandom(first).randrange(space)
+    return next(s for s in range(first + 1, 10_000) if EpisodeRandom(s).randrange(space) == drawn)
+
+
+def test_two_seeds_drawing_the_same_secret_do_not_make_every_seed_the_same_task() -> None:
+    source = (CORPUS / "runner_order.py").read_text()
+    twin = _colliding_seed(0, 24)
+    seeds = (0, twin, *(s for s in range(1, 49) if s != twin))
+    report = validate_source(source, config=ValidationConfig(seeds=seeds))
+    assert report.accepted, report.message
+
+
+def test_a_task_that_ignores_its_rng_is_still_the_same_task_on_every_seed() -> None:
+    source = (CORPUS / "runner_order.py").read_text()
+    flawed = source.replace("ORDERS[rng.randrange(len(ORDERS))]", "ORDERS[7]")
+    assert flawed != source
+    report = validate_source(flawed)
+    assert report.failed_stage == "determinism", report.message
+    named = re.search(r"identical for seeds ([\d, ]+)", report.message)
+    assert named is not None and len(named.group(1).split(",")) == SAME_TASK_SEEDS, report.message
+
+
+@pytest.mark.parametrize(("name", "original", "flawed", "stage", "said"), [
+    ("pendulum_tolerance", "abs(value - self.answer) <= TOLERANCE", "abs(value - self.answer) <= 0.1 * self.answer",
+     "verifier", "was accepted"),
+    ("weekday_after", "return ABBREVIATIONS.get(word)",
+     "return next((i for i, d in enumerate(DAYS) if word and d.lower().startswith(word)), None)", "verifier",
+     "first letter"),
+    ("nim_resign_forfeit", "if self.bad >= 3:", "if self.bad >= 999:", "reward_range", "played every turn"),
+], ids=lambda v: v if isinstance(v, str) and "_" in v and " " not in v else "")
+def test_the_flawed_twin_of_a_standard_shape_is_still_rejected(name: str, original: str, flawed: str, stage: str,
+                                                                said: str) -> None:
+    """A tolerance of 10% (not one the task states), any prefix of a weekday (one letter too), and malformed moves
+    that never forfeit (garbage stalls at 0 while resigning costs -1) are still caught by the stage made precise."""
+    source = (CORPUS / f"{name}.py").read_text()
+    assert original in source
+    report = validate_source(source.replace(original, flawed))
+    failures = {r.stage: r.observed for r in report.failures}
+    assert stage in failures and said in failures[stage], report.message
