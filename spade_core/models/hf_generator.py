@@ -32,10 +32,10 @@ from typing import Any
 import torch
 
 from spade_core.models import decoding
-from spade_core.models.base import MAX_BATCH_SIZE, Generation, SamplingParams, TokenDistribution
+from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, Generation, SamplingParams, TokenDistribution
 from spade_core.models.distribution import sample_tokens, token_logprobs
 from spade_core.models.errors import GenerationError, WeightSyncError
-from spade_core.models.kv_sessions import DEFAULT_KV_CACHE_MB, MIB, KeptSequence, KVSessions, Match
+from spade_core.models.kv_sessions import MIB, KeptSequence, KVSessions, Match
 from spade_core.models.scoring import next_token_logprobs
 
 MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass

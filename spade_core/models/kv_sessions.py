@@ -7,7 +7,8 @@ longest kept prefix) and computes only the rest. This is llama.cpp's per-sequenc
 (match by ids, not by a caller's session id), so callers change nothing: any prompt that extends an earlier
 sequence, from any sampler, reuses it.
 
-Bounds: the kept bytes never exceed ``budget_bytes``; :meth:`KVSessions.put` drops the least recently used entries
+Bounds: the kept bytes never exceed ``budget_bytes`` (a generator's ``kv_cache_mb``, default
+:data:`spade_core.models.base.DEFAULT_KV_CACHE_MB`); :meth:`KVSessions.put` drops the least recently used entries
 before it stores one (a dropped sequence is simply prefilled again next time). Kept states belong to one version of
 the weights: :meth:`KVSessions.check_version` drops everything when the weights changed.
 """
@@ -20,11 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-
-DEFAULT_KV_CACHE_MB = 1024
-"""Default byte budget (MiB) of the keys and values a local generator keeps between calls (``model.kv_cache_mb`` in
-the self-play config; 0 turns keeping off). SmolLM2-135M keeps ~46 KB per token in fp32, so 1 GiB holds ~23k tokens:
-a round of 16 episodes at ~1.4k tokens each, on top of the model and the batch being decoded."""
 
 MIB = 1024 * 1024
 
