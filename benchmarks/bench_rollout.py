@@ -228,6 +228,13 @@ def raw_loop(model: Any, trajectories: list[Any], pad: int) -> dict[str, float]:
     return {"wall_s": seconds, "tokens_per_s": generated / seconds, "completion_tokens": generated}
 
 
+def print_row(name: str, row: dict[str, float]) -> None:
+    extra = (f"  prefilled/turn {row['prefilled_per_turn']:7.1f} (new: {row['new_per_turn']:.1f})"
+             if "prefilled_per_turn" in row else "")
+    print(f"  {name:17s} {row['tokens_per_s']:8.1f} tokens/s  {row['completion_tokens']:6d} tokens "
+          f"{row['wall_s']:8.2f} s{extra}", flush=True)
+
+
 def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> None:
     import torch
 
@@ -242,14 +249,12 @@ def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> None:
           f"{env_id}: {args.episodes} episodes x {args.turns} turns (forced), all at once")
     run_multi_turn_mode(engine, specs[:2], 2, 2, args.seed)  # warm-up: imports, first forward
     kept, result = run_multi_turn_mode(engine, specs, args.turns, args.max_new_tokens, args.seed)
-    plain, plain_result = run_multi_turn_mode(full, specs, args.turns, args.max_new_tokens, args.seed)
+    print_row("kept KV (engine)", kept)
     raw = raw_loop(model, result.trajectories, engine.pad_token_id)
+    print_row("raw loop", raw)
+    plain, plain_result = run_multi_turn_mode(full, specs, args.turns, args.max_new_tokens, args.seed)
+    print_row("full history", plain)
     same = all(a.token_ids == b.token_ids for a, b in zip(result.trajectories, plain_result.trajectories))
-    for name, row in (("kept KV (engine)", kept), ("full history", plain), ("raw loop", raw)):
-        extra = (f"  prefilled/turn {row['prefilled_per_turn']:7.1f} (new: {row['new_per_turn']:.1f})"
-                 if "prefilled_per_turn" in row else "")
-        print(f"  {name:17s} {row['tokens_per_s']:8.1f} tokens/s  {row['completion_tokens']:6d} tokens "
-              f"{row['wall_s']:8.2f} s{extra}")
     print("  (prefilled and new tokens per turn after each episode's first turn)")
     print(f"  turns/episode {kept['mean_turns']:.1f}  longest context {kept['final_context']} tokens  "
           f"kv evictions {engine.stats.kv_evictions}  same tokens with and without kept KV: {same}")
