@@ -16,6 +16,11 @@ MAX_BATCH_SIZE = 32
 """Default for how many sequences a local generator runs in one forward pass (larger requests are chunked): the
 self-play ``model.max_batch_size`` and every generator and trainer that builds one take this value by default."""
 
+DEFAULT_KV_CACHE_MB = 1024
+"""Default byte budget (MiB) of the keys and values a local generator keeps between calls (``model.kv_cache_mb`` in
+the self-play config; 0 turns keeping off). SmolLM2-135M keeps ~46 KB per token in fp32, so 1 GiB holds ~23k tokens:
+a round of 16 episodes at ~1.4k tokens each, on top of the model and the batch being decoded."""
+
 
 @dataclass(frozen=True)
 class TokenDistribution:

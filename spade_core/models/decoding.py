@@ -18,7 +18,7 @@ designer prompt of ~4k tokens that is most of the decoding time. Two exact repla
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -109,6 +109,32 @@ class GrowingKVCache(DynamicCache):
             self.layers.append(GrowingKVLayer())
             self.layers[-1].capacity = self.capacity
         return super().update(key_states, value_states, layer_idx, *args, **kwargs)
+
+    def start_left_padded(self, rows: Sequence[Sequence[tuple[torch.Tensor, torch.Tensor]] | None], width: int) -> None:
+        """Start the cache from kept per-sequence states: row ``r`` holds ``rows[r]`` (per layer, keys and values of
+        shape ``[kv_heads, length, head_dim]``) right-aligned in the first ``width`` positions, zeros before them (a
+        ``None`` row holds nothing). At least one row must hold states; the attention mask must hide the zeros."""
+        template = next(states for states in rows if states)
+        capacity = max(self.capacity, width)
+        self.layers = []
+        for index, (key0, value0) in enumerate(template):
+            keys = key0.new_zeros((len(rows), key0.shape[0], capacity, key0.shape[-1]))
+            values = value0.new_zeros((len(rows), value0.shape[0], capacity, value0.shape[-1]))
+            for row, states in enumerate(rows):
+                if states:
+                    key, value = states[index]
+                    keys[row, :, width - key.shape[-2]:width] = key
+                    values[row, :, width - value.shape[-2]:width] = value
+            layer = GrowingKVLayer()
+            layer.capacity = self.capacity
+            layer.lazy_initialization(key0, value0)
+            layer._key_buffer, layer._value_buffer, layer._length = keys, values, width
+            layer._publish()
+            self.layers.append(layer)
+
+    def row_states(self, row: int, positions: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Copies of one row's keys and values at ``positions`` (per layer, ``[kv_heads, len(positions), head_dim]``)."""
+        return [(layer.keys[row][:, positions], layer.values[row][:, positions]) for layer in self.layers]
 
 
 class ContextLayer(DynamicLayer):

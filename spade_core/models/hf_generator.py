@@ -13,7 +13,10 @@ batch) instead of ``model.generate``:
 - a completion stops at an EOS token (kept in ``completion_ids``, left out of ``text``) or when its text contains a
   stop string (``text`` is cut before it; ``completion_ids`` keep every sampled token);
 - a prompt that cannot be run (empty, longer than the model's context) yields a ``Generation`` with
-  ``finish_reason="error"`` instead of failing the whole batch.
+  ``finish_reason="error"`` instead of failing the whole batch;
+- every row's keys and values are kept after the call (:mod:`spade_core.models.kv_sessions`, bounded by
+  ``kv_cache_mb``), so the next turn of a multi-turn episode prefills only the tokens new to it; rows with different
+  kept lengths share a batch (ragged, left-padded, masked), and the results are those of the full-history path.
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from typing import Any
 import torch
 
 from spade_core.models import decoding
-from spade_core.models.base import MAX_BATCH_SIZE, Generation, SamplingParams, TokenDistribution
+from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, Generation, SamplingParams, TokenDistribution
 from spade_core.models.distribution import sample_tokens, token_logprobs
 from spade_core.models.errors import GenerationError, WeightSyncError
+from spade_core.models.kv_sessions import MIB, KeptSequence, KVSessions, Match
 from spade_core.models.scoring import next_token_logprobs
 
 MIN_SHARED_PREFIX = 32  # shorter common prefixes are not worth a separate forward pass
@@ -47,19 +51,13 @@ class GeneratorStats:
     completion_tokens: int = 0
     forward_passes: int = 0
     shared_prefix_tokens: int = 0  # prompt tokens not recomputed because the batch shares them
+    prefilled_tokens: int = 0  # prompt tokens run through the model (padding not counted)
+    reused_tokens: int = 0  # prompt tokens taken from kept keys and values of an earlier call (kv_sessions)
+    kv_evictions: int = 0  # kept sequences dropped to stay within the byte budget (recomputed when next needed)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)
-
-
-@dataclass
-class _KeptPrefix:
-    """The keys and values of the last single-prompt call: ``ids`` are the positions ``cache`` holds."""
-
-    ids: list[int]
-    cache: Any
-    version: int
 
 
 class HFGenerator:
@@ -71,6 +69,10 @@ class HFGenerator:
     logprobs under the same autocast needs for sampler and trainer logprobs to agree.
     ``share_prefix`` computes a prompt prefix shared by a whole batch once; ``fast_decoding`` uses the growing KV
     cache and grouped-query decode attention of :mod:`spade_core.models.decoding` (both exact; off only to measure).
+    ``kv_cache_mb`` bounds the keys and values kept between calls (:mod:`spade_core.models.kv_sessions`), so a
+    prompt that extends an earlier sequence (the next turn of an episode, a repair prompt) prefills only its new
+    tokens; 0 turns keeping off (every call prefills its whole prompts). Keeping needs ``fast_decoding`` and a model
+    it supports.
     """
 
     name = "hf"
@@ -86,6 +88,7 @@ class HFGenerator:
         autocast_dtype: torch.dtype | None = None,
         share_prefix: bool = True,
         fast_decoding: bool = True,
+        kv_cache_mb: float = DEFAULT_KV_CACHE_MB,
     ) -> None:
         if max_batch_size < 1:
             raise GenerationError(f"max_batch_size must be >= 1, got {max_batch_size}")
@@ -110,7 +113,7 @@ class HFGenerator:
         base = model.get_base_model() if hasattr(model, "get_base_model") else model
         self._logits_to_keep = "logits_to_keep" in inspect.signature(base.forward).parameters
         self.stats = GeneratorStats()
-        self._kept: _KeptPrefix | None = None
+        self.sessions = KVSessions(int(kv_cache_mb * MIB))
 
     @classmethod
     def from_pretrained(
@@ -142,6 +145,8 @@ class HFGenerator:
         rng.manual_seed(seed)
         # Similar lengths share a batch (less padding); the order is fixed by the input, so runs stay reproducible.
         runnable.sort(key=lambda i: len(prompts[i]))
+        if self.sessions.enabled:
+            self.sessions.check_version(self._weights_version())
         was_training = self.model.training
         self.model.eval()
         try:
@@ -223,6 +228,7 @@ class HFGenerator:
             )
         if all(_same_storage(v, own[k]) for k, v in state_dict.items()):
             return
+        self.sessions.clear()
         with torch.no_grad():
             for key, value in state_dict.items():
                 target = own[key]
@@ -276,68 +282,100 @@ class HFGenerator:
     def _prefill(self, prompts: list[list[int]], cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
         """Run the prompts through the model; return the output, the attention mask and the last positions.
 
-        Rows are left-padded. A prefix shared by every prompt (a system prompt, a worked example) is computed once
-        and its cache repeated across the batch; the rest of each prompt is left-padded after it (the attention mask
-        hides the gap and positions skip it, so every row sees exactly its own prompt). A prefix the previous
-        single-prompt call already computed with the same weights (a repair prompt starts with the attempt it
-        repairs) is copied from that call's cache instead of being computed again.
+        Rows are left-padded. Where the generator keeps earlier sequences' keys and values (:mod:`.kv_sessions`),
+        each prompt starts from the kept sequence sharing its longest prefix and only the rest is computed
+        (:meth:`_prefill_kept`); otherwise a prefix shared by every prompt is computed once (:meth:`_prefill_shared`),
+        whichever saves more tokens.
         """
         n = len(prompts)
         shared = _shared_prefix_length(prompts) if n > 1 and self.share_prefix else 0
         if shared < MIN_SHARED_PREFIX:
             shared = 0
-        reused = self._reuse_prefix(prompts[0], cache, shared if n > 1 else len(prompts[0]) - 1)
-        shared = max(shared, reused)
-        if shared > reused:
-            ids = torch.tensor([prompts[0][reused:shared]], dtype=torch.long, device=self.device)
+        matches = self._kept_matches(prompts, cache)
+        if sum(m.length for m in matches) > shared * (n - 1):
+            return self._prefill_kept(prompts, matches, cache)
+        return self._prefill_shared(prompts, shared, cache)
+
+    def _prefill_shared(self, prompts: list[list[int]], shared: int,
+                        cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        """A prefix shared by every prompt (a system prompt, a worked example) is computed once and its cache
+        repeated across the batch; the rest of each prompt is left-padded after it (the attention mask hides the gap
+        and positions skip it, so every row sees exactly its own prompt)."""
+        n = len(prompts)
+        if shared:
+            ids = torch.tensor([prompts[0][:shared]], dtype=torch.long, device=self.device)
             ones = torch.ones((1, shared), dtype=torch.long, device=self.device)
-            out = self._forward(ids, ones, torch.arange(reused, shared, device=self.device)[None], cache)
+            out = self._forward(ids, ones, torch.arange(shared, device=self.device)[None], cache)
             cache = out.past_key_values
-        if shared and n > 1:
             cache.batch_repeat_interleave(n)
         rests = [p[shared:] for p in prompts]
+        out, attention, positions = self._prefill_rests(rests, [shared] * n, shared, cache)
+        self.stats.shared_prefix_tokens += shared * (n - 1)
+        self.stats.prefilled_tokens += shared
+        return out, attention, positions
+
+    def _prefill_kept(self, prompts: list[list[int]], matches: list[Match],
+                      cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        """Each row starts from its kept states (ragged lengths, right-aligned after left padding), then its new
+        tokens are left-padded after them: ``[pad | kept | pad | new]``, the mask hiding both gaps and positions
+        counting only real tokens, so every row sees exactly its own prompt."""
+        taken: dict[int, KeptSequence] = {}
+        for match in matches:
+            if match.key is not None and match.key not in taken:
+                taken[match.key] = self.sessions.take(match.key)
+        rows = [None if m.key is None else [(k[:, :m.length], v[:, :m.length]) for k, v in taken[m.key].layers]
+                for m in matches]
+        kept = max(m.length for m in matches)
+        rests = [p[m.length:] for p, m in zip(prompts, matches)]
+        # the layout is wider than the longest prompt where long kept parts meet long new parts
+        cache.capacity += kept + max(len(r) for r in rests) - max(len(p) for p in prompts)
+        cache.start_left_padded(rows, kept)
+        del taken, rows  # the batch's cache holds copies; the entries' memory is free again
+        self.stats.reused_tokens += sum(m.length for m in matches)
+        return self._prefill_rests(rests, [m.length for m in matches], kept, cache)
+
+    def _prefill_rests(self, rests: list[list[int]], before: list[int], offset: int,
+                       cache: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        """Forward each row's remaining tokens, left-padded after the ``offset`` positions the cache holds (of which
+        the last ``before[row]`` are that row's)."""
+        n = len(rests)
         width = max(len(r) for r in rests)
         input_ids = torch.full((n, width), self.pad_token_id, dtype=torch.long)
-        attention = torch.zeros((n, shared + width), dtype=torch.long)
-        attention[:, :shared] = 1
+        attention = torch.zeros((n, offset + width), dtype=torch.long)
         for row, rest in enumerate(rests):
             input_ids[row, width - len(rest):] = torch.tensor(rest, dtype=torch.long)
-            attention[row, shared + width - len(rest):] = 1
+            attention[row, offset - before[row]:offset] = 1
+            attention[row, offset + width - len(rest):] = 1
         input_ids, attention = input_ids.to(self.device), attention.to(self.device)
-        positions = (attention.cumsum(-1) - 1).clamp(min=0)[:, shared:]
+        positions = (attention.cumsum(-1) - 1).clamp(min=0)[:, offset:]
         out = self._forward(input_ids, attention, positions, cache)
-        self.stats.shared_prefix_tokens += shared * (n - 1) + reused
+        self.stats.prefilled_tokens += sum(len(r) for r in rests)
         return out, attention, positions[:, -1:]
 
     def forget_prefix(self) -> None:
-        """Drop the kept keys and values of the last single-prompt call (the weights are about to change)."""
-        self._kept = None
+        """Drop every kept key and value (the weights are about to change)."""
+        self.sessions.clear()
 
     def _weights_version(self) -> int:
         """Changes whenever any parameter is written in place (an optimiser step, a weight push, a load)."""
         return sum(p._version for p in self.model.parameters())
 
-    def _reuse_prefix(self, prompt: list[int], cache: Any, limit: int) -> int:
-        """Copy the longest prefix of ``prompt`` (at most ``limit`` tokens) that the kept cache holds into
-        ``cache``; return its length (0: nothing reusable)."""
-        kept = self._kept
-        if kept is None or not isinstance(cache, decoding.GrowingKVCache) or limit < MIN_SHARED_PREFIX:
-            return 0
-        if kept.version != self._weights_version():
-            self._kept = None
-            return 0
-        length = min(_shared_prefix_length([kept.ids + [-1], prompt + [-2]]), limit)
-        if length < MIN_SHARED_PREFIX:
-            return 0
-        for index, layer in enumerate(kept.cache.layers):
-            cache.update(layer.keys[:, :, :length], layer.values[:, :, :length], index)
-        return length
+    def _keeps(self, cache: Any) -> bool:
+        return self.sessions.enabled and isinstance(cache, decoding.GrowingKVCache)
 
-    def _keep(self, prompt: list[int], completion: list[int], cache: Any) -> None:
-        """Keep a single-prompt call's cache (prompt and fed completion tokens) for a later prompt that extends it."""
-        if isinstance(cache, decoding.GrowingKVCache) and cache.get_seq_length() > 0:
-            ids = (prompt + completion)[:cache.get_seq_length()]
-            self._kept = _KeptPrefix(ids, cache, self._weights_version())
+    def _kept_matches(self, prompts: list[list[int]], cache: Any) -> list[Match]:
+        """Per prompt, the kept sequence sharing its longest prefix (leaving the prompt's last token to compute)."""
+        if not self._keeps(cache):
+            return [Match(None, 0)] * len(prompts)
+        return [self.sessions.match(p, len(p) - 1) for p in prompts]
+
+    def _keep_row(self, cache: Any, row: int, attention: torch.Tensor, ids: list[int]) -> None:
+        """Keep one finished row's states (its prompt and the completion tokens fed back) for a later call."""
+        positions = attention[row].nonzero().squeeze(-1)
+        if positions.numel() != len(ids):
+            raise GenerationError(f"row {row} holds {positions.numel()} positions for {len(ids)} ids; the attention "
+                                  "mask and the cache disagree (a bug in the decoding loop)")
+        self.stats.kv_evictions += self.sessions.put(ids, cache.row_states(row, positions))
 
     def _decode_batch(self, prompts: list[list[int]], params: SamplingParams, rng: torch.Generator,
                       cache: Any) -> list[Generation]:
@@ -358,6 +396,7 @@ class HFGenerator:
         out, attention, positions = self._prefill(prompts, cache)
         cache = out.past_key_values
         can_prune = hasattr(cache, "batch_select_indices")
+        keeping = self._keeps(cache)
         for step in range(limit):
             logits = out.logits[:, -1, :].float()
             tokens, token_logprobs = sample_tokens(logits, distribution, rng)
@@ -374,6 +413,8 @@ class HFGenerator:
                     finish[row] = "length"
                 else:
                     keep.append(b)
+                if keeping and finish[row] is not None:  # its states up to the last fed token leave the batch
+                    self._keep_row(cache, b, attention, prompts[row] + completions[row][:-1])
             if not keep:
                 break
             next_tokens = tokens[:, None]
@@ -390,8 +431,6 @@ class HFGenerator:
                     active = [active[b] for b in keep]
             out = self._forward(next_tokens, attention, positions, cache)
 
-        if n == 1:
-            self._keep(prompts[0], completions[0], cache)
         results = []
         for row, prompt in enumerate(prompts):
             ids = completions[row]

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, get_args
 from spade_core.designer.loop import DesignKnobs
 from spade_core.errors import PluginError
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
-from spade_core.models.base import MAX_BATCH_SIZE, SamplingParams
+from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, SamplingParams
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.plugins.domains import default_domains, loaded_domains
 from spade_core.rollout.runner import RolloutKnobs
@@ -40,10 +40,15 @@ GENERATORS: tuple[Generator, ...] = get_args(Generator)  # model.generator: who 
 class ModelSection:
     spec: str | None = None  # None: the embedded SmolLM2-135M-Instruct; or a directory / .gguf path
     max_batch_size: int = MAX_BATCH_SIZE  # sequences one forward pass of a local generator holds (more are chunked)
+    # MiB of keys and values a local (transformers) generator keeps between calls, so an episode's next turn prefills
+    # only its new tokens (spade_core.models.kv_sessions); least recently used dropped past it; 0: keep none
+    kv_cache_mb: float = DEFAULT_KV_CACHE_MB
     # who samples: "hf" the trainer's own module; "vllm" a colocated vLLM engine (GPU, `gpu` extra); "hf_engine" a
     # separate transformers copy of the policy. The last two get every update pushed and verified (needed with FSDP).
     generator: Generator = "hf"
-    vllm: dict[str, Any] = field(default_factory=dict)  # VLLMBackend keyword arguments (gpu_memory_utilization, max_model_len, ...)
+    # VLLMBackend keyword arguments (gpu_memory_utilization, max_model_len, ...); its enable_prefix_caching is True
+    # unless set here, so multi-turn episodes reuse their history's KV blocks as kv_cache_mb does for "hf"
+    vllm: dict[str, Any] = field(default_factory=dict)
     torch_threads: int = 1  # 1 keeps CPU runs fast when sandbox workers share the cores (0: torch's default)
     malloc_arenas: int = TRAINING_ARENAS  # glibc malloc arenas this process's threads share (spade_core.heap); 0: glibc's default
     malloc_mmap_threshold_mb: int = TRAINING_MMAP_THRESHOLD_MB  # blocks this large get mappings of their own; 0: glibc's default
@@ -176,6 +181,7 @@ class SelfPlayConfig:
         "regret.k": "agent.seeds_per_env", "agent.sampling": "agent.max_new_tokens and agent.temperature",
         "agent.seed": "seed", "designer.domain": "designer.domains", "designer.seed": "seed", "train.seed": "seed",
         "train.run_dir": "run_dir", "train.generator_max_batch_size": "model.max_batch_size",
+        "train.generator_kv_cache_mb": "model.kv_cache_mb",
     }
 
     run_dir: str = "runs/selfplay"  # where the run writes its config, metrics, checkpoints, report and errors.log

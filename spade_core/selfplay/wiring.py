@@ -149,7 +149,8 @@ def trainer_settings(config: SelfPlayConfig, run_dir: Path, spec: Any) -> dict[s
     """The backend's config: the shared ``train`` knobs under the backend's own names (its plugin maps them), then
     ``train.backend_options``."""
     shared = derive(SharedTrainSettings, config.train, seed=config.seed,
-                    generator_max_batch_size=config.model.max_batch_size, run_dir=str(run_dir))
+                    generator_max_batch_size=config.model.max_batch_size,
+                    generator_kv_cache_mb=config.model.kv_cache_mb, run_dir=str(run_dir))
     return spec.settings_from(shared) | dict(config.train.backend_options)
 
 
@@ -166,7 +167,8 @@ def build_generator(config: SelfPlayConfig, model_dir: Path, *, data_parallel: A
         from spade_core.models.hf_generator import HFGenerator
 
         return HFGenerator.from_pretrained(model_dir, device="cuda" if cuda_available() else "cpu",
-                                           max_batch_size=config.model.max_batch_size)
+                                           max_batch_size=config.model.max_batch_size,
+                                           kv_cache_mb=config.model.kv_cache_mb)
     if kind == "vllm":
         from spade_core.models.vllm_backend import VLLMBackend
 

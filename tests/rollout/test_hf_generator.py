@@ -205,9 +205,9 @@ def test_a_prompt_extending_the_last_one_reuses_its_keys_and_values_exactly(tiny
     first = generator.generate([prompt], SamplingParams(max_new_tokens=12, temperature=0.8, seed=3))[0]
     repair = prompt + first.completion_ids + generator.encode_chat([{"role": "user", "content": "Try again."}])
     params = SamplingParams(max_new_tokens=12, temperature=0.8, top_p=0.9, seed=4)
-    before = generator.stats.shared_prefix_tokens
+    before = generator.stats.reused_tokens
     reused = generator.generate([repair], params)[0]
-    assert generator.stats.shared_prefix_tokens - before >= len(prompt)
+    assert generator.stats.reused_tokens - before >= len(prompt)
     plain = fresh.generate([repair], params)[0]
     assert reused.completion_ids == plain.completion_ids
     assert torch.allclose(torch.tensor(reused.logprobs), torch.tensor(plain.logprobs), atol=1e-5)
@@ -217,6 +217,6 @@ def test_a_prompt_extending_the_last_one_reuses_its_keys_and_values_exactly(tiny
     assert torch.allclose(torch.tensor(reused.logprobs), expected, atol=1e-4)
     with torch.no_grad():
         next(generator.model.parameters()).add_(1e-3)  # an in-place change, as an optimiser step makes
-    before = generator.stats.shared_prefix_tokens
+    before = generator.stats.reused_tokens
     generator.generate([repair + reused.completion_ids], params)
-    assert generator.stats.shared_prefix_tokens == before
+    assert generator.stats.reused_tokens == before

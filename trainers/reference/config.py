@@ -97,4 +97,5 @@ def from_shared(shared: SharedTrainSettings) -> dict[str, Any]:
         "kl_coef": shared.kl_coef, "micro_batch_size": shared.micro_batch_size,
         "max_completion_tokens": shared.max_completion_tokens, "lora": shared.lora(),
         "generator_max_batch_size": shared.generator_max_batch_size,
+        "generator_kv_cache_mb": shared.generator_kv_cache_mb,
     } | shared.checkpointing()
