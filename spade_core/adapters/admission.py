@@ -81,15 +81,25 @@ class Admission:
     _waiting: list[_Waiter] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    _in_use: int = 0
+
     @property
     def in_use(self) -> int:
-        return sum(self._held.values())
+        return self._in_use
+
+    def _take(self, client: str) -> None:
+        self._held[client] += 1
+        self._in_use += 1
 
     def held(self, client: str) -> int:
         return self._held[client]
 
     async def acquire(self, client: str) -> None:
         """Take a slot for ``client``, waiting at most ``queue_timeout_s``; else :class:`ServerBusy`."""
+        with self._lock:  # a free slot and nobody waiting: take it without queueing
+            if not self._waiting and self._in_use < self.slots and self._held[client] < self.per_client:
+                self._take(client)
+                return
         loop = asyncio.get_running_loop()
         waiter = _Waiter(client, loop.create_future(), loop, time.monotonic())
         with self._lock:
@@ -124,19 +134,20 @@ class Admission:
         """Give back a slot ``client`` held (thread-safe: called when a step's work returns, in its thread)."""
         with self._lock:
             self._held[client] -= 1
+            self._in_use -= 1
             if self._held[client] <= 0:
                 del self._held[client]
             self._grant()
 
     def _grant(self) -> None:
         """Under the lock: hand free slots to the waiting clients holding the fewest, oldest waiter first."""
-        while self._waiting and self.in_use < self.slots:
+        while self._waiting and self._in_use < self.slots:
             eligible = [w for w in self._waiting if self._held[w.client] < self.per_client]
             if not eligible:
                 return
             chosen = min(eligible, key=lambda w: (self._held[w.client], w.since))
             self._waiting.remove(chosen)
-            self._held[chosen.client] += 1
+            self._take(chosen.client)
             chosen.granted = True
             chosen.loop.call_soon_threadsafe(_wake, chosen.future)
 

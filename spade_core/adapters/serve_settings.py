@@ -32,9 +32,10 @@ class ServeConfig:
     """HTTP requests in progress at once (WebSocket sessions are capped by ``max_sessions``); past it: 503."""
     worker_slots: int = 32
     """Resets and steps running at once over all sessions (threads); a slot is held only while its work runs."""
-    steps_per_client: int = 4
-    """Worker slots one client (peer address, or address and ``X-Spade-Client`` header) may hold at once."""
-    sessions_per_client: int = 64
+    steps_per_client: int = 16
+    """Worker slots one client (peer address, or address and ``X-Spade-Client`` header) may hold at once: half the
+    slots by default, so one trainer with many sessions runs in parallel and another client still finds slots."""
+    sessions_per_client: int = 128
     """WebSocket sessions one client may hold open; past it the new connection is closed with code 1013."""
     queue_timeout_s: float = 10.0
     """How long a reset or step waits for a worker slot before it is refused with "busy, retry after"."""
