@@ -78,7 +78,8 @@ def start_server(env_id: str, max_sessions: int) -> tuple[subprocess.Popen, str]
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "spade_core.cli.main", "serve", env_id, "--port", str(port),
-                             "--max-sessions", str(max_sessions)], stdout=subprocess.DEVNULL)
+                             "--max-sessions", str(max_sessions), "--sessions-per-client", str(max_sessions)],
+                            stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
