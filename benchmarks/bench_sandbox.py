@@ -42,8 +42,8 @@ from spade_core.sandbox import (  # noqa: E402
     step_many,
 )
 from spade_core.sandbox.allowlist import build_standins, exposed_names, merged_allowlist  # noqa: E402
+from spade_core.sandbox.isolation import probe_isolation  # noqa: E402
 from spade_core.sandbox.policy import compile_env_source  # noqa: E402
-from spade_core.sandbox.pool import probe_isolation  # noqa: E402
 
 TRIVIAL = (ROOT / "tests" / "sandbox" / "envs" / "trivial_env.py").read_text()
 BEFORE_HARDENING = {"step_p50_us": 33.23, "batch64_p50_us": 8.46}

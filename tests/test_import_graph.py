@@ -1,10 +1,11 @@
 """The import graph of every SPADE package, built from the AST of each module: no module-level cycle, no cycle
-between packages (``spade_registry`` <-> ``spade_core`` included), and the plugin hook specs stay free of the
-parts that implement contributions.
+between packages (``spade_registry`` <-> ``spade_core`` included), no package importing one of a higher layer
+(:data:`LAYERS`, also drawn in ``docs/architecture.md``), and the plugin hook specs stay free of the parts that
+implement contributions.
 
-Every import counts, at module top or inside a function (a function-level import is a dependency all the same);
-imports under ``if TYPE_CHECKING:`` are annotations only and do not count. ``from package import name`` counts as
-importing ``package.name`` when that is a module, else ``package``.
+Every import counts, at module top, inside a function (a function-level import is a dependency all the same) or
+under ``if TYPE_CHECKING:`` (an annotation that needs a module above, or one that closes a circle, is a dependency
+too). ``from package import name`` counts as importing ``package.name`` when that is a module, else ``package``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,27 @@ PACKAGES = {  # import name -> folder (setup.py's PACKAGE_DIRS)
 }
 SUBPACKAGE_LEVEL = {"spade_core": 2}  # spade_core.<part> is a package of its own for the package-level check
 
+LAYERS: tuple[tuple[str, ...], ...] = (  # lowest first; a package imports only from its own layer or lower ones
+    ("spade_registry", "spade_core.errors", "spade_core.cache_root", "spade_core.deadlines", "spade_core.display",
+     "spade_core.heap", "spade_core.linear_re", "spade_core.package_data", "spade_core.seeding",
+     "spade_core.typed_config", "spade_core.scaffold"),
+    ("spade_core.contract", "spade_core.models"),
+    ("spade_core.rollout", "spade_core.training"),
+    ("spade_core.plugins",),
+    ("spade_core.sandbox", "spade_core.corpora", "spade_core.evaluation"),
+    ("spade_core.gym_bridge",),
+    ("spade_core", "spade_core.memory"),
+    ("spade_core.validation", "spade_core.mutation"),
+    ("spade_core.designer", "spade_core.packs", "spade_core.scale", "spade_core.adapters"),
+    ("spade_core.smallworld",),
+    ("spade_core.selfplay",),
+    ("spade_core.cli", "spade_core.builtin_plugin", "spade_domains", "spade_tools", "spade_trainers"),
+)
+PENDING_CYCLES = {  # circles known and being removed; each must still exist (remove it here once it is gone)
+    # validation.stages holds Candidate, whose fields name the calibration probe and the novelty memory
+    frozenset({"spade_core.validation.stages", "spade_core.validation.calibration", "spade_core.validation.novelty"}),
+}
+
 
 def module_files() -> dict[str, Path]:
     modules = {}
@@ -38,30 +60,8 @@ def module_files() -> dict[str, Path]:
     return modules
 
 
-def _type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _type_checking(node):
-            yield from (n for branch in node.orelse for n in _imports_in(branch))
-            continue
-        yield from _imports_in(node)
-
-
-def _imports_in(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        yield node
-        return
-    if isinstance(node, ast.If) and _type_checking(node):
-        for branch in node.orelse:
-            yield from _imports_in(branch)
-        return
-    for child in ast.iter_child_nodes(node):
-        yield from _imports_in(child)
+    return (node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 @cache
@@ -137,9 +137,63 @@ def test_the_graph_covers_every_package() -> None:
         "spade_core.selfplay" in t for t in edges["spade_core.cli.main"])
 
 
+def strongly_connected(edges: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The groups of nodes that reach each other (every cycle lies inside one), groups of one left out."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[frozenset[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(frozenset(group))
+
+    for node in sorted(edges):
+        if node not in order:
+            visit(node)
+    return groups
+
+
 def test_no_module_level_import_cycle() -> None:
-    cycle = find_cycle(graph())
-    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+    groups = set(strongly_connected(graph()))
+    assert groups - PENDING_CYCLES == set(), "import cycles: " + "; ".join(
+        " <-> ".join(sorted(group)) for group in groups - PENDING_CYCLES)
+    assert PENDING_CYCLES - groups == set(), "a pending cycle is gone: remove it from PENDING_CYCLES"
+
+
+def layer_of(package: str) -> int:
+    for index, layer in enumerate(LAYERS):
+        if package in layer:
+            return index
+    raise AssertionError(f"package {package!r} is in no layer: add it to LAYERS (and docs/architecture.md)")
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {package_of(m) for m in graph()}
+    listed = {name for layer in LAYERS for name in layer}
+    assert packages - listed == set(), "packages in no layer (add them to LAYERS and docs/architecture.md)"
+    assert listed - packages == set(), "LAYERS names packages that do not exist"
+
+
+def test_no_package_imports_a_higher_layer() -> None:
+    upward = sorted(f"{module} -> {target}" for module, targets in graph().items() for target in targets
+                    if layer_of(package_of(target)) > layer_of(package_of(module)))
+    assert upward == [], "imports of a higher layer:\n" + "\n".join(upward)
 
 
 def test_no_cycle_between_top_level_packages() -> None:
@@ -164,3 +218,11 @@ def test_plugin_interfaces_do_not_import_implementations(module: str) -> None:
 def test_the_cycle_finder_finds_cycles() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+    assert strongly_connected({"a": {"b"}, "b": {"a", "c"}, "c": set()}) == [frozenset({"a", "b"})]
+
+
+def test_type_checking_imports_count() -> None:
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import spade_core.training\n"
+                     "def f():\n    import spade_core.models\n")
+    assert {a.name for n in _imports(tree) if isinstance(n, ast.Import) for a in n.names} == {
+        "spade_core.training", "spade_core.models"}

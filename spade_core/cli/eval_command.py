@@ -21,8 +21,9 @@ from spade_core.evaluation.results import compare_runs, comparison_table, read_r
 from spade_core.evaluation.runner import DEFAULT_SAMPLING, run_suite
 from spade_core.evaluation.suite import load_suite, suite_specs
 from spade_core.models.openai_backend import OpenAIOptions
-from spade_core.models.resolve import LoadOptions, load_backend
+from spade_core.models.resolve import LoadOptions
 from spade_core.models.spec import DEFAULT_MODEL
+from spade_core.plugins.backends import load_backend
 
 err_console = Console(stderr=True)
 

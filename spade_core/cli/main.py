@@ -27,8 +27,9 @@ from spade_core.errors import PluginError, SpadeError
 from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
 from spade_core.memory import EnvironmentMemory
 from spade_core.memory.behaviour import BehaviourIndex
-from spade_core.models.resolve import LoadOptions, load_backend
+from spade_core.models.resolve import LoadOptions
 from spade_core.plugins import get_plugins
+from spade_core.plugins.backends import load_backend
 from spade_core.plugins.domains import get_domain
 from spade_core.plugins.hookspecs import all_hook_names
 from spade_core.selfplay.ablations import load_plan

@@ -8,6 +8,7 @@ from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import HandleFactory, LocalInnerEnv, load_trusted_module
 from spade_core.errors import EnvLoadError
 from spade_core.gym_bridge.stores import open_store
+from spade_core.sandbox.budgets import TimeBudget
 from spade_registry.manifest import EnvManifest
 from spade_registry.records import Record, Trust
 
@@ -37,8 +38,8 @@ def handle_factory(record: Record) -> HandleFactory:
     return designer_handle_factory(record.code, env_id=record.env_id or f"record #{record.rid}")
 
 
-def designer_handle_factory(code: str, *, env_id: str) -> HandleFactory:
-    """Designer code only ever runs in the sandbox."""
+def designer_handle_factory(code: str, *, env_id: str, budget: TimeBudget | None = None) -> HandleFactory:
+    """Designer code only ever runs in the sandbox (its calls charged to ``budget``, if any)."""
     from spade_core.sandbox import sandboxed_handle_factory
 
-    return sandboxed_handle_factory(code, env_id=env_id)
+    return sandboxed_handle_factory(code, env_id=env_id, budget=budget)

@@ -11,12 +11,9 @@ import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 
 from spade_core.errors import PluginError
-
-if TYPE_CHECKING:
-    from spade_core.training.settings import SharedTrainSettings
 
 
 def load_object(ref: str) -> Any:
@@ -198,6 +195,15 @@ class BackendSpec:
         return load_object(self.factory)
 
 
+class SharedSettings(Protocol):
+    """What a trainer backend's ``shared_settings`` function is given (the self-play ``train`` knobs,
+    :class:`spade_core.training.settings.SharedTrainSettings`)."""
+
+    def common(self) -> dict[str, Any]:
+        """The learning rate and the seed, as every backend's config names them."""
+        ...
+
+
 @dataclass(frozen=True)
 class TrainerBackendSpec(BackendSpec):
     """A trainer backend factory, and optionally ``shared_settings``: ``"module:function"`` of a function that maps
@@ -210,7 +216,7 @@ class TrainerBackendSpec(BackendSpec):
     shared_settings: str | None = None
     settings_class: str | None = None
 
-    def settings_from(self, shared: SharedTrainSettings) -> dict[str, Any]:
+    def settings_from(self, shared: SharedSettings) -> dict[str, Any]:
         if self.shared_settings is None:
             return shared.common()
         return dict(load_object(self.shared_settings)(shared))

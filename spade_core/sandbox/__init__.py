@@ -2,7 +2,10 @@
 
 Two layers: a static policy on RestrictedPython (:mod:`.policy`, :mod:`.guards`, :mod:`.wrappers`,
 :mod:`.allowlist`) and OS isolation in separate worker processes (:mod:`.limits`, :mod:`.oslayers`, :mod:`.launcher`,
-:mod:`.worker`), driven from the host by a pool (:mod:`.pool`) over a JSON-only channel (:mod:`.wire`). Agent code
+:mod:`.worker`), driven from the host by a pool (:mod:`.pool`: placement and calls; :mod:`.workers`: the launcher
+and worker lifecycle; :mod:`.channel`: each worker's channel; :mod:`.budgets`: what calls may spend;
+:mod:`.shared_pool`: the process-wide pool; :mod:`.cleanup`: shutdown at exit) over a JSON-only channel
+(:mod:`.wire`). Agent code
 runs in its own agent workers (:mod:`.codeexec`); its test asserts are decided in the host (:mod:`.assertions`) on
 canonical plain data (:mod:`.canon`). See ``docs/sandbox.md``.
 
@@ -12,16 +15,11 @@ designer code), :func:`load_env_module` (raw ``ENV_SPEC`` or the policy/load err
 """
 
 from spade_core.sandbox.allowlist import BASE_ALLOWLIST, merged_allowlist
+from spade_core.sandbox.budgets import TimeBudget
+from spade_core.sandbox.cleanup import shutdown_all
 from spade_core.sandbox.codeexec import run_python_code
 from spade_core.sandbox.limits import SandboxLimits
-from spade_core.sandbox.pool import (
-    LoadResult,
-    WorkerPool,
-    default_pool,
-    set_default_pool,
-    shutdown_all,
-    time_budget,
-)
+from spade_core.sandbox.pool import LoadResult, WorkerPool
 from spade_core.sandbox.proxy import (
     SandboxedInnerEnv,
     call_many,
@@ -29,9 +27,10 @@ from spade_core.sandbox.proxy import (
     sandboxed_handle_factory,
     step_many,
 )
+from spade_core.sandbox.shared_pool import default_pool, set_default_pool
 
 __all__ = [
-    "BASE_ALLOWLIST", "LoadResult", "SandboxLimits", "SandboxedInnerEnv", "WorkerPool", "call_many", "default_pool",
-    "load_env_module", "merged_allowlist", "run_python_code", "sandboxed_handle_factory", "set_default_pool",
-    "shutdown_all", "step_many", "time_budget",
+    "BASE_ALLOWLIST", "LoadResult", "SandboxLimits", "SandboxedInnerEnv", "TimeBudget", "WorkerPool", "call_many",
+    "default_pool", "load_env_module", "merged_allowlist", "run_python_code", "sandboxed_handle_factory",
+    "set_default_pool", "shutdown_all", "step_many",
 ]

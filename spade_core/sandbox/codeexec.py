@@ -27,7 +27,8 @@ from spade_core.errors import SandboxError
 from spade_core.sandbox import worker as worker_module
 from spade_core.sandbox.assertions import TestPlan, decide, plan_test
 from spade_core.sandbox.canon import CanonError, decode
-from spade_core.sandbox.pool import WorkerPool, default_pool, register_sub_handler
+from spade_core.sandbox.pool import WorkerPool, register_sub_handler
+from spade_core.sandbox.shared_pool import default_pool
 
 MAX_CODE_CHARS = 200_000
 MAX_TESTS = 500

@@ -14,7 +14,9 @@ from typing import Any
 from spade_core.contract.inner import HandleFactory, InnerEnvHandle
 from spade_core.errors import SpadeError
 from spade_core.sandbox import wire
-from spade_core.sandbox.pool import LoadResult, WorkerPool, default_pool
+from spade_core.sandbox.budgets import TimeBudget
+from spade_core.sandbox.pool import LoadResult, WorkerPool
+from spade_core.sandbox.shared_pool import default_pool
 
 
 class SandboxedInnerEnv:
@@ -28,10 +30,11 @@ class SandboxedInnerEnv:
         knobs: Mapping[str, Any] | None = None,
         pool: WorkerPool | None = None,
         module: str = "env",
+        budget: TimeBudget | None = None,
     ) -> None:
         self.env_id = env_id
         self.pool = pool or default_pool()
-        self._inst = self.pool.create(source, env_id=env_id, knobs=knobs, module=module)
+        self._inst = self.pool.create(source, env_id=env_id, knobs=knobs, module=module, budget=budget)
 
     def reset(self, seed: int, options: dict[str, Any] | None) -> Any:
         return self.pool.call(self._inst, "reset", [int(seed), wire.to_wire(dict(options or {}))])
@@ -63,18 +66,21 @@ class SandboxedInnerEnv:
 
 
 def sandboxed_handle_factory(
-    source: str, *, env_id: str | None = None, pool: WorkerPool | None = None, module: str = "env"
+    source: str, *, env_id: str | None = None, pool: WorkerPool | None = None, module: str = "env",
+    budget: TimeBudget | None = None,
 ) -> HandleFactory:
-    """The handle factory ``SpadeEnv`` uses for designer code: ``knobs -> SandboxedInnerEnv``."""
+    """The handle factory ``SpadeEnv`` uses for designer code: ``knobs -> SandboxedInnerEnv``; every call of the
+    instances it makes is charged to ``budget`` (if any)."""
 
     def factory(knobs: Mapping[str, Any]) -> InnerEnvHandle:
-        return SandboxedInnerEnv(source, env_id=env_id, knobs=knobs, pool=pool, module=module)
+        return SandboxedInnerEnv(source, env_id=env_id, knobs=knobs, pool=pool, module=module, budget=budget)
 
     return factory
 
 
 def load_env_module(
-    source: str, *, env_id: str | None = None, pool: WorkerPool | None = None, module: str = "env"
+    source: str, *, env_id: str | None = None, pool: WorkerPool | None = None, module: str = "env",
+    budget: TimeBudget | None = None,
 ) -> LoadResult:
     """Run designer code once in the sandbox and return its raw ``ENV_SPEC`` and class name, or the error.
 
@@ -82,7 +88,7 @@ def load_env_module(
     numbers), :class:`~spade_core.errors.EnvCodeError` (module code raised, or a syntax error),
     :class:`~spade_core.errors.EnvLoadError` (no single environment class), or a timeout/memory/crash error.
     """
-    return (pool or default_pool()).load(source, env_id=env_id, module=module)
+    return (pool or default_pool()).load(source, env_id=env_id, module=module, budget=budget)
 
 
 def step_many(handles: Sequence[SandboxedInnerEnv], actions: Sequence[str]) -> list[Any]:

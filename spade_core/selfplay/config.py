@@ -20,13 +20,13 @@ from spade_core.errors import PluginError
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
 from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, SamplingParams
 from spade_core.models.openai_backend import OpenAIOptions
+from spade_core.plugins.backends import find_trainer_backend_spec
 from spade_core.plugins.domains import default_domains, loaded_domains
 from spade_core.rollout.runner import RolloutKnobs
 from spade_core.selfplay.budget import BudgetSplit
 from spade_core.selfplay.pool_health import PoolHealthConfig
 from spade_core.smallworld.world import ARMS as SMALL_WORLD_ARMS
 from spade_core.training.advantages import Estimator
-from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.errors import UnknownTrainerBackendError
 from spade_core.training.regret import RegretCoefficients
 from spade_core.training.settings import SharedTrainSettings, TrainKnobs

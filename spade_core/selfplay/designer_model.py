@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from spade_core.models.base import MAX_BATCH_SIZE, ModelBackend
 from spade_core.models.openai_backend import OpenAIOptions
-from spade_core.models.resolve import LoadOptions, load_backend
+from spade_core.models.resolve import LoadOptions
+from spade_core.plugins.backends import load_backend
 
 POLICY = "policy"
 
@@ -35,7 +36,7 @@ class DesignerModel:
 def designer_model(spec: str | None, policy: ModelBackend, *, openai: OpenAIOptions | None = None,
                    max_batch_size: int = MAX_BATCH_SIZE) -> DesignerModel:
     """``designer.model`` resolved: ``None`` (or ``"policy"``) designs with ``policy``; anything else is loaded
-    through :func:`spade_core.models.resolve.load_backend` and frozen."""
+    through :func:`spade_core.plugins.backends.load_backend` and frozen."""
     if spec is None or spec.strip().lower() == POLICY:
         return DesignerModel(policy, POLICY, frozen=False)
     options = LoadOptions(max_batch_size=max_batch_size, openai=openai or OpenAIOptions())

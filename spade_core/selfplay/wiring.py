@@ -16,6 +16,7 @@ from spade_core.models.base import SamplingParams
 from spade_core.models.loading import load_model
 from spade_core.packs.importing import import_pack
 from spade_core.packs.reading import open_pack
+from spade_core.plugins.backends import find_trainer_backend_spec
 from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
 from spade_core.scale import open_scale_out, ray_requested
 from spade_core.seeding import engine_seed
@@ -23,7 +24,6 @@ from spade_core.selfplay.config import GENERATORS, ModelSection, SelfPlayConfig
 from spade_core.selfplay.designer_model import DesignerModel, designer_model
 from spade_core.selfplay.records import RUN_STORE_FILE
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
-from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.training.regret import RegretConfig
 from spade_core.training.settings import SharedTrainSettings
 from spade_core.typed_config import ConfigError, derive

@@ -34,6 +34,7 @@ from typing import Any
 from spade_core.designer.parsing import ExtractionError
 from spade_core.gym_bridge import make_env, open_store
 from spade_core.models.base import SamplingParams
+from spade_core.plugins.backends import find_trainer_backend
 from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import single_turn_trajectory
 from spade_core.seeding import (
@@ -46,7 +47,6 @@ from spade_core.smallworld.family import CATEGORIES, MODES, Design, all_designs,
 from spade_core.smallworld.language import OPENING, extract_design
 from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
-from spade_core.training.backend import find_trainer_backend
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.learnability import GATE_UNLEARNABLE, LearnabilityLedger
 from spade_core.training.regret import ARMS as VIEWS

@@ -11,7 +11,7 @@ from spade_core.training.advantages import (
     group_key,
     grpo_advantages,
 )
-from spade_core.training.backend import TrainerBackend, find_trainer_backend
+from spade_core.training.backend import TrainerBackend
 from spade_core.training.errors import (
     CheckpointError,
     TrainingConfigError,
@@ -31,6 +31,6 @@ from spade_core.training.regret import (
 __all__ = [
     "AdvantageConfig", "AdvantageEstimator", "CheckpointError", "EMABaseline", "RegretConfig", "RegretEstimate",
     "RegretEstimator", "TrainerBackend", "TrainingConfigError", "TrainingError", "TrainingInputError",
-    "UnknownTrainerBackendError", "dr_grpo_advantages", "estimate_regret", "find_trainer_backend", "group_key",
+    "UnknownTrainerBackendError", "dr_grpo_advantages", "estimate_regret", "group_key",
     "grpo_advantages", "paired_specs", "regret_from_trajectories",
 ]

@@ -12,7 +12,8 @@ samples from them. The core drives it:
 4. ``backend.save(dir, loop_state=...)`` / ``backend.load(dir)`` checkpoint everything needed to resume exactly;
 5. ``backend.close()`` when the run ends (always called; release engines, followers, temporary files).
 
-Backends are plugins: a ``spade_trainer_backends`` hook returns
+Backends are plugins (looked up by :func:`spade_core.plugins.backends.find_trainer_backend`): a
+``spade_trainer_backends`` hook returns
 ``TrainerBackendSpec(name, factory="pkg.module:callable")``. The self-play loop calls the factory as
 ``factory(model, tokenizer, config=settings, generator=engine, data_parallel=group)``: ``model`` is a loaded model
 (or a ``save_pretrained`` path), ``config`` the backend's own config dataclass or a mapping of its fields,
@@ -31,9 +32,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from spade_core.models.base import ModelBackend
-from spade_core.plugins import get_plugins
 from spade_core.rollout.trajectory import Trajectory
-from spade_core.training.errors import TrainingConfigError, TrainingInputError, UnknownTrainerBackendError
+from spade_core.training.errors import TrainingConfigError, TrainingInputError
 
 
 @runtime_checkable
@@ -66,25 +66,6 @@ class TrainerBackend(Protocol):
 
     def close(self) -> None:
         """Release what the backend holds (engines, data-parallel followers, temporary files); may be called twice."""
-
-
-def find_trainer_backend(name: str, registry: Any | None = None) -> Any:
-    """The factory of the trainer backend plugin called ``name`` (imported on first use)."""
-    return find_trainer_backend_spec(name, registry).load()
-
-
-def find_trainer_backend_spec(name: str, registry: Any | None = None) -> Any:
-    """The :class:`~spade_core.plugins.contributions.TrainerBackendSpec` of the backend plugin called ``name``."""
-    registry = registry or get_plugins()
-    specs = registry.collect_flat("spade_trainer_backends")
-    for spec in specs:
-        if spec.name == name:
-            return spec
-    known = sorted(spec.name for spec in specs)
-    raise UnknownTrainerBackendError(
-        f"no trainer backend named {name!r}; installed: {known or 'none'} (a plugin adds one through the "
-        "'spade_trainer_backends' hook)"
-    )
 
 
 # -- what every backend factory and update() shares -------------------------------------------------------------

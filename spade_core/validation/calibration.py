@@ -182,7 +182,7 @@ def probe_from_spec(spec: str) -> AgentProbe | ChatProbe:
     through the episode runner (:class:`AgentProbe`). Raises the spec's own error when it cannot be loaded or cannot
     play."""
     from spade_core.models.errors import ModelSpecError
-    from spade_core.models.resolve import load_backend
+    from spade_core.plugins.backends import load_backend
 
     backend = load_backend(spec)
     if backend.name == "openai":

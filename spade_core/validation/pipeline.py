@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from spade_core.contract.inner import HandleFactory
 from spade_core.memory.behaviour import BehaviourIndex
-from spade_core.sandbox.pool import time_budget
+from spade_core.sandbox.budgets import TimeBudget
 from spade_core.validation.calibration import CalibrationProbe
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
@@ -25,11 +26,17 @@ from spade_registry.store import RegistryStore
 from spade_registry.syntax import parse_source
 
 
-def sandbox_handles(source: str, env_id: str) -> HandleFactory:
+class Handles(Protocol):
+    """Makes the handle factory for a candidate's code; its environments' calls are charged to ``budget``."""
+
+    def __call__(self, source: str, env_id: str, *, budget: TimeBudget | None = None) -> HandleFactory: ...
+
+
+def sandbox_handles(source: str, env_id: str, *, budget: TimeBudget | None = None) -> HandleFactory:
     """The default: candidate code runs only in the sandbox."""
     from spade_core.gym_bridge.make import designer_handle_factory
 
-    return designer_handle_factory(source, env_id=env_id)
+    return designer_handle_factory(source, env_id=env_id, budget=budget)
 
 
 def allowed_modules() -> dict[str, list[str]]:
@@ -63,7 +70,7 @@ def validate_source(
     document: str | None = None,
     probe: Policy | CalibrationProbe | None = None,
     memory: NoveltyMemory | None = None,
-    handles: Callable[[str, str], HandleFactory] = sandbox_handles,
+    handles: Handles = sandbox_handles,
 ) -> ValidationReport:
     """Validate one candidate module through the stages in effect (the built-in ones and those plugins add,
     :func:`~spade_core.validation.stage_hook.stages_in_effect`); every stage whose needs are met runs. ``store``:
@@ -74,13 +81,12 @@ def validate_source(
     config = config or ValidationConfig()
     stages = stages_in_effect()
     check_budget_overrides(config, stages)
-    candidate = new_candidate(source, file=file, config=config, store=store,
-                              document=document, probe=probe, memory=memory, handles=handles)
+    budget = TimeBudget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s")
+    candidate = new_candidate(source, file=file, config=config, store=store, document=document, probe=probe,
+                              memory=memory, handles=partial(handles, budget=budget))
     report = new_report(candidate)
     try:
-        with time_budget(candidate.config.candidate_budget_s, what="this candidate",
-                         knob="ValidationConfig.candidate_budget_s"):
-            run_stages(stages, candidate, report)
+        run_stages(stages, candidate, report, budget)
     finally:
         if candidate.envs is not None:
             candidate.envs.close_all()

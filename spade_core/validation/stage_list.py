@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from spade_core.plugins.contributions import VALUE_ANSWERS, AnswerKind
 from spade_core.plugins.domains import answer_kind
-from spade_core.sandbox.pool import budget_spent
+from spade_core.sandbox.budgets import TimeBudget
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
@@ -178,9 +178,10 @@ def stage_named(name: str) -> Stage:
     raise KeyError(f"no validation stage {name!r}; stages: {', '.join(STAGE_NAMES)}")
 
 
-def run_stage(stage: Stage, c: Candidate) -> StageResult:
+def run_stage(stage: Stage, c: Candidate, budget: TimeBudget | None = None) -> StageResult:
     """Run one stage, time it, and turn any unexpected exception into a failed result naming it. The result carries
-    the stage's name and, when it failed, the record status the failure gives; it is kept in ``c.results``."""
+    the stage's name and, when it failed, the record status the failure gives; it is kept in ``c.results``. A
+    failure after ``budget`` (the candidate's sandbox time) ran out reports the budget."""
     started = time.perf_counter()
     c.outcome_status = None
     try:
@@ -190,12 +191,12 @@ def run_stage(stage: Stage, c: Candidate) -> StageResult:
         result = fail(stage.name, observed, causes, fix)
     result.stage = stage.name
     result.seconds = time.perf_counter() - started
-    budget = c.config.budget(stage.name, stage.budget_s)
-    if not result.failed and result.seconds - float(result.details.get(PROBE_SECONDS, 0.0)) > budget:
+    stage_budget = c.config.budget(stage.name, stage.budget_s)
+    if not result.failed and result.seconds - float(result.details.get(PROBE_SECONDS, 0.0)) > stage_budget:
         result = StageResult(stage.name, Verdict.FAILED, f"the stage took {result.seconds:.1f} s, over its "
-                             f"{budget:.0f} s budget", ["the environment is too slow"],
+                             f"{stage_budget:.0f} s budget", ["the environment is too slow"],
                              ["make reset/step cheap (milliseconds)"], seconds=result.seconds)
-    spent = budget_spent() if result.failed else None
+    spent = budget.spent() if result.failed and budget is not None else None
     if spent is not None:
         result = fail(stage.name, str(spent), ["every call of the environment is slow"],
                       ["make reset/step take milliseconds"])
@@ -234,7 +235,7 @@ def add_result(report: ValidationReport, result: StageResult) -> bool:
     return False
 
 
-def blocked_by(stage: Stage, c: Candidate) -> str | None:
+def blocked_by(stage: Stage, c: Candidate, budget: TimeBudget | None = None) -> str | None:
     """Why ``stage`` cannot run on ``c`` given the results so far (None: it can): a stage it needs failed or did
     not run, or (``needs_all``) any earlier stage failed. Read from ``c.results``, which holds every result."""
     if stage.needs_all:
@@ -249,8 +250,8 @@ def blocked_by(stage: Stage, c: Candidate) -> str | None:
             return f"needs '{name}', which failed"
         if result.not_run:
             return f"needs '{name}', which could not run"
-    if stage.runs_code:
-        spent = budget_spent()
+    if stage.runs_code and budget is not None:
+        spent = budget.spent()
         if spent is not None:
             return f"the candidate's time budget is spent ({spent})"
     return None
@@ -263,19 +264,20 @@ def not_run(stage: Stage, c: Candidate, why: str) -> StageResult:
     return result
 
 
-def run_or_block(stage: Stage, c: Candidate) -> StageResult:
+def run_or_block(stage: Stage, c: Candidate, budget: TimeBudget | None = None) -> StageResult:
     """Run ``stage`` when its needs are met, else record it as not run (naming the need)."""
-    why = blocked_by(stage, c)
-    return run_stage(stage, c) if why is None else not_run(stage, c, why)
+    why = blocked_by(stage, c, budget)
+    return run_stage(stage, c, budget) if why is None else not_run(stage, c, why)
 
 
-def run_stages(stages: Sequence[Stage], c: Candidate, report: ValidationReport) -> bool:
+def run_stages(stages: Sequence[Stage], c: Candidate, report: ValidationReport,
+               budget: TimeBudget | None = None) -> bool:
     """Run every stage of ``stages`` that concerns ``c`` and whose needs are met, in order, into ``report`` (the
-    others are ``not_run``); True if one failed."""
+    others are ``not_run``; none that runs code once ``budget`` is spent); True if one failed."""
     failed = False
     for stage in stages:
         if applies(stage, c):
-            failed = add_result(report, run_or_block(stage, c)) or failed
+            failed = add_result(report, run_or_block(stage, c, budget)) or failed
         else:
             pass_over(stage, c)
     return failed

@@ -12,7 +12,7 @@ from canned_openai_server import CannedServer
 
 from spade_core.corpora import open_corpus
 from spade_core.designer.loop import DesignConfig, Designer
-from spade_core.models.resolve import load_backend
+from spade_core.plugins.backends import load_backend
 from spade_core.validation import GroundingThresholds, ValidationConfig
 from spade_registry.store import RegistryStore
 

@@ -11,8 +11,8 @@ from spade_core.cli.main import cli
 from spade_core.evaluation.errors import ModelSpecError as EvalModelSpecError
 from spade_core.models.errors import ModelSpecError
 from spade_core.models.loading import resolve_model_dir
-from spade_core.models.resolve import load_backend
 from spade_core.models.spec import ModelSpec, local_source, parse_model_spec
+from spade_core.plugins.backends import load_backend
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -10,7 +10,8 @@ from canned_openai_server import CannedServer, tokenize
 from spade_core.models.base import SamplingParams
 from spade_core.models.errors import BackendError, BackendUnavailableError
 from spade_core.models.openai_backend import OpenAIBackend, OpenAIOptions
-from spade_core.models.resolve import LoadOptions, load_backend
+from spade_core.models.resolve import LoadOptions
+from spade_core.plugins.backends import load_backend
 
 HELLO = [{"role": "user", "content": "hi"}]
 ANSWER = "The module is below.\n```python\nENV_SPEC = {}\n```\n" * 20

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from spade_core.errors import SandboxError, SandboxTimeout
-from spade_core.sandbox import SandboxedInnerEnv, step_many, time_budget
+from spade_core.sandbox import SandboxedInnerEnv, TimeBudget, step_many
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import validate_source
 
@@ -95,18 +95,19 @@ def test_co_hosted_instances_share_no_mutable_state(pool) -> None:
 
 
 def test_time_budget_bounds_a_slow_drip_batch(pool) -> None:
-    handles = [SandboxedInnerEnv(SLOW, env_id="slow", knobs={"work": 150000}, pool=pool) for _ in range(4)]
+    budget = TimeBudget(0.6, what="this test", knob="test budget")
+    handles = [SandboxedInnerEnv(SLOW, env_id="slow", knobs={"work": 150000}, pool=pool, budget=budget)
+               for _ in range(4)]
     try:
         started = time.monotonic()
-        with time_budget(0.6, what="this test", knob="test budget"):
-            for handle in handles:
-                handle.reset(0, {})
-            errors = []
-            for _ in range(200):
-                results = step_many(handles, ["a"] * len(handles))
-                errors = [r for r in results if isinstance(r, SandboxTimeout)]
-                if errors:
-                    break
+        for handle in handles:
+            handle.reset(0, {})
+        errors = []
+        for _ in range(200):
+            results = step_many(handles, ["a"] * len(handles))
+            errors = [r for r in results if isinstance(r, SandboxTimeout)]
+            if errors:
+                break
         assert errors and "budget" in str(errors[0])
         assert time.monotonic() - started < 0.6 + 2 * 1.5 + 1.0
     finally:

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from spade_core.sandbox import SandboxLimits, WorkerPool
+from spade_core.sandbox.isolation import probe_isolation
 from spade_core.sandbox.limits import SAFE_ENVIRON
-from spade_core.sandbox.pool import probe_isolation
 
 FULLY_ISOLATED = sys.platform == "linux" and os.geteuid() == 0
 

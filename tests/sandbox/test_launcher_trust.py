@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from spade_core.errors import SandboxCrashed, SandboxError, SandboxMemoryError, SandboxPolicyError
 from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool, step_many, wire
-from spade_core.sandbox.pool import _ChannelError, _charge, _Worker
+from spade_core.sandbox.budgets import split_batch_time
+from spade_core.sandbox.channel import ChannelError, Worker
 
 
 @pytest.fixture()
@@ -96,10 +97,10 @@ def _run_ns(pid: int) -> int:
         return int(fh.read().split()[0])
 
 
-def _fake_worker_pair() -> tuple[_Worker, socket.socket, subprocess.Popen[bytes]]:
+def _fake_worker_pair() -> tuple[Worker, socket.socket, subprocess.Popen[bytes]]:
     host_end, worker_end = socket.socketpair()
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    return _Worker(host_end, sleeper.pid, 1), worker_end, sleeper
+    return Worker(host_end, sleeper.pid, 1), worker_end, sleeper
 
 
 def test_crafted_reply_is_refused_before_it_is_parsed() -> None:
@@ -111,7 +112,7 @@ def test_crafted_reply_is_refused_before_it_is_parsed() -> None:
         thread = threading.Thread(target=evil_end.sendall, args=(wire.frame(payload),), daemon=True)
         thread.start()
         tracemalloc.start()
-        with pytest.raises(_ChannelError) as info:
+        with pytest.raises(ChannelError) as info:
             worker.recv(time.monotonic() + 20, limits.max_reply_bytes + 1024, limits.max_reply_elements)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -142,7 +143,7 @@ def test_a_reply_within_the_value_budget_still_parses() -> None:
                                         min_size=1, max_size=64))
 def test_batch_time_is_the_host_measured_total_whatever_the_worker_reports(elapsed, reported) -> None:
     items = [["ok", None, r] for r in reported]
-    charged = _charge(elapsed, items)
+    charged = split_batch_time(elapsed, items)
     assert len(charged) == len(items)
     assert all(c >= 0 for c in charged)
     assert sum(charged) == pytest.approx(elapsed, rel=1e-9, abs=1e-9)

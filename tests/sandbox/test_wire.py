@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from spade_core.errors import SandboxCrashed, SandboxPolicyError
 from spade_core.sandbox import SandboxLimits, WorkerPool, wire
-from spade_core.sandbox.pool import _ChannelError, _Worker
+from spade_core.sandbox.channel import ChannelError, Worker
 
 EXECUTED: list[str] = []
 
@@ -48,10 +48,10 @@ def test_special_values() -> None:
     assert decoded["$x"] == 1 and type(decoded["s"]).__name__ == "set" and decoded["nan"] == math.inf
 
 
-def _fake_worker_pair() -> tuple[_Worker, socket.socket, subprocess.Popen[bytes]]:
+def _fake_worker_pair() -> tuple[Worker, socket.socket, subprocess.Popen[bytes]]:
     host_end, worker_end = socket.socketpair()
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # a harmless pid to kill
-    return _Worker(host_end, sleeper.pid, 1), worker_end, sleeper
+    return Worker(host_end, sleeper.pid, 1), worker_end, sleeper
 
 
 def test_pickle_reply_is_rejected_not_executed() -> None:
@@ -59,7 +59,7 @@ def test_pickle_reply_is_rejected_not_executed() -> None:
     try:
         payload = pickle.dumps({"ok": Malicious()})
         evil_end.sendall(wire.frame(payload))
-        with pytest.raises(_ChannelError) as info:
+        with pytest.raises(ChannelError) as info:
             worker.recv(time.monotonic() + 5, 1 << 20, 10_000)
         assert info.value.kind == "protocol"
         assert EXECUTED == []

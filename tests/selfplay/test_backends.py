@@ -12,12 +12,12 @@ from safetensors.torch import load_file
 from short_selfplay import overrides, short_run_settings
 
 from spade_core.models.errors import BackendUnavailableError
+from spade_core.plugins.backends import find_trainer_backend_spec
 from spade_core.selfplay import wiring
 from spade_core.selfplay.config import GENERATORS, ModelSection, SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
 from spade_core.selfplay.metrics import read_metrics
 from spade_core.selfplay.wiring import trainer_settings
-from spade_core.training.backend import find_trainer_backend_spec
 from spade_core.typed_config import ConfigError, load_config
 
 CONFIGS = sorted(path for path in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")

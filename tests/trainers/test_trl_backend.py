@@ -16,6 +16,7 @@ import spade_core  # noqa: F401 - registers the bundled spade/* environments
 import spade_trainers.trl.plugin as trl_plugin
 from spade_core.models.base import SamplingParams
 from spade_core.plugins import PluginRegistry
+from spade_core.plugins.backends import find_trainer_backend
 from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, Trajectory, Turn
 from spade_core.training import (
     AdvantageConfig,
@@ -24,7 +25,6 @@ from spade_core.training import (
     TrainerBackend,
     TrainingConfigError,
     TrainingInputError,
-    find_trainer_backend,
 )
 from spade_trainers.trl.backend import (
     TRLSequence,

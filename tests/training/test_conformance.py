@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from spade_core.models.hf_generator import HFGenerator
-from spade_core.training.backend import find_trainer_backend_spec
+from spade_core.plugins.backends import find_trainer_backend_spec
 from spade_core.training.conformance import TrainerConformanceError, check_trainer_backend
 from spade_core.training.settings import SharedTrainSettings
 

@@ -11,6 +11,7 @@ from training_envs import make_training_env
 import spade_trainers.reference.plugin as reference_plugin
 from spade_core.models.base import SamplingParams
 from spade_core.plugins import PluginRegistry
+from spade_core.plugins.backends import find_trainer_backend
 from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig
 from spade_core.training import (
     AdvantageConfig,
@@ -20,7 +21,6 @@ from spade_core.training import (
     TrainingConfigError,
     TrainingInputError,
     UnknownTrainerBackendError,
-    find_trainer_backend,
 )
 from spade_trainers.reference.backend import ReferenceTrainer, build_reference_trainer
 from spade_trainers.reference.config import LoraSettings, ReferenceTrainerConfig

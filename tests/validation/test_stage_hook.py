@@ -228,10 +228,10 @@ def test_every_stage_reads_and_sets_only_declared_candidate_products(monkeypatch
 
     run_stage = stage_list_module.run_stage
 
-    def traced(stage, c):
+    def traced(stage, c, budget=None):
         current[0] = stage.name
         try:
-            return run_stage(stage, c)
+            return run_stage(stage, c, budget)
         finally:
             current[0] = None
 

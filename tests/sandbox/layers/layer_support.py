@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from compromised_worker import PWN_OP, TEST_BOOTSTRAP_TEMPLATE
 
-import spade_core.sandbox.pool as pool_module
+import spade_core.sandbox.workers as workers_module
 from spade_core.sandbox import SandboxLimits, WorkerPool
 
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compromised_worker.py")
@@ -24,7 +24,7 @@ def start_compromised_pool(monkeypatch: pytest.MonkeyPatch, **overrides: Any) ->
     limits = SandboxLimits(**{**LAYER_LIMITS, **overrides})
     pool = WorkerPool(limits, prestart=0, max_workers=6, memory_budget_mb=6 * 512)
     with monkeypatch.context() as patch:
-        patch.setattr(pool_module, "BOOTSTRAP", TEST_BOOTSTRAP_TEMPLATE.format(harness=HARNESS))
+        patch.setattr(workers_module, "BOOTSTRAP", TEST_BOOTSTRAP_TEMPLATE.format(harness=HARNESS))
         pool.start()
     return pool
 
