@@ -14,11 +14,11 @@ paths, and raises :class:`~spade_core.packs.errors.PackFormatError` naming the f
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.packs.errors import PackFormatError
 from spade_core.validation.config import ValidationConfig
 from spade_registry.ids import ID_PATTERN, format_env_id
@@ -39,8 +39,8 @@ ENTRY_POINT_GROUP = "spade.packs"
 """Installed packs declare ``<pack name> = <data folder>`` here; the value names a folder read as data, never
 imported (``importlib.metadata`` reads entry points without loading them)."""
 
-PACK_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-HASH_PATTERN = re.compile(r"^(ast|raw):[0-9a-f]{64}$")
+PACK_NAME_PATTERN = linear_re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+HASH_PATTERN = linear_re.compile(r"^(ast|raw):[0-9a-f]{64}$")
 MAX_ENVIRONMENTS = 100_000
 MAX_MODULE_CHARS = ValidationConfig().max_source_chars
 MAX_RECORD_BYTES = 4 * 1024 * 1024
