@@ -126,12 +126,14 @@ class TarFiles:
                 self._oversize[rel] = member.size
             elif used_kind(rel) != CARD_FILE:
                 self._files[rel] = tar.read(f"member {name!r}")
-        if self._metadata and self._distribution is None:
-            raise PackRefusedError(f"{self.origin}: {self._metadata[0]!r} is distribution metadata, but no "
+        metadata = [name for name in self._metadata if not name.endswith(f"/{CARD_FILE}")]
+        if metadata and self._distribution is None:
+            raise PackRefusedError(f"{self.origin}: {metadata[0]!r} is distribution metadata, but no "
                                    "<top>/spade_pack_<name>/ data folder is beside it; refusing the pack")
 
     def _is_metadata(self, name: str) -> bool:
-        """Whether ``name`` is a pack sdist's metadata file (beside its data folder, under the same top folder)."""
+        """Whether ``name`` is a pack sdist's metadata file (beside its data folder, under the same top folder); a
+        ``README.md`` there is also the card of a pack under one top folder, which is skipped unread all the same."""
         parts = tuple(name.split("/"))
         same_top = self._distribution is None or parts[0] == self._distribution.split("/")[0]
         return self._top is None and same_top and len(parts) >= 2 and is_sdist_metadata(parts[1:])

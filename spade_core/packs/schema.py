@@ -243,9 +243,24 @@ def parse_header(data: Any, file: str = INDEX_FILE) -> PackHeader:
                       spade_version=_get(data, "spade_version", str, file)[:64], made_by=made_by)
 
 
+INDEX_KEYS = frozenset({"format", "format_version", "name", "description", "created_at", "spade_version", "made_by",
+                        "environments"})
+ENTRY_KEYS = frozenset({"id", "domain", "status", "content_hash", "path"})
+"""The fields of ``pack.json`` and of each of its entries; any other field is refused (nothing is silently ignored)."""
+
+
+def _known_keys(data: dict[str, Any], known: frozenset[str], file: str, where: str) -> None:
+    unknown = sorted(str(k)[:40] for k in data if k not in known)
+    if unknown:
+        raise PackFormatError(file, where, f"has fields this SPADE does not read ({', '.join(unknown[:5])}); a pack "
+                              f"holds only {', '.join(sorted(known))}")
+
+
 def parse_index(data: Any, file: str = INDEX_FILE) -> tuple[PackHeader, list[IndexEntry]]:
-    """The header and entries of ``pack.json``; ids and paths must be unique, paths inside ``environments/``."""
+    """The header and entries of ``pack.json``; ids and paths must be unique, paths inside ``environments/``; a
+    field outside :data:`INDEX_KEYS` / :data:`ENTRY_KEYS` refuses the pack."""
     header = parse_header(data, file)
+    _known_keys(data, INDEX_KEYS, file, "(top level)")
     entries = _get(data, "environments", list, file)
     if len(entries) > MAX_ENVIRONMENTS:
         raise PackFormatError(file, "environments", f"has {len(entries)} entries, over the {MAX_ENVIRONMENTS} limit")
@@ -254,6 +269,7 @@ def parse_index(data: Any, file: str = INDEX_FILE) -> tuple[PackHeader, list[Ind
         where = f"environments[{i}]"
         if not isinstance(entry, dict):
             raise PackFormatError(file, where, f"must be an object, got {type(entry).__name__}")
+        _known_keys(entry, ENTRY_KEYS, file, where)
         pack_id, _, _ = parse_pack_id(entry.get("id"), file, f"{where}.id")
         path = _get(entry, "path", str, file)
         if path != env_folder(pack_id):
@@ -311,6 +327,10 @@ def environment_from_record(data: Any, code: str, file: str, entry: IndexEntry |
     lineage = parse_lineage(_get(data, "lineage", dict, file), file)
     raw_domain = manifest.get("domain")
     domain = raw_domain[:40] if isinstance(raw_domain, str) else "unknown"
+    if entry is not None and (entry.domain, entry.status) != (domain, status):
+        raise PackFormatError(file, "manifest.domain", f"domain {domain!r} and status {status!r} differ from the "
+                              f"index's {entry.domain!r} and {entry.status!r}; the importer reads the record, so the "
+                              "two must agree")
     raw_tags = manifest.get("tags")
     tags = tuple(t[:80] for t in raw_tags if isinstance(t, str))[:64] if isinstance(raw_tags, list) else ()
     return PackEnvironment(pack_id=pack_id, name=name, version=version, domain=domain, status=status, tags=tags,

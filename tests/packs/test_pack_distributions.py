@@ -139,3 +139,20 @@ def test_installed_distribution_with_anything_but_data_is_refused(tmp_path: Path
                                                                    why: str) -> None:
     (found,) = installed_packs([str(_installed(tmp_path / "site", pack_files, extra_record, entry_points))])
     assert found.root is None and found.problem is not None and why in found.problem
+
+
+def test_index_fields_the_importer_does_not_read_are_refused(pack_files: dict[str, bytes]) -> None:
+    import json
+
+    from spade_core.packs.errors import PackFormatError
+    from spade_core.packs.schema import parse_environment, parse_index
+    index = json.loads(pack_files[INDEX_FILE])
+    with pytest.raises(PackFormatError, match="does not read"):
+        parse_index(index | {"trusted": True})
+    entry = dict(index["environments"][0], priority=1)
+    with pytest.raises(PackFormatError, match="does not read"):
+        parse_index(index | {"environments": [entry]})
+    edited = dict(index["environments"][0], domain="math" if index["environments"][0]["domain"] != "math" else "code")
+    _, (parsed,) = parse_index(index | {"environments": [edited]})
+    with pytest.raises(PackFormatError, match="differ from the index"):
+        parse_environment(parsed, pack_files[f"{parsed.path}/module.py.txt"], pack_files[f"{parsed.path}/record.json"])
