@@ -15,6 +15,19 @@ from typing import Any
 
 import re2
 
+WORD = r"\pL\pN_"
+"""Python's Unicode ``\\w`` (letters, numbers, underscore) for use inside a character class: RE2's own ``\\w``,
+``\\d`` and ``\\b`` are ASCII only."""
+SPACE = r"\s\v\x1c-\x1f\x85\p{Z}"
+"""Python's Unicode ``\\s`` for use inside a character class."""
+DIGIT = r"\p{Nd}"
+"""Python's Unicode ``\\d`` (decimal digits of every script; ``int`` and ``Fraction`` read them)."""
+
+
+def is_word_char(ch: str) -> bool:
+    """Whether ``ch`` is a word character in Python's Unicode sense (what ``\\w`` matches in ``re``)."""
+    return ch.isalnum() or ch == "_"
+
 
 def _valid(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (same length, so offsets are unchanged)."""

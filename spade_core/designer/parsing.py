@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 import warnings
 from dataclasses import dataclass
 
+from spade_core import linear_re
 from spade_core.errors import SpadeError
+from spade_core.linear_re import WORD
 from spade_registry.syntax import parse_source
 
-_CLOSE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*$")
-_CLOSE_ANYWHERE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*$", re.MULTILINE)
-_CODE_START = re.compile(r"^(?:from |import |ENV_SPEC\b|class |\"\"\"|'''|#)", re.MULTILINE)
+_CLOSE = linear_re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*$")
+_CLOSE_ANYWHERE = linear_re.compile(r"(?m)^ {0,3}(?:`{3,}|~{3,})[ \t]*$")
+_CODE_START = linear_re.compile(rf"(?m)^(?:from |import |ENV_SPEC(?:[^{WORD}]|$)|class |\"\"\"|'''|#)")
 PYTHON_TAGS = ("", "python", "py", "python3", "py3")
 MAX_CLOSING_CANDIDATES = 16
 """Closing fences tried per block before giving up on finding one whose body parses (bounds the work on

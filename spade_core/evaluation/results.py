@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
@@ -23,6 +22,7 @@ from typing import Any
 
 from rich.table import Table
 
+from spade_core import linear_re
 from spade_core.display import json_text, text
 from spade_core.evaluation.errors import RunDirError
 from spade_core.evaluation.runner import SuiteRun, SuiteSummary, TaskResult
@@ -31,10 +31,12 @@ from spade_core.evaluation.stats import Comparison, paired_comparison, two_propo
 SUMMARY_FILE = "summary.json"
 FORMAT_VERSION = 1
 
+_UNSAFE_NAME = linear_re.compile(r"[^A-Za-z0-9_.-]+")
+
 
 def result_file_name(suite: str) -> str:
     """A file name for a suite's results (``jsonl:data/x.jsonl`` -> ``jsonl_data_x.jsonl.jsonl``)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", suite).strip("._") + ".jsonl"
+    return _UNSAFE_NAME.sub("_", suite).strip("._") + ".jsonl"
 
 
 def _atomic_write(path: Path, text: str) -> None:

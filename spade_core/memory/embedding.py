@@ -6,7 +6,6 @@ Every embedder returns L2-normalised float32 rows, so a dot product is the cosin
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from spade_core import linear_re
 from spade_core.memory.errors import EmbedderUnavailableError
 from spade_core.package_data import installed_package_dir
 
@@ -93,7 +93,9 @@ class MiniLMEmbedder:
         return normalise_rows(vectors)
 
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = linear_re.compile(r"[a-z0-9]+")
+MAX_TEXT_CHARS = 16_384
+"""Only this much of a text is hashed into its embedding."""
 
 
 class HashingEmbedder:
@@ -109,7 +111,7 @@ class HashingEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            words = _TOKEN.findall(text.lower())
+            words = _TOKEN.findall(text[:MAX_TEXT_CHARS].lower())
             for feature in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
                 digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
                 out[row, int.from_bytes(digest[:4], "little") % self.dim] += 1.0 if digest[4] & 1 else -1.0

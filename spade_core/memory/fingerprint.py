@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -30,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from spade_core import linear_re
 from spade_core.contract.env import SpadeEnv
+from spade_core.linear_re import DIGIT, SPACE
 from spade_registry.syntax import parse_source
 
 FINGERPRINT_VERSION = 1
@@ -51,8 +52,10 @@ MAX_TOKENS_PER_TEXT = 400
 SHAPE_GRAM = 4
 REFERENCE_PROBE = "reference"
 
-_TOKEN = re.compile(r"[a-z]+|#|[^\sa-z#]")
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_TOKEN = linear_re.compile(rf"[a-z]+|#|[^{SPACE}a-z#]")
+_DIGITS = linear_re.compile(rf"{DIGIT}+(?:[.,]{DIGIT}+)*")
+MAX_TEXT_CHARS = 16 * MAX_TOKENS_PER_TEXT
+"""Only this much of a text is tokenised (its first tokens are all that count)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ def hash_features(features: Iterable[str], dim: int) -> np.ndarray:
 
 def text_tokens(text: str) -> list[str]:
     """Lower-case words, ``#`` for every number, and single punctuation marks (a board's ``|`` counts)."""
-    return _TOKEN.findall(_DIGITS.sub("#", text.lower()))[:MAX_TOKENS_PER_TEXT]
+    return _TOKEN.findall(_DIGITS.sub("#", text[:MAX_TEXT_CHARS].lower()))[:MAX_TOKENS_PER_TEXT]
 
 
 def text_features(channel: str, text: str) -> list[str]:

@@ -9,17 +9,17 @@ the environment keeps (``self.board``, ``self.target``), with identifiers split 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from spade_core import linear_re
 from spade_registry.syntax import parse_source
 
 TEXT_VERSION = 1
 """Bump when the recipe changes: the store keys cached vectors by embedder name and this version."""
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_IDENT = linear_re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_CAMEL = linear_re.compile(r"([a-z0-9])([A-Z])")
 _SKIP = frozenset({
     "self", "def", "class", "return", "import", "from", "none", "true", "false", "reset", "step", "rng", "options",
     "info", "obs", "action", "int", "str", "float", "bool", "list", "dict", "len", "range", "env", "spec", "the",
@@ -28,7 +28,7 @@ _SKIP = frozenset({
 
 def words_of(identifier: str) -> str:
     """``MazeRunner_v2`` -> ``maze runner v2``."""
-    return " ".join(p for p in _CAMEL.sub(" ", identifier).replace("_", " ").lower().split() if p)
+    return " ".join(p for p in _CAMEL.sub(r"\1 \2", identifier).replace("_", " ").lower().split() if p)
 
 
 def record_text(manifest: Mapping[str, Any], code: str, *, max_chars: int = 1500) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import shutil
 import tarfile
 import tempfile
@@ -14,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spade_core import __version__
+from spade_core import __version__, linear_re
 from spade_core.memory import EnvironmentMemory, HashingEmbedder
 from spade_core.packs.card import pack_card
 from spade_core.packs.distribution import data_folder, pyproject, write_wheel
@@ -43,7 +42,7 @@ from spade_registry.store import RegistryStore
 FORMATS = ("folder", "tar", "parquet", "dist")
 """``folder``: the pack tree; ``tar``: that tree as ``.tar.gz``; ``parquet``: a dataset folder (card + parquet);
 ``dist``: an installable distribution (``pyproject.toml``, the tree as package data, and a built wheel)."""
-VERSION_PATTERN = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}\Z")
+VERSION_PATTERN = linear_re.compile(r"^\d{1,6}(\.\d{1,6}){0,3}$")
 
 
 @dataclass(frozen=True)

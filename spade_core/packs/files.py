@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from spade_core.packs.budget import ByteBudget, pack_budget
+from spade_core.packs.distribution import MAX_METADATA_BYTES, data_path, is_sdist_metadata
 from spade_core.packs.errors import PackError, PackRefusedError
 from spade_core.packs.schema import (
     CARD_FILE,
@@ -84,7 +85,8 @@ class TarFiles:
     """A pack tarball, streamed member by member into memory (never extracted) under one byte budget
     (:func:`~spade_core.packs.budget.pack_budget` of its size on disk): regular files and folders only, every name a
     plain relative path, at most :data:`MAX_MEMBERS` members, and only the files a pack uses (:func:`used_kind`,
-    optionally all under one top folder); any other member refuses the pack before its bytes are read. A used member
+    optionally all under one top folder, or a pack sdist: ``<top>/spade_pack_<name>/`` with the sdist's metadata files
+    beside it, skipped unread); any other member refuses the pack before its bytes are read. A used member
     over its own limit is skipped unread (its environment is rejected with the size when it is asked for)."""
 
     def __init__(self, path: Path) -> None:
@@ -92,6 +94,8 @@ class TarFiles:
         self._files: dict[str, bytes] = {}
         self._oversize: dict[str, int] = {}
         self._top: str | None = None
+        self._distribution: str | None = None  # "<top>/spade_pack_<name>" of a pack sdist
+        self._metadata: list[str] = []
         budget = ByteBudget(pack_budget(path.stat().st_size), self.origin)
         try:
             with open_stream(str(path)) as stream:
@@ -110,15 +114,50 @@ class TarFiles:
             if name in names:
                 raise PackRefusedError(f"{self.origin}: member {name!r} appears twice; refusing the pack")
             names.add(name)
-            rel = self._inside(name, first=len(names) == 1)
+            if self._is_metadata(name):
+                if member.size > MAX_METADATA_BYTES:
+                    raise PackRefusedError(f"{self.origin}: metadata file {name!r} is {member.size} bytes, over "
+                                           f"{MAX_METADATA_BYTES}; refusing the pack")
+                self._metadata.append(name)
+                continue
+            rel = self._inside(name, first=len(names) == len(self._metadata) + 1)
             limit = USED_FILES[used_kind(rel)]
             if member.size > limit:
                 self._oversize[rel] = member.size
             elif used_kind(rel) != CARD_FILE:
                 self._files[rel] = tar.read(f"member {name!r}")
+        metadata = [name for name in self._metadata if not name.endswith(f"/{CARD_FILE}")]
+        if metadata and self._distribution is None:
+            raise PackRefusedError(f"{self.origin}: {metadata[0]!r} is distribution metadata, but no "
+                                   "<top>/spade_pack_<name>/ data folder is beside it; refusing the pack")
+
+    def _is_metadata(self, name: str) -> bool:
+        """Whether ``name`` is a pack sdist's metadata file (beside its data folder, under the same top folder); a
+        ``README.md`` there is also the card of a pack under one top folder, which is skipped unread all the same."""
+        parts = tuple(name.split("/"))
+        same_top = self._distribution is None or parts[0] == self._distribution.split("/")[0]
+        return self._top is None and same_top and len(parts) >= 2 and is_sdist_metadata(parts[1:])
+
+    def _in_distribution(self, name: str, *, first: bool) -> str | None:
+        """``name`` relative to the pack when it is ``<top>/spade_pack_<name>/<pack file>`` of a pack sdist."""
+        parts = tuple(name.split("/"))
+        rel = data_path(parts[1:]) if len(parts) >= 3 and self._top is None else None
+        if rel is None or used_kind(rel) is None:
+            return None
+        prefix = "/".join(parts[:2])
+        if self._distribution is None and first:
+            self._distribution = prefix
+        if prefix != self._distribution:
+            raise self._unused(name)
+        return rel
 
     def _inside(self, name: str, *, first: bool) -> str:
         """``name`` relative to the pack (past its one top folder, if it has one), if it is a file the pack uses."""
+        in_distribution = self._in_distribution(name, first=first)
+        if in_distribution is not None:
+            return in_distribution
+        if self._distribution is not None:
+            raise self._unused(name)
         top, _, rest = name.partition("/")
         if self._top is None and used_kind(name) is None and rest and used_kind(rest) is not None:
             if not first:
@@ -136,7 +175,8 @@ class TarFiles:
     def _unused(self, name: str) -> PackRefusedError:
         return PackRefusedError(f"{self.origin}: member {name[:200]!r} is not a file a pack uses ({INDEX_FILE}, "
                                 f"{CARD_FILE}, {ENV_DIR}/<Name>-v<N>/{MODULE_FILE} or {RECORD_FILE}, all optionally "
-                                "under one top folder); refusing the pack without reading it")
+                                "under one top folder, or under <top>/spade_pack_<name>/ in a pack sdist); refusing "
+                                "the pack without reading it")
 
     def read(self, path: str, limit: int) -> bytes:
         rel = safe_relative(path, self.origin)

@@ -2,8 +2,11 @@
 
 A pack distribution declares ``<pack name> = <data folder>``; ``importlib.metadata`` reads that value and the
 distribution's file list without loading anything. A distribution is refused (listed with the reason, never read)
-when it carries any file Python would import or run (``.py``, compiled modules, ``.pth`` start-up hooks, ...), when
-its data folder is not where it says, or when the name is not a pack name.
+unless every file it installed is the pack's data (a pack file under its data folder) or its ``.dist-info``
+metadata: a ``.pth`` start-up hook, a module, a script from ``.data/scripts`` or any other file refuses it, and so
+does an entry point outside ``spade.packs`` (a console script). It is also refused when its data folder is not
+where it says, or when the name is not a pack name. Refusing after the install cannot undo what pip already ran:
+never pip-install an untrusted pack; ``spade import FILE`` reads a pack's wheel or sdist as an archive.
 """
 
 from __future__ import annotations
@@ -13,15 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from spade_core.packs.distribution import data_path, is_wheel_metadata
 from spade_core.packs.errors import PackError
-from spade_core.packs.files import FolderFiles
+from spade_core.packs.files import FolderFiles, used_kind
 from spade_core.packs.schema import ENTRY_POINT_GROUP, INDEX_FILE, PACK_NAME_PATTERN
 from spade_core.plugins.contributions import PackSpec
-
-CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".pyi", ".so", ".dll", ".dylib", ".pth", ".pyz", ".pyw", ".egg",
-                 ".whl", ".zip")
-"""Files that make a distribution more than data: modules Python imports, native extensions, ``.pth`` files that
-``site`` runs at start-up, and archives ``zipimport`` can load."""
 
 
 @dataclass(frozen=True)
@@ -63,9 +62,14 @@ def _check(ep: metadata.EntryPoint) -> InstalledPack:
     files = dist.files
     if files is None:
         return refused("the distribution lists no files (no RECORD)")
-    code = sorted(str(f) for f in files if _is_code(PurePosixPath(str(f))))
-    if code:
-        return refused(f"it carries Python or native code ({', '.join(code[:3])}); a pack holds data only")
+    outside = sorted(str(f) for f in files if not _is_pack_file(PurePosixPath(str(f)).parts, folder))
+    if outside:
+        return refused(f"it carries files outside its data ({', '.join(outside[:3])}); a pack distribution holds "
+                       f"{folder}/ and .dist-info metadata only")
+    groups = sorted({e.group for e in dist.entry_points} - {ENTRY_POINT_GROUP})
+    if groups:
+        return refused(f"it declares entry points outside {ENTRY_POINT_GROUP} ({', '.join(groups[:3])}); a pack "
+                       "distribution installs no scripts or plugins")
     if not any(str(f) == f"{folder}/{INDEX_FILE}" for f in files):
         return refused(f"it has no {folder}/{INDEX_FILE}")
     root = Path(str(dist.locate_file(folder)))
@@ -74,9 +78,12 @@ def _check(ep: metadata.EntryPoint) -> InstalledPack:
     return InstalledPack(ep.name, dist_name, version, folder, root)
 
 
-def _is_code(path: PurePosixPath) -> bool:
-    name = path.name.lower()
-    return name.endswith(CODE_SUFFIXES) or name == "__init__" or ".cpython-" in name
+def _is_pack_file(parts: tuple[str, ...], folder: str) -> bool:
+    """Whether an installed file (path parts relative to site-packages) is the pack's data or its metadata."""
+    if is_wheel_metadata(parts):
+        return True
+    rel = data_path(parts) if parts and parts[0] == folder else None
+    return rel is not None and used_kind(rel) is not None
 
 
 def installed_packs(path: Iterable[str] | None = None) -> list[InstalledPack]:

@@ -24,6 +24,7 @@ from spade_core.packs.schema import (
     parse_environment,
     parse_index,
 )
+from spade_core.packs.wheel_files import WheelFiles, is_wheel
 from spade_core.plugins.contributions import PackSpec
 from spade_core.plugins.manager import get_plugins
 
@@ -48,8 +49,9 @@ def read_files(files: PackFiles) -> Pack:
 
 
 def open_pack(source: str, *, search_path: Iterable[str] | None = None) -> Pack:
-    """Read the pack at ``source``: a folder with ``pack.json``, a ``.tar.gz``/``.tgz``/``.tar``, a ``.parquet``
-    file or a folder with ``data/environments.parquet``, else the name of an installed pack."""
+    """Read the pack at ``source``: a folder with ``pack.json``, a ``.tar.gz``/``.tgz``/``.tar`` (a pack tarball or
+    a pack's sdist), a pack's wheel (``.whl``, read as an archive, never installed), a ``.parquet`` file or a folder
+    with ``data/environments.parquet``, else the name of an installed pack."""
     path = Path(source).expanduser()
     if path.is_dir():
         if (path / INDEX_FILE).is_file():
@@ -60,9 +62,11 @@ def open_pack(source: str, *, search_path: Iterable[str] | None = None) -> Pack:
     if path.is_file():
         if is_tarball(path):
             return read_files(TarFiles(path))
+        if is_wheel(path):
+            return read_files(WheelFiles(path))
         if path.name.endswith(".parquet"):
             return read_parquet(path)
-        raise PackError(f"{source} is a file but not a pack (.tar.gz, .tgz, .tar or .parquet)")
+        raise PackError(f"{source} is a file but not a pack (.tar.gz, .tgz, .tar, .whl or .parquet)")
     specs = pack_specs(search_path)
     for spec in specs:
         if spec.name == source:

@@ -14,11 +14,11 @@ paths, and raises :class:`~spade_core.packs.errors.PackFormatError` naming the f
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.packs.errors import PackFormatError
 from spade_core.validation.config import ValidationConfig
 from spade_registry.gate import INT64_MAX, INT64_MIN, json_problem
@@ -39,8 +39,8 @@ ENTRY_POINT_GROUP = "spade.packs"
 """Installed packs declare ``<pack name> = <data folder>`` here; the value names a folder read as data, never
 imported (``importlib.metadata`` reads entry points without loading them)."""
 
-PACK_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
-HASH_PATTERN = re.compile(r"(ast|raw):[0-9a-f]{64}\Z")
+PACK_NAME_PATTERN = linear_re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+HASH_PATTERN = linear_re.compile(r"^(ast|raw):[0-9a-f]{64}$")
 MAX_ENVIRONMENTS = 100_000
 MAX_MODULE_CHARS = ValidationConfig().max_source_chars
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -249,9 +249,24 @@ def parse_header(data: Any, file: str = INDEX_FILE) -> PackHeader:
                       spade_version=_get(data, "spade_version", str, file)[:64], made_by=made_by)
 
 
+INDEX_KEYS = frozenset({"format", "format_version", "name", "description", "created_at", "spade_version", "made_by",
+                        "environments"})
+ENTRY_KEYS = frozenset({"id", "domain", "status", "content_hash", "path"})
+"""The fields of ``pack.json`` and of each of its entries; any other field is refused (nothing is silently ignored)."""
+
+
+def _known_keys(data: dict[str, Any], known: frozenset[str], file: str, where: str) -> None:
+    unknown = sorted(str(k)[:40] for k in data if k not in known)
+    if unknown:
+        raise PackFormatError(file, where, f"has fields this SPADE does not read ({', '.join(unknown[:5])}); a pack "
+                              f"holds only {', '.join(sorted(known))}")
+
+
 def parse_index(data: Any, file: str = INDEX_FILE) -> tuple[PackHeader, list[IndexEntry]]:
-    """The header and entries of ``pack.json``; ids and paths must be unique, paths inside ``environments/``."""
+    """The header and entries of ``pack.json``; ids and paths must be unique, paths inside ``environments/``; a
+    field outside :data:`INDEX_KEYS` / :data:`ENTRY_KEYS` refuses the pack."""
     header = parse_header(data, file)
+    _known_keys(data, INDEX_KEYS, file, "(top level)")
     entries = _get(data, "environments", list, file)
     if len(entries) > MAX_ENVIRONMENTS:
         raise PackFormatError(file, "environments", f"has {len(entries)} entries, over the {MAX_ENVIRONMENTS} limit")
@@ -260,6 +275,7 @@ def parse_index(data: Any, file: str = INDEX_FILE) -> tuple[PackHeader, list[Ind
         where = f"environments[{i}]"
         if not isinstance(entry, dict):
             raise PackFormatError(file, where, f"must be an object, got {type(entry).__name__}")
+        _known_keys(entry, ENTRY_KEYS, file, where)
         pack_id, _, _ = parse_pack_id(entry.get("id"), file, f"{where}.id")
         path = _get(entry, "path", str, file)
         if path != env_folder(pack_id):
@@ -317,6 +333,10 @@ def environment_from_record(data: Any, code: str, file: str, entry: IndexEntry |
     lineage = parse_lineage(_get(data, "lineage", dict, file), file)
     raw_domain = manifest.get("domain")
     domain = raw_domain[:40] if isinstance(raw_domain, str) else "unknown"
+    if entry is not None and (entry.domain, entry.status) != (domain, status):
+        raise PackFormatError(file, "manifest.domain", f"domain {domain!r} and status {status!r} differ from the "
+                              f"index's {entry.domain!r} and {entry.status!r}; the importer reads the record, so the "
+                              "two must agree")
     raw_tags = manifest.get("tags")
     tags = tuple(t[:80] for t in raw_tags if isinstance(t, str))[:64] if isinstance(raw_tags, list) else ()
     return PackEnvironment(pack_id=pack_id, name=name, version=version, domain=domain, status=status, tags=tags,

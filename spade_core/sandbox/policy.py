@@ -19,7 +19,6 @@ Every refusal names the line and the rule: ``line 12: import of 'os' is not allo
 from __future__ import annotations
 
 import ast
-import re
 import types
 from collections.abc import Collection, Mapping
 
@@ -30,14 +29,15 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
+from spade_core import linear_re
 from spade_core.sandbox.guards import import_refusal
 from spade_registry.syntax import compile_tree, parse_source
 
 MAX_SOURCE_CHARS = 200_000
 MAX_ERRORS_SHOWN = 6
 
-_PRIVATE = re.compile(r"_[A-Za-z0-9][A-Za-z0-9_]*")
-_RESERVED_PRIVATE = re.compile(r"_tmp\d+|_print|_spade.*")
+_PRIVATE = linear_re.compile(r"_[A-Za-z0-9][A-Za-z0-9_]*")
+_RESERVED_PRIVATE = linear_re.compile(r"_tmp\d+|_print|_spade.*")
 
 SPECIAL_METHODS = frozenset(
     {

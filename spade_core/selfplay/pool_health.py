@@ -25,10 +25,10 @@ always remain (a weak early agent fails everywhere; an empty pool would stop the
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from spade_core import linear_re
 from spade_core.rollout.trajectory import Trajectory
 from spade_registry.errors import InvalidIdError, StoreError
 from spade_registry.gate import INT64_MAX
@@ -94,11 +94,14 @@ class Retirement:
                 **asdict(self.health)}
 
 
+_TOKEN = linear_re.compile(r"[0-9a-z]+")
+MAX_TEXT_CHARS = 4000
+"""Only this much of an action or a hint is compared."""
 _FORMAT_WORDS = frozenset({"boxed", "answer", "final"})
 
 
 def _tokens(text: str) -> list[str]:
-    return re.findall(r"[0-9a-z]+", text.lower())
+    return _TOKEN.findall(text[:MAX_TEXT_CHARS].lower())
 
 
 def copied_hint(action: str, hint: str | None) -> bool:

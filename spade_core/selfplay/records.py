@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import shutil
 import traceback
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from spade_core import linear_re
 from spade_core.selfplay.metrics import METRICS_FILE, IterationMetrics
 
 CONFIG_FILE = "config.yaml"
@@ -41,7 +41,7 @@ ERRORS_FILE = "errors.log"
 RUN_STORE_FILE = "registry.sqlite3"
 SMALL_WORLD_RECORDS = "small_world/records.json"
 SMALL_WORLD_PLOT = "small_world/small_world.png"
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE_NAME = linear_re.compile(r"[^A-Za-z0-9._-]+")
 log = logging.getLogger(__name__)
 
 

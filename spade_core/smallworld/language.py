@@ -13,16 +13,18 @@ syntax only: a knob value out of its range compiles into a module whose manifest
 
 from __future__ import annotations
 
-import re
-
+from spade_core import linear_re
 from spade_core.designer.parsing import ExtractionError
+from spade_core.linear_re import DIGIT
 from spade_core.smallworld.family import BANDS, FAMILY, KNOBS, MODES, Design
 
 OPENING = "```env\nfamily: relay\nknobs:"
 """What the designer's reply starts with (the prompt ends with it: the model writes the knob assignments)."""
 
-_BLOCK = re.compile(r"```env[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_ASSIGNMENT = re.compile(r"([a-z_]+)=(-?\d+)")
+_BLOCK = linear_re.compile(r"(?s)```env[ \t]*\n(.*?)(?:```|\z)")
+MAX_COMPLETION_CHARS = 32_768
+"""Only this much of a completion is searched for the ```env block (a design is a few lines)."""
+_ASSIGNMENT = linear_re.compile(rf"([a-z_]+)=(-?{DIGIT}+)")
 
 
 class DesignLanguageError(ExtractionError):
@@ -38,7 +40,7 @@ def extract_design(completion: str) -> Design:
     """The design in ``completion`` (a whole reply, opening included); raise :class:`DesignLanguageError`."""
     if not isinstance(completion, str) or not completion.strip():
         raise DesignLanguageError("the completion is empty; answer with one ```env block")
-    match = _BLOCK.search(completion)
+    match = _BLOCK.search(completion[:MAX_COMPLETION_CHARS])
     if match is None:
         raise DesignLanguageError("found no ```env block; answer with ```env, a 'family:' line and a 'knobs:' line")
     fields: dict[str, str] = {}

@@ -13,19 +13,28 @@ Actions are written in the environment's own answer format when the reference's 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.contract.env import LEGAL_MOVES_KEY, SpadeEnv
+from spade_core.linear_re import DIGIT, WORD, is_word_char
 from spade_core.validation.episodes import Policy
 from spade_core.validation.hint_leaks import follow_candidates, words_to_digits
 
-_BOXED = re.compile(r"\\boxed\{(?:[^{}]|\{[^{}]*\})*\}")
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
-_JSONISH = re.compile(r"^\s*[\[{]")
-_CHOICE = re.compile(r"(?:^|[\s(\[])([A-H])[).:\]]")
+_BOXED = linear_re.compile(r"\\boxed\{(?:[^{}]|\{[^{}]*\})*\}")
+_NUMBER = linear_re.compile(rf"(?:^|[^{WORD}.])(?P<n>-?{DIGIT}+(?:\.{DIGIT}+)?)")  # not after a word or "."
+_JSONISH = linear_re.compile(r"^\s*[\[{]")
+_CHOICE = linear_re.compile(r"(?:^|[\s(\[])([A-H])[).:\]]")
+_LABEL = linear_re.compile(r"^\s*([A-Za-z][A-Za-z ]{0,20}:\s*)")
+_QUOTED = linear_re.compile(r"'([^'\n]{1,30})'")
+_CAPITALISED = linear_re.compile(r"[A-Z][a-z]{3,}")
+_OFFERED = linear_re.compile(r"(?i)(?:legal|valid|possible) moves?[^:\n]*:\s*([^\n]+)")
+_OR_SEPARATED = linear_re.compile(r",|or")
+_DIGIT_RUN = linear_re.compile(rf"(?:^|[^{WORD}.])(?P<n>{DIGIT}+)")  # not after a word or "."
+MAX_OBSERVATION_CHARS = 4000
+"""Only this much of an observation is searched for values and moves."""
 
 CONSTANTS = (*[str(d) for d in range(10)], "A", "B", "C", "D", "yes", "no", "true", "false", "")
 """Plausible constant answers."""
@@ -84,8 +93,8 @@ class ActionTemplate:
         numbers = list(_NUMBER.finditer(action))
         if numbers and len(action) <= 40 and "\n" not in action and "`" not in action:
             last = numbers[-1]
-            return cls(action[: last.start()], action[last.end():])
-        label = re.match(r"^\s*([A-Za-z][A-Za-z ]{0,20}:\s*)", action)
+            return cls(action[: last.start("n")], action[last.end("n"):])
+        label = _LABEL.match(action)
         return cls(label.group(1)) if label else cls()
 
 
@@ -131,11 +140,12 @@ COPIED_VALUES = 12
 
 def observation_values(obs: str, limit: int = COPIED_VALUES) -> list[str]:
     """Numbers (digits or words), lettered choices and quoted words of an observation, in order of appearance."""
-    found = [m.group() for m in _NUMBER.finditer(obs[:4000])]
-    found += [m.group() for m in _NUMBER.finditer(words_to_digits(obs[:4000]))]
-    found += _CHOICE.findall(obs[:4000])
-    found += re.findall(r"'([^'\n]{1,30})'", obs[:4000])
-    found += re.findall(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{3,})\b", obs[:4000])  # names inside sentences
+    obs = obs[:MAX_OBSERVATION_CHARS]
+    found = [m.group("n") for m in _NUMBER.finditer(obs)]
+    found += [m.group("n") for m in _NUMBER.finditer(words_to_digits(obs))]
+    found += _CHOICE.findall(obs)
+    found += _QUOTED.findall(obs)
+    found += _names_inside_sentences(obs)
     return list(dict.fromkeys(found))[:limit]
 
 
@@ -187,6 +197,45 @@ def hint_follower(template: ActionTemplate, attempt: int = 0) -> Adversary:
                      make)
 
 
+def _names_inside_sentences(text: str) -> list[str]:
+    """Capitalised words of four or more letters that do not start the text or a sentence."""
+    names = []
+    for match in _CAPITALISED.finditer(text):
+        start, end = match.span()
+        sentence_start = start >= 2 and text[start - 2] in ".!?" and text[start - 1].isspace()
+        if start > 0 and not sentence_start and _alone(text, start, end):
+            names.append(match.group())
+    return names
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` has no word character on either side (``\\b`` at both ends, in Python's
+    Unicode sense)."""
+    return (start == 0 or not is_word_char(text[start - 1])) and (end == len(text) or not is_word_char(text[end]))
+
+
+def _split_or(text: str) -> list[str]:
+    """``text`` cut at each comma and each word "or"."""
+    pieces, last = [], 0
+    for match in _OR_SEPARATED.finditer(text):
+        if match.group() == "or" and not _alone(text, *match.span()):
+            continue
+        pieces.append(text[last:match.start()])
+        last = match.end()
+    return [*pieces, text[last:]]
+
+
+def _short_numbers(text: str) -> list[str]:
+    """The one- and two-digit numbers standing alone (no word character or "." on either side)."""
+    out = []
+    for match in _DIGIT_RUN.finditer(text):
+        end = match.end("n")
+        alone = end == len(text) or not (is_word_char(text[end]) or text[end] == ".")
+        if len(match.group("n")) <= 2 and alone:
+            out.append(match.group("n"))
+    return out
+
+
 def random_legal(seed: int) -> Policy:
     """Plays a uniformly random legal move: from ``info['legal_moves']`` when the game lists them, else from the
     short numbers and words the observation offers (a game that lists no legal moves is played more crudely)."""
@@ -196,12 +245,13 @@ def random_legal(seed: int) -> Policy:
         legal = info.get(LEGAL_MOVES_KEY)
         if isinstance(legal, list) and legal and all(isinstance(m, str) for m in legal):
             return rng.choice(legal)
-        offered = re.search(r"(?:legal|valid|possible) moves?[^:\n]*:\s*([^\n]+)", obs, re.IGNORECASE)
+        obs = obs[:MAX_OBSERVATION_CHARS]
+        offered = _OFFERED.search(obs)
         if offered:
-            moves = [m.strip(" .") for m in re.split(r",|\bor\b", offered.group(1)) if m.strip(" .")]
+            moves = [m.strip(" .") for m in _split_or(offered.group(1)) if m.strip(" .")]
             if moves:
                 return rng.choice(moves)
-        numbers = [n for n in re.findall(r"(?<![\w.])\d{1,2}(?![\w.])", obs)]
+        numbers = _short_numbers(obs)
         return rng.choice(numbers) if numbers else env.action_space.sample()
 
     return policy

@@ -29,12 +29,13 @@ document words while no answer depends on the document.
 from __future__ import annotations
 
 import ast
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from spade_core import linear_re
+from spade_core.linear_re import DIGIT
 from spade_core.validation.episodes import EnvFactory, Episode, play, reference_policy
 from spade_core.validation.report import StageResult, Verdict
 from spade_registry.syntax import parse_source
@@ -54,10 +55,11 @@ the details), so an environment with slow steps (code tasks run tests) does not 
 QUOTE_WORDS = 8
 """This many consecutive document words in an observation are a quotation."""
 SHIFT = 7
-_TERM = re.compile(r"[^\W\d_][^\W\d_'\-]{3,}|\d{3,}(?:[.,]\d+)?")
-_WORD = re.compile(r"[^\W_]+")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_LETTERS = re.compile(r"[A-Za-z]+")
+_LETTER = r"\pL\p{Nl}\p{No}"  # Python's [^\W\d_]: word characters other than decimal digits and "_"
+_TERM = linear_re.compile(rf"[{_LETTER}][{_LETTER}]{{3,}}|{DIGIT}{{3,}}(?:[.,]{DIGIT}+)?")
+_WORD = linear_re.compile(r"[\pL\pN]+")
+_NUMBER = linear_re.compile(rf"{DIGIT}+(?:\.{DIGIT}+)?")
+_LETTERS = linear_re.compile(r"[A-Za-z]+")
 
 GROUNDING_RULE = ("scored, not a reject: how far the document's facts (names, numbers, dates, items) are the data "
                   "each seed draws and decide the answers; quoted document text counts for nothing")
@@ -93,7 +95,7 @@ def term(raw: str) -> str:
 
 
 def terms_of(text: str) -> set[str]:
-    return {term(m) for m in _TERM.findall(text)}
+    return {term(m) for m in _TERM.findall(text[:MAX_DOCUMENT_CHARS])}
 
 
 def content_terms(text: str) -> set[str]:
@@ -161,11 +163,11 @@ def document_literals(source: str, document: str) -> list[Literal]:
 
 
 def _shift_letters(text: str) -> str:
-    def shift(match: re.Match[str]) -> str:
+    def shift(match: linear_re.Match) -> str:
         return "".join(chr((ord(ch) - base + SHIFT) % 26 + base) for ch in match.group()
                        for base in [ord("a") if ch.islower() else ord("A")])
 
-    def bump(match: re.Match[str]) -> str:
+    def bump(match: linear_re.Match) -> str:
         digits = match.group()
         return str(int(digits) + SHIFT) if "." not in digits else str(float(digits) + SHIFT)
 
@@ -191,12 +193,12 @@ def perturbed_source(source: str, targets: Iterable[Literal]) -> str:
 
 def quotes(text: str, document_grams: set[tuple[str, ...]]) -> bool:
     """Whether ``text`` holds :data:`QUOTE_WORDS` consecutive words of the document."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in _WORD.findall(text[:MAX_DOCUMENT_CHARS])]
     return any(tuple(words[i:i + QUOTE_WORDS]) in document_grams for i in range(len(words) - QUOTE_WORDS + 1))
 
 
 def _grams(text: str) -> set[tuple[str, ...]]:
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in _WORD.findall(text[:MAX_DOCUMENT_CHARS])]
     return {tuple(words[i:i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)}
 
 

@@ -16,11 +16,11 @@ code; everything is bounded string work on text of at most a few kilobytes.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 from spade_core import linear_re
+from spade_core.linear_re import DIGIT, WORD, is_word_char
 
 MAX_TEXT_CHARS = 4000
 """Only this much of a hint or an observation is decoded (hints are short; the bound keeps the check cheap)."""
@@ -30,13 +30,19 @@ MAX_DECODED_CHARS = 65_536
 MAX_OFFSET = 3
 """A number this close to a numeric target (but not equal) is a weak "small offset" leak."""
 
-_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
-_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,20}:\s*")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}\b)?(?:\s*/\s*\d+)?")
-_TOKEN = re.compile(r"[a-z0-9]+")
-_WORD = re.compile(r"\w+")
-_NUMERIC_CORE = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3})?(?:\s*/\s*\d+)?$")
-_NORMALISE = re.compile(r"[\s`'\"$\\{}]+")
+_BOXED = linear_re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+_LABEL = linear_re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,20}:\s*")
+_NUMBER = linear_re.compile(
+    rf"(?:^|[^{WORD}.])(?P<core>[-+]?{DIGIT}+(?:\.{DIGIT}+)?)(?P<exp>[eE][-+]?{DIGIT}{{1,3}})?"
+    rf"(?P<frac>(?:\s*/\s*{DIGIT}+)?)")  # the leading character stands for a lookbehind: not after a word or "."
+_TOKEN = linear_re.compile(r"[a-z0-9]+")
+_WORD = linear_re.compile(rf"[{WORD}]+")
+_NUMERIC_CORE = linear_re.compile(rf"^[-+]?{DIGIT}+(?:\.{DIGIT}+)?(?:[eE][-+]?{DIGIT}{{1,3}})?(?:\s*/\s*{DIGIT}+)?$")
+_NORMALISE = linear_re.compile(r"[\s\p{Z}`'\"$\\{}]+")
+_GROUPED = linear_re.compile(rf"[-+]?{DIGIT}{{1,3}}(,{DIGIT}{{3}})+")
+_NOT_ALNUM = linear_re.compile(r"[^a-z0-9]+")
+_NOT_DIGIT = linear_re.compile(r"[^0-9]+")
+_DIGITS = linear_re.compile(rf"{DIGIT}+")
 
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -78,7 +84,7 @@ def answer_core(action: str) -> str:
 
 def parse_number(text: str) -> Fraction | None:
     """A plain numeric answer (``42``, ``-3.50``, ``6/18``, ``3.3e-02``) as an exact fraction, else None."""
-    text = text.strip().replace(",", "") if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+", text.strip()) else text.strip()
+    text = text.strip().replace(",", "") if _GROUPED.fullmatch(text.strip()) else text.strip()
     if not _NUMERIC_CORE.match(text):
         return None
     try:
@@ -90,10 +96,26 @@ def parse_number(text: str) -> Fraction | None:
         return None
 
 
+def _split_words(text: str) -> list[str]:
+    """``text`` cut into alternating runs of word and other characters, word runs at even places (what
+    ``re.split(r"(\\W+)", text)`` gives, in one pass)."""
+    pieces: list[str] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or is_word_char(text[i]) != is_word_char(text[start]):
+            pieces.append(text[start:i])
+            start = i
+    if not pieces or not is_word_char(pieces[0][0]):
+        pieces.insert(0, "")
+    if pieces[-1] and not is_word_char(pieces[-1][0]):
+        pieces.append("")
+    return pieces
+
+
 def words_to_digits(text: str, limit: int | None = MAX_TEXT_CHARS) -> str:
     """The text with English number words replaced by digits: "five hundred thirty-seven" -> "537",
     "five three seven" -> "5 3 7", "one more than 121" -> "1 more than 121"."""
-    words = re.split(r"(\W+)", text.lower()[:limit])
+    words = _split_words(text.lower()[:limit])
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -146,18 +168,47 @@ def _number_at(words: list[str], start: int) -> tuple[int, int]:
     return total + current, last_end
 
 
+def _numbers(text: str) -> list[str]:
+    """Every number written in digits, as written: not after a word character or ``.``; an exponent only where a
+    non-word character (or the end) follows it, as ``\\b`` does in Python's Unicode sense."""
+    found: list[str] = []
+    pos = 0
+    while (match := _NUMBER.search(text, pos)) is not None:
+        core_end = match.end("core")
+        exp_end = match.end("exp")
+        if exp_end > 0 and exp_end < len(text) and is_word_char(text[exp_end]):
+            found.append(match.group("core"))
+            pos = core_end
+            continue
+        found.append(text[match.start("core"):match.end()])
+        pos = match.end()
+    return found
+
+
+def _single_digits(text: str) -> str:
+    """The digits standing alone (not beside another digit, nor in a decimal like ``3.5``), in order."""
+    out: list[str] = []
+    for match in _DIGITS.finditer(text):
+        start, end = match.span()
+        after_decimal = start >= 2 and text[start - 1] == "." and text[start - 2].isdecimal()
+        before_decimal = end + 1 < len(text) and text[end] == "." and text[end + 1].isdecimal()
+        if end - start == 1 and not after_decimal and not before_decimal:
+            out.append(match.group())
+    return "".join(out)
+
+
 def numbers_in(text: str, limit: int | None = MAX_TEXT_CHARS) -> list[Fraction]:
     """Every number written in digits in the text (integers, decimals, fractions ``a/b``)."""
     found: list[Fraction] = []
-    for match in _NUMBER.finditer(text[:limit]):
-        value = parse_number(match.group().replace(" ", ""))
+    for number in _numbers(text[:limit]):
+        value = parse_number(number.replace(" ", ""))
         if value is not None:
             found.append(value)
     return found
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    return _NOT_ALNUM.sub("", text.lower())
 
 
 def _normalise(text: str) -> str:
@@ -180,7 +231,7 @@ def _specific(value: Fraction) -> bool:
     """Specific enough that one chance occurrence is unlikely: two or more significant digits."""
     if value.denominator == 1:
         return abs(value) >= 10
-    return len(re.sub(r"[^0-9]", "", f"{float(value):.6g}").strip("0")) >= 2
+    return len(_NOT_DIGIT.sub("", f"{float(value):.6g}").strip("0")) >= 2
 
 
 ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "input")
@@ -245,9 +296,8 @@ class DecodedText:
         self.digit_numbers = set(numbers_in(text, limit))
         self.numbers = set(numbers_in(self.worded, limit)) | self.digit_numbers
         self.integers = {n for n in self.numbers if n.denominator == 1}
-        self.digit_strings = set(re.findall(r"\d+", self.worded))  # as written: "081" keeps its zero
-        singles = [m.group() for m in re.finditer(r"(?<!\d)(?<!\d\.)\d(?!\d|\.\d)", self.worded)]
-        self.single_digits = "".join(singles)
+        self.digit_strings = set(_DIGITS.findall(self.worded))  # as written: "081" keeps its zero
+        self.single_digits = _single_digits(self.worded)
         self.place_sum = sum(int(d) * _PLACE_WORDS[w] for d, w in _PLACE.findall(self.worded))
         self.relations = _relations(self.worded)
 
@@ -431,10 +481,10 @@ def new_leaks(hint: DecodedText, visible: DecodedText, target: str) -> list[Leak
     return [leak for leak in leaks if not leak.strong or _FAMILY.get(leak.decoder, leak.decoder) not in seen]
 
 
-_IMPERATIVE = re.compile(
-    r"\b(?:answer|reply|respond|type|say|send|enter|write|play|submit|guess|choose|pick|select|move|output|try|"
-    r"use|call|press|go)\b(?:\s+(?:with|in|to))?\s*[:\-]?\s*([^\n.;,!?()]{1,40})", re.IGNORECASE)
-_QUOTED = re.compile(r"'([^'\n]{1,64})'|\"([^\"\n]{1,64})\"|`([^`\n]{1,64})`")
+_IMPERATIVE = linear_re.compile(
+    r"(?i)\b(?:answer|reply|respond|type|say|send|enter|write|play|submit|guess|choose|pick|select|move|output|try|"
+    r"use|call|press|go)\b(?:\s+(?:with|in|to))?\s*[:\-]?\s*([^\n.;,!?()]{1,40})")
+_QUOTED = linear_re.compile(r"'([^'\n]{1,64})'|\"([^\"\n]{1,64})\"|`([^`\n]{1,64})`")
 
 
 def follow_candidates(hint: str, limit: int = 8) -> list[str]:
@@ -451,7 +501,7 @@ def follow_candidates(hint: str, limit: int = 8) -> list[str]:
             found.append(phrase)
             found.append(phrase.split()[0])
     worded = words_to_digits(text)
-    found += [m.group().replace(" ", "") for m in _NUMBER.finditer(worded)]
+    found += [number.replace(" ", "") for number in _numbers(worded)]
     found.append(text.strip())
     unique = [f for f in dict.fromkeys(s.strip() for s in found) if f]
     return unique[:limit]

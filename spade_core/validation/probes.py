@@ -7,10 +7,11 @@ Every probe carries a description in words, which goes into the rejection messag
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from spade_core import linear_re
+from spade_core.linear_re import DIGIT
 from spade_core.plugins.domains import answer_kind
 from spade_core.validation.adversaries import ActionTemplate
 from spade_core.validation.hint_leaks import answer_core, parse_number
@@ -18,6 +19,7 @@ from spade_core.validation.hint_leaks import answer_core, parse_number
 SHORT_ANSWER_CHARS = 64
 """Answers up to this long get the full set of near misses; a longer action (a program, a tool call) only loses
 its end (in a long action a changed constant may be harmless)."""
+_DIGITS = linear_re.compile(f"{DIGIT}+")
 
 HUGE_DIGITS = 400
 """Digits of the "huge number" edge input (below CPython's 4300-digit int() limit on purpose: a crash there is
@@ -64,7 +66,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
     core = answer_core(action)
     template = around(action, core)
     probes = [Probe("", "the empty answer")]
-    bumped = re.sub(r"\d+", lambda m: str(int(m.group()) + 1), action)
+    bumped = _DIGITS.sub(lambda m: str(int(m.group()) + 1), action)
     if bumped != action:
         probes.append(Probe(bumped, "the answer with every number one higher"))
     if len(core) >= 2:
@@ -227,5 +229,5 @@ def edge_inputs(template: ActionTemplate, max_action_chars: int) -> list[Probe]:
     probes += [Probe("", "the empty action"), Probe("   \n\t ", "whitespace only"),
                Probe(long_text, f"a {len(long_text)}-character action"),
                Probe("Ωμέγα 你好 🙂 ñ\u200b\u202e", "non-ASCII text"), Probe("\x00\x01\x7f", "control characters"),
-               Probe(template.render(re.sub(r"\d", "٣", "123")), "non-ASCII digits in the answer format")]
+               Probe(template.render("٣٣٣"), "non-ASCII digits in the answer format")]
     return _unique(probes, "\uffff")

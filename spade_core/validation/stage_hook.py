@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import fields
 
+from spade_core import linear_re
 from spade_core.errors import PluginError, StageListError
 from spade_core.plugins.contributions import ValidationStageSpec, load_object
 from spade_core.plugins.manager import PluginRegistry, get_plugins
@@ -25,7 +25,7 @@ from spade_core.validation.stages import CANDIDATE_INPUTS, CANDIDATE_SHARED, Can
 from spade_registry.records import Status
 
 HOOK = "spade_validation_stages"
-NAME_FORMAT = re.compile(r"[a-z][a-z0-9_]{0,47}")
+NAME_FORMAT = linear_re.compile(r"[a-z][a-z0-9_]{0,47}")
 """A stage name: it keys reports, budgets (``ValidationConfig.stage_timeout_s``) and the designer prompt."""
 BUDGET_RULE = "budget_s must be a positive number of seconds"
 REJECTIONS: tuple[Status, ...] = (Status.FAILED, Status.TRIVIAL, Status.IMPOSSIBLE, Status.DUPLICATE)

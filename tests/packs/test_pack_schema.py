@@ -23,7 +23,7 @@ VALID_INDEX = {"format": "spade-pack", "format_version": 1, "name": "p", "descri
                "spade_version": "0", "made_by": {}, "environments": [
                    {"id": "spade/A-v0", "domain": "games", "status": "accepted", "content_hash": HASH,
                     "path": "environments/A-v0"}]}
-VALID_RECORD = {"id": "spade/A-v0", "content_hash": HASH, "status": "accepted", "manifest": {"name": "A"},
+VALID_RECORD = {"id": "spade/A-v0", "content_hash": HASH, "status": "accepted", "manifest": {"name": "A", "domain": "games"},
                 "report": None, "provenance": {}, "lineage": {"run": "r", "iteration": 1},
                 "stats": {"plays": 2, "successes": 1, "p_hint": 1.0, "p_nohint": 0.5, "regret": 0.5,
                           "regret_history": [{"iteration": 1, "regret": 0.5, "p_hint": 1.0, "p_nohint": 0.5}]}}

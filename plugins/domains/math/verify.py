@@ -11,13 +11,14 @@ that builds ``sympy`` objects directly, with bounds on length, nesting depth, ex
 
 from __future__ import annotations
 
-import re
 import time
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
+from spade_core import linear_re
+from spade_core.linear_re import DIGIT, SPACE
 from spade_domains.math.answers import (
     MAX_EXPR_CHARS,
     THOUSANDS_NUMBER,
@@ -45,10 +46,11 @@ class MathParseError(ValueError):
 
 
 # -- a bounded parser that builds sympy objects directly --------------------------------------------------------
-_TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][-+]?\d{1,3}(?![A-Za-z]))?|\.\d+)|(?P<cmd>\\[A-Za-z]+)|(?P<name>[A-Za-z]+)"
-    r"|(?P<op>\*\*|[-+*/^(){}\[\],|]))"
+_TOKEN = linear_re.compile(
+    rf"[{SPACE}]*(?:(?P<num>{DIGIT}+(?:\.{DIGIT}*)?(?P<exp>[eE][-+]?{DIGIT}{{1,3}})?|\.{DIGIT}+)|(?P<cmd>\\[A-Za-z]+)"
+    r"|(?P<name>[A-Za-z]+)|(?P<op>\*\*|[-+*/^(){}\[\],|]))"
 )
+_KINDS = ("num", "cmd", "name", "op")
 _CONSTANTS: dict[str, Any] = {"pi": sympy.pi, "e": sympy.E, "i": sympy.I, "oo": sympy.oo, "infty": sympy.oo,
                               "infinity": sympy.oo}
 _FUNCTIONS: dict[str, Any] = {
@@ -60,17 +62,29 @@ _LATEX_COMMANDS = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\pi": "pi", "\
                    "\\tan": "tan"}
 
 
+def _next_token(text: str, pos: int) -> tuple[str, str, int]:
+    """The token at ``pos`` (after spaces): its kind, its text and where it ends. An exponent is not read into a
+    number where a letter follows it, as ``(?![A-Za-z])`` after the exponent did: ``2e34x`` reads ``2e3``, ``4``,
+    ``x``; ``2e3x`` reads ``2``, ``e``, ``3``, ``x``."""
+    m = _TOKEN.match(text, pos)
+    if not m or m.end() == pos:
+        raise MathParseError(f"unexpected character {text[pos]!r}")
+    kind = next(k for k in _KINDS if m.group(k) is not None)
+    start, end = m.span(kind)
+    exp_start, exp_end = m.span("exp")
+    if exp_end > 0 and exp_end < len(text) and text[exp_end].isascii() and text[exp_end].isalpha():
+        digits = exp_end - exp_start - (2 if text[exp_start + 1] in "+-" else 1)
+        end = exp_end - 1 if digits >= 2 else exp_start
+    return kind, text[start:end], end
+
+
 def _tokenize(text: str) -> list[tuple[str, str]]:
     tokens: list[tuple[str, str]] = []
     pos = 0
     text = text.rstrip()
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise MathParseError(f"unexpected character {text[pos]!r}")
-        pos = m.end()
-        kind = m.lastgroup or ""
-        value = m.group(kind)
+        kind, value, end = _next_token(text, pos)
+        pos = end
         if kind == "cmd":
             if value not in _LATEX_COMMANDS:
                 raise MathParseError(f"unsupported LaTeX command {value}")
