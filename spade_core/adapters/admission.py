@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import re
 import threading
 import time
 from collections import Counter
@@ -22,11 +21,12 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.adapters.session import SessionError
 
 CLIENT_HEADER = b"x-spade-client"
 """The header a client may send to name itself; its value refines the peer address (see :func:`client_key`)."""
-CLIENT_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+CLIENT_ID = linear_re.compile(r"[A-Za-z0-9._:-]{1,64}")
 """The allowed client names: short, printable, no spaces."""
 UNKNOWN_PEER = "unknown-peer"
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_core import linear_re
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import HandleFactory
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
@@ -32,7 +32,7 @@ ORACLE_SEEDS = tuple(range(8))
 RETURN_MARGIN = 0.1
 """A cheap policy earning more than this share of the reward range more than on the original is a gain."""
 
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER = linear_re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
 def _constant(text: str) -> Policy:

@@ -28,13 +28,13 @@ TRUSTED: dict[tuple[str, str, str], str] = {
     ("spade_core/cli/pack_commands.py", "sub", "'[^a-z0-9_]'"):
         "a default pack name from the operator's output path",
     ("registry/ids.py", "compile",
-     "'^(?:(?P<ns>[\\\\w-]+)/)?(?P<name>[A-Za-z][A-Za-z0-9_.]{0,79})-v(?P<version>0|[1-9]\\\\d*)$'"):
-        "the id grammar: anchored, no nested quantifier (one backtracking pass at most over an id); the registry "
-        "sits below spade_core and cannot import linear_re",
-    ("registry/manifest.py", "compile", "'^[A-Za-z][A-Za-z0-9_.]{0,79}$'"):
-        "the name grammar: anchored, at most 80 characters are ever matched",
-    ("registry/manifest.py", "compile", "'^[a-z][a-z0-9_]{0,39}$'"):
-        "the domain grammar: anchored, at most 40 characters are ever matched",
+     "'(?:(?P<ns>[A-Za-z0-9_-]{1,64})/)?(?P<name>[A-Za-z][A-Za-z0-9_.]{0,79})-v(?P<version>0|[1-9][0-9]{0,8})\\\\Z'"):
+        "the id grammar: every quantifier bounded (at most 64 + 80 + 9 characters are ever matched), no nested "
+        "quantifier; the registry sits below spade_core and cannot import linear_re",
+    ("registry/manifest.py", "compile", "'[A-Za-z][A-Za-z0-9_.]{0,79}\\\\Z'"):
+        "the name grammar: at most 80 characters are ever matched",
+    ("registry/manifest.py", "compile", "'[a-z][a-z0-9_]{0,39}\\\\Z'"):
+        "the domain grammar: at most 40 characters are ever matched",
     ("plugins/domains/code/seeds/regex_writer.py", "fullmatch", "self.family['pattern']"):
         "a seed environment's module (environment code, run in the sandbox worker) matching its own constant "
         "pattern family",
