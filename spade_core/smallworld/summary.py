@@ -170,7 +170,7 @@ def token_table(runs: dict[str, list[Run]], references: Sequence[str] = ("unifor
         for level in REACH_LEVELS:
             reached = [t for t in (tokens_to_reach(run, level) for run in seeds) if t is not None]
             row[f"reach_{level}"] = (estimate(reached), len(reached))
-        row["tokens_per_iteration"] = estimate([_mean([float(r["agent_tokens"]) for r in run]) for run in seeds])
+        row["tokens_per_iteration"] = estimate([float(run[-1]["cumulative_agent_tokens"]) / len(run) for run in seeds])
         row["exploit_late"] = estimate([directions(run)["exploit_late"] for run in seeds])
         rows.append(row)
     return rows
