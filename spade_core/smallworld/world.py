@@ -11,7 +11,7 @@ agent is evaluated, without hints, on held-out seeds of every relay configuratio
 
 ``family`` picks the environment family (``relay``, or ``chain``: the world where the curriculum can matter; README,
 "The chain world"). The ``hint_only_*`` knobs are the cheaper defences of :class:`~spade_core.training.regret.
-RegretCoefficients`: with any of them the hint-only arm is played after the paired rollouts, only for the
+RegretConfig`: with any of them the hint-only arm is played after the paired rollouts, only for the
 environments and seeds they select, or recalled from an earlier iteration.
 
 ``objective``, ``learnability_weight`` and ``learnability_gate`` override the arm's objective to measure the other
@@ -67,7 +67,6 @@ from spade_core.training.learnability import GATE_UNLEARNABLE, LearnabilityLedge
 from spade_core.training.regret import ARMS as VIEWS
 from spade_core.training.regret import (
     HintOnlyMemory,
-    RegretCoefficients,
     RegretConfig,
     arm_of,
     hint_only_wanted,
@@ -106,9 +105,9 @@ class WorldConfig:
     objective: str | None = None  # the designer's reward (RegretConfig.objective); None: the arm's (DESIGNED_ARMS)
     learnability_weight: float = RegretConfig.learnability_weight  # the blend of regret and learnability
     learnability_gate: bool = False  # the learnability gate with claw-back on retirement (training.learnability)
-    hint_only_margin: float | None = RegretCoefficients.hint_only_margin  # the cheaper defences (training.regret)
-    hint_only_fraction: float = RegretCoefficients.hint_only_fraction
-    hint_only_reuse: int = RegretCoefficients.hint_only_reuse
+    hint_only_margin: float | None = RegretConfig.hint_only_margin  # the cheaper defences (training.regret)
+    hint_only_fraction: float = RegretConfig.hint_only_fraction
+    hint_only_reuse: int = RegretConfig.hint_only_reuse
     train_on_hinted: bool = True
     temperature: float = 1.0
     designer_max_new_tokens: int = 10

@@ -96,19 +96,9 @@ class RegretCoefficients:
     # nothing) | "regret" (undefended) | learnability | target | uniform (see spade_core.training.regret)
     objective: Objective = DEFAULT_OBJECTIVE
     target_success: float = 0.5  # objective "target": the unhinted success rate the designer aims at (GenEnv's alpha)
-    # the cheaper defence (see the module docstring): None / 1.0 / 0 play the hint-only arm on every seed
-    hint_only_margin: float | None = None  # play it only where hinted exceeds unhinted success by more than this
-    hint_only_fraction: float = 1.0  # play it on this share of the K seeds (at least one)
-    hint_only_reuse: int = 0  # keep an environment's hint-only rate this many iterations (0: play it every time)
 
     def __post_init__(self) -> None:
         name = type(self).__name__
-        if self.hint_only_margin is not None and not -1.0 <= self.hint_only_margin < 1.0:
-            raise TrainingConfigError(f"{name}.hint_only_margin must be None or in [-1, 1), got {self.hint_only_margin}")
-        if not 0.0 < self.hint_only_fraction <= 1.0:
-            raise TrainingConfigError(f"{name}.hint_only_fraction must be in (0, 1], got {self.hint_only_fraction}")
-        if self.hint_only_reuse < 0:
-            raise TrainingConfigError(f"{name}.hint_only_reuse must be >= 0 iterations, got {self.hint_only_reuse}")
         for prior in ("prior_alpha", "prior_beta"):
             if getattr(self, prior) <= 0:
                 raise TrainingConfigError(f"{name}.{prior} must be > 0 (a Beta prior), got {getattr(self, prior)}")
@@ -131,11 +121,23 @@ class RegretConfig(RegretCoefficients):
     """The coefficients and the number of paired rollouts per environment."""
 
     k: int = 8  # paired rollouts per environment (self-play derives it from agent.seeds_per_env)
+    # the cheaper defence (see the module docstring; read by the small world, whose loop plays the hint-only arm
+    # after the paired rollouts; the self-play loop plays it on every seed): None / 1.0 / 0 play it everywhere
+    hint_only_margin: float | None = None  # play it only where hinted exceeds unhinted success by more than this
+    hint_only_fraction: float = 1.0  # play it on this share of the K seeds (at least one)
+    hint_only_reuse: int = 0  # keep an environment's hint-only rate this many iterations (0: play it every time)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        name = type(self).__name__
         if self.k < 1:
             raise TrainingConfigError(f"RegretConfig.k must be >= 1, got {self.k}")
+        if self.hint_only_margin is not None and not -1.0 <= self.hint_only_margin < 1.0:
+            raise TrainingConfigError(f"{name}.hint_only_margin must be None or in [-1, 1), got {self.hint_only_margin}")
+        if not 0.0 < self.hint_only_fraction <= 1.0:
+            raise TrainingConfigError(f"{name}.hint_only_fraction must be in (0, 1], got {self.hint_only_fraction}")
+        if self.hint_only_reuse < 0:
+            raise TrainingConfigError(f"{name}.hint_only_reuse must be >= 0 iterations, got {self.hint_only_reuse}")
 
     @property
     def hint_only_arm(self) -> bool:
