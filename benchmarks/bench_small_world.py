@@ -35,22 +35,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFENCES: dict[str, dict] = {
     "full": {},  # the hint-only arm on every seed of every design
-    "margin": {"hint_only_margin": 0.0},  # only where hinted success exceeds unhinted
-    "fraction": {"hint_only_fraction": 0.25},  # on 2 of 8 seeds
-    "reuse": {"hint_only_reuse": 4},  # an environment's hint-only rate kept 4 iterations
-    "margin+reuse": {"hint_only_margin": 0.0, "hint_only_reuse": 4},
+    "margin": {"margin": 0.0},  # only where hinted success exceeds unhinted
+    "fraction": {"fraction": 0.25},  # on 2 of 8 seeds
+    "reuse": {"reuse": 4},  # an environment's hint-only rate kept 4 iterations
+    "margin+reuse": {"margin": 0.0, "reuse": 4},
 }
-"""The cheaper defences measured (knobs of ``RegretCoefficients``), by name."""
+"""The cheaper defences measured (``HintOnlyPlan`` knobs), by name."""
 
 
 def variants(defence: str) -> dict[str, dict]:
     """Every arm the benchmark can play, by name, as ``WorldConfig`` overrides (``defence``: the knobs of
     ``defended-cheap`` and ``blend``)."""
     out: dict[str, dict] = {arm: {"arm": arm} for arm in ("defended", "undefended", "uniform", "fixed")}
-    out.update({f"defended-{name}": {"arm": "defended", **knobs} for name, knobs in DEFENCES.items() if knobs})
-    out["defended-cheap"] = {"arm": "defended", **DEFENCES[defence]}
+    from spade_core.training.regret import HintOnlyPlan
+
+    plans = {name: HintOnlyPlan(**knobs) for name, knobs in DEFENCES.items()}
+    out.update({f"defended-{name}": {"arm": "defended", "hint_only": plan} for name, plan in plans.items() if
+                plan.staged})
+    out["defended-cheap"] = {"arm": "defended", "hint_only": plans[defence]}
     out["learnability"] = {"arm": "undefended", "objective": "learnability"}
-    out["blend"] = {"arm": "defended", "learnability_weight": 0.5, **DEFENCES[defence]}
+    out["blend"] = {"arm": "defended", "learnability_weight": 0.5, "hint_only": plans[defence]}
     out["learnability_gate"] = {"arm": "undefended", "learnability_gate": True}
     out["undefended-blend"] = {"arm": "undefended", "learnability_weight": 0.5}
     return out

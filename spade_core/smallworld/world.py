@@ -10,8 +10,8 @@ designer's reward (``RegretConfig.objective``: ``defended`` or pure ``regret``) 
 agent is evaluated, without hints, on held-out seeds of every relay configuration.
 
 ``family`` picks the environment family (``relay``, or ``chain``: the world where the curriculum can matter; README,
-"The chain world"). The ``hint_only_*`` knobs are the cheaper defences of :class:`~spade_core.training.regret.
-RegretConfig`: with any of them the hint-only arm is played after the paired rollouts, only for the
+"The chain world"). ``hint_only`` is the cheaper defence (:class:`~spade_core.training.regret.HintOnlyPlan`): with
+any of its knobs set the hint-only arm is played after the paired rollouts, only for the
 environments and seeds they select, or recalled from an earlier iteration.
 
 ``objective``, ``learnability_weight`` and ``learnability_gate`` override the arm's objective to measure the other
@@ -67,6 +67,7 @@ from spade_core.training.learnability import GATE_UNLEARNABLE, LearnabilityLedge
 from spade_core.training.regret import ARMS as VIEWS
 from spade_core.training.regret import (
     HintOnlyMemory,
+    HintOnlyPlan,
     RegretConfig,
     arm_of,
     hint_only_wanted,
@@ -105,9 +106,7 @@ class WorldConfig:
     objective: str | None = None  # the designer's reward (RegretConfig.objective); None: the arm's (DESIGNED_ARMS)
     learnability_weight: float = RegretConfig.learnability_weight  # the blend of regret and learnability
     learnability_gate: bool = False  # the learnability gate with claw-back on retirement (training.learnability)
-    hint_only_margin: float | None = RegretConfig.hint_only_margin  # the cheaper defences (training.regret)
-    hint_only_fraction: float = RegretConfig.hint_only_fraction
-    hint_only_reuse: int = RegretConfig.hint_only_reuse
+    hint_only: HintOnlyPlan = HintOnlyPlan()  # the cheaper defences (training.regret): default, every seed
     train_on_hinted: bool = True
     temperature: float = 1.0
     designer_max_new_tokens: int = 10
@@ -123,10 +122,6 @@ class WorldConfig:
             raise ValueError(f"fixed_pool_size must be in 1..{len(all_designs(self.family))}, "
                              f"got {self.fixed_pool_size}")
 
-    @property
-    def staged_hint_only(self) -> bool:
-        """Whether a cheaper defence is on: the hint-only arm is played after the paired rollouts, selectively."""
-        return (self.hint_only_margin is not None or self.hint_only_fraction < 1.0 or self.hint_only_reuse > 0)
 
 
 @dataclass
@@ -182,11 +177,9 @@ class SmallWorld:
             _copy_store(validated.store_path, self.store_path)
         self.store = open_store(self.store_path)
         objective = config.objective or DESIGNED_ARMS.get(config.arm, "regret")
-        self.regret_config = RegretConfig(
-            k=config.seeds_per_design, objective=objective, learnability_weight=config.learnability_weight,
-            hint_only_margin=config.hint_only_margin, hint_only_fraction=config.hint_only_fraction,
-            hint_only_reuse=config.hint_only_reuse)
-        self.hint_only_memory = HintOnlyMemory(self.regret_config)
+        self.regret_config = RegretConfig(k=config.seeds_per_design, objective=objective,
+                                          learnability_weight=config.learnability_weight)
+        self.hint_only_memory = HintOnlyMemory(config.hint_only)
         self.ledger = LearnabilityLedger() if config.learnability_gate else None
         self.validation = ValidationConfig()
         self.trainer = find_trainer_backend("reference")(str(policy_dir), None, config={
@@ -270,7 +263,7 @@ class SmallWorld:
         cfg = self.config
         started = time.perf_counter()
         outcomes, generations = self._design_phase(i)
-        staged = cfg.staged_hint_only and self.regret_config.hint_only_arm
+        staged = cfg.hint_only.staged and self.regret_config.hint_only_arm
         views = VIEWS if self.regret_config.hint_only_arm and not staged else VIEWS[:2]
         specs, slot_of = self._episode_specs(i, outcomes, views)
         result = self.runner.run(specs, seed=small_world_rollout_seed(cfg.seed, i))
@@ -286,8 +279,8 @@ class SmallWorld:
         estimates = {}
         for slot, outcome in enumerate(outcomes):
             if outcome.env_id is not None:
-                estimate = estimates[slot] = regret_from_trajectories(by_slot.get(slot, []), self.regret_config,
-                                                                      reused_hint_only=reused.get(slot))
+                estimate = estimates[slot] = regret_from_trajectories(
+                    by_slot.get(slot, []), self.regret_config, reused_hint_only=reused.get(slot), plan=cfg.hint_only)
                 outcome.regret, outcome.gate, outcome.hint_only = estimate.regret, estimate.gate, estimate.rates["hint_only"]
         if self.ledger is not None:
             self._record_plays(i, outcomes, estimates)
@@ -355,22 +348,23 @@ class SmallWorld:
     def _hint_only_phase(self, i: int, outcomes: list[DesignOutcome],
                          by_slot: dict[int, list[Any]]) -> tuple[list[Any], int, dict[int, float]]:
         """The cheaper defences: the hint-only arm, after the paired rollouts, for the designs whose reward it can
-        change (``hint_only_margin``), on ``hint_only_fraction`` of their seeds, or recalled (``hint_only_reuse``).
+        change (``margin``), on ``fraction`` of their seeds, or recalled (``reuse``).
         Returns its trajectories (added to ``by_slot``), their tokens and the recalled rates by slot."""
-        cfg, regret = self.config, self.regret_config
+        cfg, regret, plan = self.config, self.regret_config, self.config.hint_only
         wanted, reused = set(), {}
         for slot, outcome in enumerate(outcomes):
-            if outcome.env_id is None or not hint_only_wanted(regret_from_trajectories(by_slot.get(slot, []), regret),
-                                                              regret):
+            paired = regret_from_trajectories(by_slot.get(slot, []), regret)
+            if outcome.env_id is None or not hint_only_wanted(paired, regret, plan):
                 continue
-            kept = self.hint_only_memory.recall(outcome.env_id, i) if regret.hint_only_reuse else None
+            kept = self.hint_only_memory.recall(outcome.env_id, i) if plan.reuse else None
             if kept is None:
                 wanted.add(slot)
             else:
                 reused[slot] = kept
         if not wanted:
             return [], 0, reused
-        specs, slot_of = self._episode_specs(i, outcomes, ("hint_only",), seeds=regret.hint_only_seeds, slots=wanted)
+        specs, slot_of = self._episode_specs(i, outcomes, ("hint_only",), seeds=plan.seeds(cfg.seeds_per_design),
+                                              slots=wanted)
         result = self.runner.run(specs, seed=small_world_rollout_seed(cfg.seed, i))
         played: dict[int, list[float]] = {}
         for trajectory in result.trajectories:
