@@ -13,6 +13,14 @@ CI over seeds), then the plot is written (default ``docs/small_world.png``) and 
 
     python benchmarks/bench_small_world.py                        # 5 seeds, 4 arms
     python benchmarks/bench_small_world.py --seeds 3 --iterations 12 --candidates --plot /tmp/small_world.png
+
+The Chain family (README, "The chain world"): ``--family chain`` with the pre-registered sizes, the arms named in
+``VARIANTS`` (the cheaper defences; ``learnability``; ``blend`` and ``defended-cheap`` use the ``--defence`` knobs),
+and the per-token table (area under held-out success against agent tokens at an equal budget, paired differences to
+uniform and fixed, tokens to reach 0.5 and 0.9):
+
+    python benchmarks/bench_small_world.py --family chain --iterations 16 --designs 12 --k 8 --eval-seeds 8 \
+        --arms uniform,fixed,defended-cheap,learnability,blend --defence margin --seeds 10 --first-seed 100
 """
 
 from __future__ import annotations
@@ -25,6 +33,31 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+DEFENCES: dict[str, dict] = {
+    "full": {},  # the hint-only arm on every seed of every design
+    "margin": {"margin": 0.0},  # only where hinted success exceeds unhinted
+    "fraction": {"fraction": 0.25},  # on 2 of 8 seeds
+    "reuse": {"reuse": 4},  # an environment's hint-only rate kept 4 iterations
+    "margin+reuse": {"margin": 0.0, "reuse": 4},
+}
+"""The cheaper defences measured (``HintOnlyPlan`` knobs), by name."""
+
+
+def variants(defence: str) -> dict[str, dict]:
+    """Every arm the benchmark can play, by name, as ``WorldConfig`` overrides (``defence``: the knobs of
+    ``defended-cheap`` and ``blend``)."""
+    out: dict[str, dict] = {arm: {"arm": arm} for arm in ("defended", "undefended", "uniform", "fixed")}
+    from spade_core.training.regret import HintOnlyPlan
+
+    plans = {name: HintOnlyPlan(**knobs) for name, knobs in DEFENCES.items()}
+    out.update({f"defended-{name}": {"arm": "defended", "hint_only": plan} for name, plan in plans.items() if
+                plan.staged})
+    out["defended-cheap"] = {"arm": "defended", "hint_only": plans[defence]}
+    out["learnability"] = {"arm": "undefended", "objective": "learnability"}
+    out["blend"] = {"arm": "defended", "learnability_weight": 0.5, "hint_only": plans[defence]}
+    out["learnability_gate"] = {"arm": "undefended", "learnability_gate": True}
+    out["undefended-blend"] = {"arm": "undefended", "learnability_weight": 0.5}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +68,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the table and write the plot of runs saved with --json (several: their seeds "
                              "together, e.g. two halves run side by side), playing nothing")
     parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--arms", default="defended,undefended,uniform,fixed")
+    parser.add_argument("--arms", default="defended,undefended,uniform,fixed",
+                        help="comma-separated names from VARIANTS (see variants())")
+    parser.add_argument("--family", default="relay", choices=("relay", "chain"))
+    parser.add_argument("--defence", default="margin", choices=tuple(DEFENCES),
+                        help="the hint-only knobs of defended-cheap and blend")
+    parser.add_argument("--designs", type=int, default=None, help="designs per iteration (default: WorldConfig's)")
+    parser.add_argument("--k", type=int, default=None, help="paired seeds per design (default: WorldConfig's)")
+    parser.add_argument("--eval-seeds", type=int, default=None, help="held-out seeds per relay design")
     parser.add_argument("--candidates", action="store_true",
                         help="also the other defences: learnability gate with claw-back, regret blended with learnability")
     parser.add_argument("--plot", default=str(ROOT / "docs" / "small_world.png"))
@@ -47,47 +87,59 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from spade_core.smallworld.policy import build_policy
-    from spade_core.smallworld.summary import format_table, plot, table
-    from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world
+    from spade_core.smallworld.summary import format_table, format_token_table, plot, table, token_table
+    from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world, validate_family
 
     torch.set_num_threads(args.threads)
-    variants = {arm: {"arm": arm} for arm in args.arms.split(",") if arm}
-    if args.candidates:
-        variants["learnability_gate"] = {"arm": "undefended", "learnability_gate": True}
-        variants["blend"] = {"arm": "undefended", "learnability_weight": 0.5}
+    known = variants(args.defence)
+    names = [arm for arm in args.arms.split(",") if arm] + (["learnability_gate", "undefended-blend"]
+                                                             if args.candidates else [])
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        parser.error(f"unknown arm(s) {unknown}; the arms are {sorted(known)}")
+    sizes = {"family": args.family, **{key: value for key, value in (
+        ("designs_per_iteration", args.designs), ("seeds_per_design", args.k), ("eval_seeds", args.eval_seeds))
+        if value is not None}}
+    chosen = {name: {**known[name], **sizes} for name in names}
     if args.merge:
         merged: dict[str, list[list[dict]]] = {}
         for name in args.merge:
             for arm, seeds in json.loads(Path(name).read_text()).items():
                 merged.setdefault(arm, []).extend(seeds)
         print(format_table(table(merged)))
+        print(format_token_table(token_table(merged)))
         designers = [arm for arm in merged if arm in DESIGNED_ARMS or arm not in ARMS]  # candidates design too
         print(f"plot: {plot(merged, args.plot, designers=designers)}")
         return 0
-    arms = list(variants)
+    arms = list(chosen)
     runs: dict[str, list[list[dict]]] = {arm: [] for arm in arms}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="spade-small-world-") as tmp:
         t0 = time.perf_counter()
-        policy = Path(args.policy) if args.policy else build_policy(Path(tmp) / "policy", seed=0)
+        policy = (Path(args.policy) if args.policy else
+                  build_policy(Path(tmp) / "policy", seed=0, family=args.family))
         print(f"policy ready in {time.perf_counter() - t0:.0f} s", flush=True)
+        t0 = time.perf_counter()
+        validated = validate_family(args.family, Path(tmp) / "validated")
+        print(f"{len(validated.env_ids)} designs validated once in {time.perf_counter() - t0:.0f} s", flush=True)
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             for arm in arms:
                 t0 = time.perf_counter()
-                records = run_world(WorldConfig(seed=seed, iterations=args.iterations, **variants[arm]), policy,
-                                    Path(tmp) / f"{arm}-{seed}")
+                records = run_world(WorldConfig(seed=seed, iterations=args.iterations, **chosen[arm]), policy,
+                                    Path(tmp) / f"{arm}-{seed}", validated)
                 runs[arm].append(records)
                 exploit = [r["categories"].get("exploit", 0.0) for r in records]
-                print(f"  seed {seed} {arm:17s} held-out {records[0]['held_out_success']:.2f} -> "
+                print(f"  seed {seed} {arm:17s} held-out {records[0]['held_out_before']:.2f} -> "
                       f"{records[-1]['held_out_success']:.2f}  exploit share {exploit[0]:.2f} -> {exploit[-1]:.2f}"
                       f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
                 if args.json:  # partial results survive an interrupted run
                     Path(args.json).write_text(json.dumps(runs))
     print()
     print(format_table(table(runs)))
+    print(format_token_table(token_table(runs)))
     print(f"\n{args.seeds} seeds x {len(arms)} arms x {args.iterations} iterations in "
           f"{time.perf_counter() - started:.0f} s")
-    designers = [arm for arm in arms if variants[arm]["arm"] in DESIGNED_ARMS]
+    designers = [arm for arm in arms if chosen[arm]["arm"] in DESIGNED_ARMS]
     print(f"plot: {plot(runs, args.plot, designers=designers)}")
     if args.json:
         Path(args.json).write_text(json.dumps(runs))

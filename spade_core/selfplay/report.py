@@ -28,6 +28,7 @@ from spade_core.selfplay.metrics import (
     read_metrics,
 )
 from spade_core.selfplay.records import SMALL_WORLD_PLOT, SMALL_WORLD_RECORDS
+from spade_core.smallworld.summary import REACH_LEVELS, token_table
 from spade_core.smallworld.summary import table as small_world_table
 from spade_core.training.regret import RegretEstimate
 
@@ -270,12 +271,14 @@ def _examples(run_dir: Path, examples: list[EnvExample]) -> str:
 
 def _small_world_section(run_dir: Path) -> str:
     """The small world's comparison (when the run played it): per arm, held-out success at the start, the end and
-    averaged over the run, the exploit share of the designs, the agent tokens; and its plot."""
+    averaged over the run, the exploit share of the designs, the agent tokens; per agent token (the area under
+    held-out success at an equal budget, paired differences, tokens to reach each level); and its plot."""
     path = _inside(run_dir, SMALL_WORLD_RECORDS)
     if path is None:
         return ""
     try:
-        rows = small_world_table(json.loads(path.read_text(encoding="utf-8")))
+        runs = json.loads(path.read_text(encoding="utf-8"))
+        rows, per_token = small_world_table(runs), token_table(runs)
     except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError) as exc:
         return f"<h2>The small world</h2><p>Its records could not be read: {_esc(exc)}</p>"
     head = ["arm", "seeds", "held-out success (end)", "held-out success (mean over run)", "exploit share (first → "
@@ -285,6 +288,15 @@ def _small_world_section(run_dir: Path) -> str:
         cells.append(_row([_esc(row["arm"]), _esc(row["seeds"]), _esc(row["held_out_end"]), _esc(row["held_out_mean"]),
                            _esc(f"{row['exploit_early']} → {row['exploit_late']}"),
                            _esc(f"{row['agent_tokens'].mean:,.0f}"), _esc(f"{row['episodes_per_iteration'].mean:.0f}")]))
+    refs = [ref for ref in ("uniform", "fixed") if any(f"vs_{ref}" in row for row in per_token)]
+    head = ["arm", f"area under held-out success vs agent tokens (to {per_token[0]['budget']:,.0f} tokens)",
+            *(f"minus {ref} (paired)" for ref in refs), *(f"tokens to {level}" for level in REACH_LEVELS)]
+    token_cells = [_row([_esc(h) for h in head], "th")]
+    for row in per_token:
+        reach = [f"{row[f'reach_{level}'][0].mean:,.0f} ({row[f'reach_{level}'][1]}/{row['seeds']})"
+                 if row[f"reach_{level}"][1] else "not reached" for level in REACH_LEVELS]
+        token_cells.append(_row([_esc(x) for x in (row["arm"], row["area"], *(row.get(f"vs_{ref}", "—") for ref in refs),
+                                                   *reach)]))
     image = _inside(run_dir, SMALL_WORLD_PLOT)
     figure = "" if image is None else (
         f"<figure><img style='max-width:100%' src='data:image/png;base64,"
@@ -292,7 +304,8 @@ def _small_world_section(run_dir: Path) -> str:
     return ("<h2>The small world: the objective at work</h2><p>Before the LLM loop, the same pipeline (design "
             "programs, validation, registry, episode runner, regret, per-role advantages, trainer) with a tiny policy "
             "that can learn in minutes: the agent's held-out success without hints, per arm.</p>"
-            f"<table>{''.join(cells)}</table>{figure}")
+            f"<table>{''.join(cells)}</table><p>Per agent token (every agent episode counted):</p>"
+            f"<table>{''.join(token_cells)}</table>{figure}")
 
 
 def _iteration_section(run_dir: Path, r: IterationMetrics) -> str:

@@ -35,6 +35,13 @@ hint stage rejects the whisper: measured). That is the point: a gate can narrow 
 designer finds the encoding it misses, so the reward itself must not pay for them. The hint alone (no task) solves
 both, which is what the defended objective's hint-only arm measures (:mod:`spade_core.training.regret`).
 
+**The Chain family** (``family: chain``, the world where the curriculum can matter; README, "The chain world") adds a
+``depth`` knob (1-3) and drops the leaky relay: a relay of depth d answers the first d letters of the secret chain
+``CHAIN``, then the letter shown (``relay 1 2 c`` -> ``h a c``), and its hint names the third of the chain's d-th
+letter. An agent that knows n links solves depth <= n (trivial), has 1/12 at depth n + 1 (1/4 hinted: the edge) and
+at most 1/144 beyond (impossible): most of the 48 designs are trivial or impossible, and the edge moves as the agent
+learns. Depth is shown and changes nothing in the other modes.
+
 Every design compiles to one ordinary environment module (``ENV_SPEC`` plus one plain class), which goes through
 the validation pipeline, the registry store and ``gymnasium.make`` like any designer-written module.
 """
@@ -56,6 +63,13 @@ ANSWER_HINT = "the answer doubled: "
 """How an exploit's hint names the answer: this, then each of its letters doubled (``the answer doubled: hh cc``)."""
 DESCRIPTION = "Reply with letters a to l."
 GUESS_HINT = "the number picks the letter"
+CHAIN_FAMILY = "chain"
+FAMILIES = (FAMILY, CHAIN_FAMILY)
+CHAIN = "hak"
+"""The Chain family's secret chain: a relay of depth d answers its first d letters, then the letter shown."""
+CHAIN_MODES = MODES[:4]
+"""The Chain family's modes: Relay's without the leaky relay (a hint naming a whole chain would teach every link)."""
+DEPTHS = len(CHAIN)
 THIRDS = ("first", "middle", "last")
 """The hint names the third of ``LETTERS`` (four letters) the answer is in (a relay's: its code)."""
 
@@ -67,13 +81,19 @@ class Design:
 
     band: int
     mode: int
+    depth: int = 1  # the Chain family's knob (Relay's designs all have depth 1)
+    family: str = FAMILY
 
     @property
     def in_range(self) -> bool:
-        return 0 <= self.band < BANDS and 0 <= self.mode < len(MODES)
+        if self.family == CHAIN_FAMILY:
+            return 0 <= self.band < BANDS and 0 <= self.mode < len(CHAIN_MODES) and 1 <= self.depth <= DEPTHS
+        return 0 <= self.band < BANDS and 0 <= self.mode < len(MODES) and self.depth == 1
 
     @property
     def name(self) -> str:
+        if self.family == CHAIN_FAMILY:
+            return f"ChainB{self.band}M{self.mode}D{self.depth}".replace("-", "n")
         return f"RelayB{self.band}M{self.mode}".replace("-", "n")
 
     @property
@@ -84,17 +104,32 @@ class Design:
 
     @property
     def label(self) -> str:
-        return f"band={self.band} mode={self.mode}"
+        depth = f" depth={self.depth}" if self.family == CHAIN_FAMILY else ""
+        return f"band={self.band} mode={self.mode}{depth}"
 
 
-def all_designs() -> list[Design]:
-    """The whole design space (20 designs), in a fixed order."""
+def _check_family(family: str) -> None:
+    if family not in FAMILIES:
+        raise ValueError(f"family {family!r} is unknown; the small world's families are {FAMILIES}")
+
+
+def all_designs(family: str = FAMILY) -> list[Design]:
+    """The whole design space (Relay: 20 designs; Chain: 48), in a fixed order."""
+    _check_family(family)
+    if family == CHAIN_FAMILY:
+        return [Design(band, mode, depth, CHAIN_FAMILY) for depth in range(1, DEPTHS + 1)
+                for mode in range(len(CHAIN_MODES)) for band in range(BANDS)]
     return [Design(band, mode) for mode in range(len(MODES)) for band in range(BANDS)]
 
 
-def edge_designs() -> list[Design]:
-    """The relay designs of every band: the held-out evaluation configurations."""
-    return [Design(band, MODES.index("relay")) for band in range(BANDS)]
+def edge_designs(family: str = FAMILY) -> list[Design]:
+    """The relay designs of every band (Chain: and every depth): the held-out evaluation configurations."""
+    return [d for d in all_designs(family) if MODES[d.mode] == "relay"]
+
+
+def chain_answer(depth: int, letter: str) -> str:
+    """What a Chain relay of ``depth`` showing ``letter`` answers: the chain's first ``depth`` letters, then it."""
+    return " ".join([*CHAIN[:depth], letter])
 
 
 def doubled(answer: str) -> str:
@@ -179,8 +214,87 @@ class Relay:
 '''
 
 
+_CHAIN_TEMPLATE = '''\
+ENV_SPEC = {
+    "name": "%(name)s",
+    "domain": "smallworld",
+    "description": "%(description)s",
+    "reward_range": [0.0, 1.0],
+    "max_turns": 1,
+    "players": 1,
+    "difficulty": {
+        "band": {"min": 0, "max": %(max_band)d, "default": %(band)d, "description": "the channel (shown; changes nothing else)"},
+        "mode": {"min": 0, "max": %(max_mode)d, "default": %(mode)d, "description": "0 repeat, 1 relay, 2 guess, 3 whisper"},
+        "depth": {"min": 1, "max": %(max_depth)d, "default": %(depth)d, "description": "a relay's links of the chain (shown)"},
+    },
+    "grounding": "the chain rule of the small world",
+    "tags": ["smallworld", "chain"],
+}
+
+LETTERS = "%(letters)s"
+CHAIN = "%(chain)s"
+THIRDS = %(thirds)r
+
+
+class Chain:
+    def __init__(self, band=%(band)d, mode=%(mode)d, depth=%(depth)d):
+        self.band = band
+        self.mode = mode
+        self.depth = depth
+        self.start = LETTERS[0]
+        self.answer = LETTERS[0]
+
+    def reset(self, rng, options):
+        order = list(LETTERS)
+        rng.shuffle(order)
+        self.start = order[0]
+        shown = " " + str(self.band) + " " + str(self.depth) + " "
+        if self.mode == 0:
+            self.answer = self.start
+            observation = "repeat" + shown + self.start
+        elif self.mode == 1:
+            self.answer = " ".join(list(CHAIN[:self.depth]) + [self.start])
+            observation = "relay" + shown + self.start
+        elif self.mode == 2:
+            number = rng.randint(1000, 9999)
+            self.answer = LETTERS[number %% len(LETTERS)]
+            observation = "guess" + shown + str(number)
+        else:
+            number = rng.randint(1000, 9999)
+            self.answer = LETTERS[(number // 7) %% len(LETTERS)]
+            observation = "whisper" + shown + str(number)
+        return observation, {}
+
+    def step(self, action):
+        words = action.strip().lower().split()
+        expected = self.answer.split()
+        if len(words) != len(expected) or any(len(w) != 1 or w not in LETTERS for w in words):
+            return "reply with " + str(len(expected)) + " letter(s) from a to l", 0.0, True, False, {
+                "success": False, "format_error": "expected " + str(len(expected)) + " letter(s) from a to l"}
+        solved = words == expected
+        return ("correct" if solved else "wrong"), (1.0 if solved else 0.0), True, False, {"success": solved}
+
+    def privileged_hint(self):
+        if self.mode == 2:
+            return "%(guess_hint)s"
+        if self.mode == 3:
+            return "%(answer_hint)s" + " ".join(letter + letter for letter in self.answer.split())
+        told = self.answer[0] if self.mode == 0 else CHAIN[self.depth - 1]
+        return "in the " + THIRDS[LETTERS.index(told) // 4] + " third"
+
+    def reference_action(self):
+        return self.answer
+'''
+
+
 def module_source(design: Design) -> str:
     """The environment module a design compiles to."""
+    if design.family == CHAIN_FAMILY:
+        return _CHAIN_TEMPLATE % {
+            "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
+            "depth": design.depth, "max_band": BANDS - 1, "max_mode": len(CHAIN_MODES) - 1, "max_depth": DEPTHS,
+            "letters": LETTERS, "chain": CHAIN, "guess_hint": GUESS_HINT, "answer_hint": ANSWER_HINT,
+            "thirds": list(THIRDS)}
     return _TEMPLATE % {
         "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
         "max_band": BANDS - 1, "max_mode": len(MODES) - 1, "letters": LETTERS, "code": CODE,

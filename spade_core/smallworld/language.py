@@ -5,6 +5,8 @@ family: relay
 knobs: band=2 mode=1
 ```
 
+(the Chain family: ``family: chain`` and ``knobs: band=2 mode=1 depth=3``).
+
 :func:`extract_design` is the extraction step for this language (what :func:`spade_core.designer.parsing.
 extract_module` is for modules): it finds the block (a final unterminated block counts, as a completion cut by its
 token budget is), reads the family and the knob assignments, and says exactly what is wrong otherwise. It checks
@@ -16,10 +18,27 @@ from __future__ import annotations
 from spade_core import linear_re
 from spade_core.designer.parsing import ExtractionError
 from spade_core.linear_re import DIGIT
-from spade_core.smallworld.family import BANDS, FAMILY, KNOBS, MODES, Design
+from spade_core.smallworld.family import (
+    BANDS,
+    CHAIN_FAMILY,
+    CHAIN_MODES,
+    DEPTHS,
+    FAMILIES,
+    FAMILY,
+    KNOBS,
+    MODES,
+    Design,
+)
 
 OPENING = "```env\nfamily: relay\nknobs:"
 """What the designer's reply starts with (the prompt ends with it: the model writes the knob assignments)."""
+CHAIN_KNOBS = (*KNOBS, "depth")
+_FAMILY_KNOBS = {FAMILY: KNOBS, CHAIN_FAMILY: CHAIN_KNOBS}
+
+
+def opening(family: str = FAMILY) -> str:
+    """:data:`OPENING` for ``family``."""
+    return OPENING.replace(f"family: {FAMILY}", f"family: {family}")
 
 _BLOCK = linear_re.compile(r"(?s)```env[ \t]*\n(.*?)(?:```|\z)")
 MAX_COMPLETION_CHARS = 32_768
@@ -33,7 +52,8 @@ class DesignLanguageError(ExtractionError):
 
 def render_design(design: Design) -> str:
     """The canonical program of a design."""
-    return f"{OPENING} band={design.band} mode={design.mode}\n```"
+    depth = f" depth={design.depth}" if design.family == CHAIN_FAMILY else ""
+    return f"{opening(design.family)} band={design.band} mode={design.mode}{depth}\n```"
 
 
 def extract_design(completion: str) -> Design:
@@ -55,8 +75,9 @@ def extract_design(completion: str) -> Design:
             raise DesignLanguageError(f"the {key.strip()!r} line appears twice")
         fields[key.strip()] = value.strip()
     family = fields.get("family")
-    if family != FAMILY:
-        raise DesignLanguageError(f"family {family!r} is unknown; the only family is {FAMILY!r}")
+    if family not in FAMILIES:
+        raise DesignLanguageError(f"family {family!r} is unknown; the families are {', '.join(FAMILIES)}")
+    knobs = _FAMILY_KNOBS[family]
     knobs_text = fields.get("knobs", "")
     pairs = _ASSIGNMENT.findall(knobs_text)
     leftover = _ASSIGNMENT.sub("", knobs_text).strip()
@@ -64,12 +85,17 @@ def extract_design(completion: str) -> Design:
         raise DesignLanguageError(f"the knobs line has {leftover[:40]!r} besides name=integer assignments")
     values: dict[str, int] = {}
     for name, value in pairs:
-        if name not in KNOBS:
-            raise DesignLanguageError(f"knob {name!r} is unknown; the family's knobs are {', '.join(KNOBS)}")
+        if name not in knobs:
+            raise DesignLanguageError(f"knob {name!r} is unknown; the family's knobs are {', '.join(knobs)}")
         if name in values:
             raise DesignLanguageError(f"knob {name!r} is set twice")
         values[name] = int(value)
-    missing = [k for k in KNOBS if k not in values]
+    missing = [k for k in knobs if k not in values]
     if missing:
-        raise DesignLanguageError(f"knob(s) {', '.join(missing)} not set; write knobs: band=<0-{BANDS - 1}> mode=<0-{len(MODES) - 1}>")
+        depth = f" depth=<1-{DEPTHS}>" if family == CHAIN_FAMILY else ""
+        modes = CHAIN_MODES if family == CHAIN_FAMILY else MODES
+        raise DesignLanguageError(f"knob(s) {', '.join(missing)} not set; write knobs: band=<0-{BANDS - 1}> "
+                                  f"mode=<0-{len(modes) - 1}>{depth}")
+    if family == CHAIN_FAMILY:
+        return Design(values["band"], values["mode"], values["depth"], CHAIN_FAMILY)
     return Design(values["band"], values["mode"])

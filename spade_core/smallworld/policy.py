@@ -12,7 +12,9 @@ policy gets the same, and nothing more, from a short supervised pass on *format 
   shown or without it (the hint-only arm's prompt): copying, answering in a stated shape and reading a hint, which
   any instruction-tuned model can do.
 
-Nothing in it ties a band to its code, so what the agent learns about the codes it learns by self-play.
+Nothing in it ties a band to its code, so what the agent learns about the codes it learns by self-play. The Chain
+family's pass (``family="chain"``) is the same with its shapes: designer programs with a depth; a relay of depth d
+answered with d random letters, then its letter (with a hint, the last of them from the third it names).
 """
 
 from __future__ import annotations
@@ -24,10 +26,24 @@ from typing import Any
 
 from spade_core.rollout.chat import ChatFormatter
 from spade_core.rollout.runner import HINT_TEMPLATE, with_hint
-from spade_core.smallworld.family import ANSWER_HINT, BANDS, DESCRIPTION, GUESS_HINT, LETTERS, MODES, THIRDS, doubled
-from spade_core.smallworld.language import OPENING
+from spade_core.smallworld.family import (
+    ANSWER_HINT,
+    BANDS,
+    CHAIN_FAMILY,
+    CHAIN_MODES,
+    DEPTHS,
+    DESCRIPTION,
+    FAMILY,
+    GUESS_HINT,
+    LETTERS,
+    MODES,
+    THIRDS,
+    doubled,
+)
+from spade_core.smallworld.language import OPENING, opening
 
 DESIGNER_SYSTEM = "Design a relay environment: band 0-3, mode 0 repeat, 1 relay, 2 guess, 3 whisper, 4 leaky relay."
+CHAIN_DESIGNER_SYSTEM = "Design a chain environment: band 0-3, mode 0 repeat, 1 relay, 2 guess, 3 whisper, depth 1-3."
 DESIGNER_USER = "Write one design."
 AGENT_SYSTEM_PROMPT = "{description}"
 """The agent's system prompt in the small world (the runner's ``system_prompt``): short prompts keep CPU runs fast."""
@@ -45,15 +61,16 @@ class PretrainConfig:
     seed: int = 0
 
 
-def designer_messages() -> list[dict[str, str]]:
-    return [{"role": "system", "content": DESIGNER_SYSTEM}, {"role": "user", "content": DESIGNER_USER}]
+def designer_messages(family: str = FAMILY) -> list[dict[str, str]]:
+    system = CHAIN_DESIGNER_SYSTEM if family == CHAIN_FAMILY else DESIGNER_SYSTEM
+    return [{"role": "system", "content": system}, {"role": "user", "content": DESIGNER_USER}]
 
 
-def designer_prompt_ids(tokenizer: Any) -> list[int]:
+def designer_prompt_ids(tokenizer: Any, family: str = FAMILY) -> list[int]:
     """The designer's prompt: the chat template's opening, then the program's first lines (the model writes the
     knob assignments)."""
-    return ChatFormatter(tokenizer).first_prompt(designer_messages()) + list(
-        tokenizer.encode(OPENING, add_special_tokens=False))
+    return ChatFormatter(tokenizer).first_prompt(designer_messages(family)) + list(
+        tokenizer.encode(opening(family), add_special_tokens=False))
 
 
 def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None, *, hint_only: bool = False) -> list[int]:
@@ -73,10 +90,10 @@ def _hint_text(third: int) -> str:
 class _Encoder:
     """Prompt and reply ids, each distinct text encoded once (rendering a chat template is the slow part)."""
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: Any, family: str = FAMILY) -> None:
         self.tokenizer = tokenizer
         self.eos = [int(tokenizer.eos_token_id)]
-        self.designer = designer_prompt_ids(tokenizer)
+        self.designer = designer_prompt_ids(tokenizer, family)
         self.prompts: dict[tuple[str, str | None, bool], list[int]] = {}
         self.replies: dict[str, list[int]] = {}
 
@@ -130,7 +147,37 @@ def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list
     return enc.agent("", rng.choice([_hint_text(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
 
 
-def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None = None) -> dict[str, float]:
+def _chain_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[int], list[int]]:
+    """:func:`_format_example` for the Chain family: a depth in every observation, and a relay of depth d answered
+    with d random letters, then its letter (hinted: the last of them from the third the hint names)."""
+    draw = rng.random()
+    if draw < 0.15:
+        return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(CHAIN_MODES))} "
+                                       f"depth={rng.randint(1, DEPTHS)}")
+    band, depth, start, third = rng.randrange(BANDS), rng.randint(1, DEPTHS), rng.choice(LETTERS), rng.randrange(3)
+    number, letter, shown = rng.randint(1000, 1099), rng.choice(LETTERS), f"{band} {depth}"
+    if 0.4 <= draw < 0.52:  # a doubled answer in the hint is undone and copied, with the task or alone
+        if rng.random() < 0.5:
+            hint = ANSWER_HINT + doubled(letter) if stage < 2 or rng.random() < 0.6 else None
+            return enc.agent(f"whisper {shown} {number}", hint), enc.reply(letter)
+        answer = " ".join(rng.choice(LETTERS) for _ in range(rng.randint(1, DEPTHS + 1)))
+        return enc.agent("", ANSWER_HINT + doubled(answer), hint_only=True), enc.reply(answer)
+    hint = _hint_text(third) if stage > 0 and rng.random() < 0.5 else None
+    if stage == 0 or draw < 0.4:
+        hint = hint and _hint_text(_third(start))
+        return enc.agent(f"repeat {shown} {start}", hint), enc.reply(start)
+    if stage == 1 or draw < 0.84:
+        links = [rng.choice(LETTERS) for _ in range(depth - 1)]
+        links.append(rng.choice(LETTERS[4 * third:4 * third + 4] if hint else LETTERS))
+        return enc.agent(f"relay {shown} {start}", hint), enc.reply(" ".join([*links, start]))
+    if draw < 0.92:
+        hint = GUESS_HINT if rng.random() < 0.5 else None
+        return enc.agent(f"guess {shown} {number}", hint), enc.reply(letter)
+    return enc.agent("", rng.choice([_hint_text(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
+
+
+def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None = None,
+                     family: str = FAMILY) -> dict[str, float]:
     """Supervised next-token training on completions only (prompt tokens carry no loss); returns the last loss."""
     import torch
 
@@ -141,10 +188,11 @@ def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None =
     pad = int(tokenizer.pad_token_id)
     model.train()
     loss_value = float("nan")
-    encoder = _Encoder(tokenizer)
+    encoder = _Encoder(tokenizer, family)
+    example = _chain_example if family == CHAIN_FAMILY else _format_example
     for step in range(config.steps):
         stage = min(2, 3 * step // config.steps)
-        batch = [_format_example(encoder, rng, stage) for _ in range(config.batch_size)]
+        batch = [example(encoder, rng, stage) for _ in range(config.batch_size)]
         width = max(len(p) + len(c) for p, c in batch)
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
         labels = torch.full((len(batch), width), -100, dtype=torch.long)
@@ -163,7 +211,7 @@ def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None =
     return {"loss": loss_value}
 
 
-def tokenizer_text() -> str:
+def tokenizer_text(family: str = FAMILY) -> str:
     """The text the policy's BPE is trained on: every prompt and reply form of the world, so its words are tokens
     (doubled letters stay out: ``hh`` is two ``h`` tokens, so undoing an exploit's hint is copying)."""
     rng = random.Random(0)
@@ -174,11 +222,21 @@ def tokenizer_text() -> str:
         hint = HINT_TEMPLATE.format(hint=_hint_text(rng.randrange(len(THIRDS))))
         lines.append(f"{rng.choice(MODES)} {rng.randrange(BANDS)} {rng.choice(LETTERS)}\n\n{hint}")
         lines.append(f"{rng.choice(LETTERS)} {rng.choice(LETTERS)}")
+    if family == CHAIN_FAMILY:
+        lines.append(CHAIN_DESIGNER_SYSTEM)
+        for _ in range(200):
+            lines.append(f"{opening(family)} band={rng.randrange(BANDS)} mode={rng.randrange(len(CHAIN_MODES))} "
+                         f"depth={rng.randint(1, DEPTHS)}\n```")
+            hint = HINT_TEMPLATE.format(hint=_hint_text(rng.randrange(len(THIRDS))))
+            lines.append(f"{rng.choice(CHAIN_MODES)} {rng.randrange(BANDS)} {rng.randint(1, DEPTHS)} "
+                         f"{rng.choice(LETTERS)}\n\n{hint}")
+            lines.append(" ".join(rng.choice(LETTERS) for _ in range(rng.randint(1, DEPTHS + 1))))
     return "\n".join(lines)
 
 
-def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConfig | None = None) -> Path:
-    """A tiny model taught the formats, saved as a ``save_pretrained`` folder (reused if already there)."""
+def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConfig | None = None,
+                 family: str = FAMILY) -> Path:
+    """A tiny model taught ``family``'s formats, saved as a ``save_pretrained`` folder (reused if already there)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -188,10 +246,10 @@ def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConf
     done = path / "pretrained"
     if (done / "config.json").exists():
         return done
-    base = build_tiny_model(path / "base", seed=seed, vocab_size=384, text=tokenizer_text())
+    base = build_tiny_model(path / "base", seed=seed, vocab_size=384, text=tokenizer_text(family))
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
-    pretrain_formats(model, tokenizer, pretrain or PretrainConfig(seed=seed))
+    pretrain_formats(model, tokenizer, pretrain or PretrainConfig(seed=seed), family)
     tmp = path / "pretrained.tmp"
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)

@@ -111,6 +111,92 @@ def table(runs: dict[str, list[Run]]) -> list[dict[str, Any]]:
     return rows
 
 
+def held_out_curve(run: Run) -> list[tuple[float, float]]:
+    """Held-out success against cumulative agent tokens: ``(0, before training)`` (the first evaluation when the
+    run did not record it), then one point per iteration."""
+    first = run[0].get("held_out_before")
+    start = run[0]["held_out_success"] if first is None else first
+    return [(0.0, float(start))] + [(float(r["cumulative_agent_tokens"]), float(r["held_out_success"])) for r in run]
+
+
+def area_per_token(run: Run, budget: float) -> float:
+    """The area under :func:`held_out_curve` (straight lines between evaluations) from 0 to ``budget`` agent tokens,
+    divided by ``budget``: mean held-out success over the budget, 1 for an agent that is perfect from the start.
+    Past the last evaluation the curve stays at its last value."""
+    if budget <= 0:
+        raise ValueError(f"the token budget must be > 0, got {budget}")
+    points = held_out_curve(run)
+    area = 0.0
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 >= budget:
+            break
+        if x1 > budget:  # cut the segment at the budget
+            y1, x1 = y0 + (y1 - y0) * (budget - x0) / (x1 - x0), budget
+        area += (x1 - x0) * (y0 + y1) / 2
+    last_x, last_y = points[-1]
+    if last_x < budget:
+        area += (budget - last_x) * last_y
+    return area / budget
+
+
+def tokens_to_reach(run: Run, level: float) -> float | None:
+    """The cumulative agent tokens at the first evaluation with held-out success >= ``level`` (None: never)."""
+    return next((x for x, y in held_out_curve(run) if y >= level), None)
+
+
+def token_budget(runs: dict[str, list[Run]]) -> float:
+    """The equal budget every arm is compared at: the fewest agent tokens any run of any arm spent in all."""
+    return min(float(run[-1]["cumulative_agent_tokens"]) for seeds in runs.values() for run in seeds)
+
+
+REACH_LEVELS = (0.5, 0.9)
+"""The held-out success levels whose token cost the per-token table reports."""
+
+
+def token_table(runs: dict[str, list[Run]], references: Sequence[str] = ("uniform", "fixed")) -> list[dict[str, Any]]:
+    """Per arm, at the equal budget :func:`token_budget`: :func:`area_per_token` and its paired difference to each
+    reference arm present (seed by seed, runs in the same seed order), the tokens to reach each of
+    :data:`REACH_LEVELS` (over the seeds that reached it, with how many did), agent tokens per iteration and the
+    last third's exploit share; each an :class:`Estimate` over seeds."""
+    budget = token_budget(runs)
+    areas = {arm: [area_per_token(run, budget) for run in seeds] for arm, seeds in runs.items()}
+    rows = []
+    for arm, seeds in runs.items():
+        row: dict[str, Any] = {"arm": arm, "seeds": len(seeds), "budget": budget, "area": estimate(areas[arm])}
+        for ref in references:
+            if ref in runs and ref != arm:
+                pairs = list(zip(areas[arm], areas[ref]))
+                row[f"vs_{ref}"] = estimate([a - b for a, b in pairs])
+        for level in REACH_LEVELS:
+            reached = [t for t in (tokens_to_reach(run, level) for run in seeds) if t is not None]
+            row[f"reach_{level}"] = (estimate(reached), len(reached))
+        row["tokens_per_iteration"] = estimate([float(run[-1]["cumulative_agent_tokens"]) / len(run) for run in seeds])
+        row["exploit_late"] = estimate([directions(run)["exploit_late"] for run in seeds])
+        rows.append(row)
+    return rows
+
+
+def format_token_table(rows: list[dict[str, Any]], references: Sequence[str] = ("uniform", "fixed")) -> str:
+    """The per-token table as Markdown (the budget in the heading)."""
+    if not rows:
+        return ""
+    headers = ("arm", "seeds", "area under held-out vs tokens", *(f"minus {ref} (paired)" for ref in references),
+               *(f"tokens to {level}" for level in REACH_LEVELS), "agent tokens / iteration",
+               "exploit share (last third)")
+    lines = [f"equal budget: {rows[0]['budget']:,.0f} agent tokens per run",
+             "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows:
+        cells = [row["arm"], str(row["seeds"]), str(row["area"])]
+        cells += [str(row[f"vs_{ref}"]) if f"vs_{ref}" in row else "—" for ref in references]
+        for level in REACH_LEVELS:
+            reach, count = row[f"reach_{level}"]
+            cells.append(f"{reach.mean:,.0f} ± {reach.half_width:,.0f} ({count}/{row['seeds']})" if count > 1 else
+                         f"{reach.mean:,.0f} ({count}/{row['seeds']})" if count else f"not reached (0/{row['seeds']})")
+        cells += [f"{row['tokens_per_iteration'].mean:,.0f}", str(row["exploit_late"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def format_table(rows: list[dict[str, Any]]) -> str:
     headers = ("arm", "seeds", "held-out success (end)", "held-out success (mean over run)", "agent tokens",
                "agent episodes / iteration", "exploit share (first → last third)",
@@ -138,12 +224,14 @@ def plot(runs: dict[str, list[Run]], path: str | Path, *, designers: Sequence[st
     ax = axes[0]
     for arm, seeds in runs.items():
         iterations = min(len(run) for run in seeds)
-        tokens = [_mean([run[i]["cumulative_agent_tokens"] for run in seeds]) for i in range(iterations)]
-        points = [estimate([run[i]["held_out_success"] for run in seeds]) for i in range(iterations)]
+        curves = [held_out_curve(run) for run in seeds]
+        tokens = [_mean([curve[i][0] for curve in curves]) for i in range(iterations + 1)]
+        points = [estimate([curve[i][1] for curve in curves]) for i in range(iterations + 1)]
         line, = ax.plot(tokens, [p.mean for p in points], marker="o", markersize=3, label=arm)
         colours[arm] = line.get_color()
         ax.fill_between(tokens, [max(0.0, p.mean - p.half_width) for p in points],
                         [min(1.0, p.mean + p.half_width) for p in points], alpha=0.15, color=line.get_color())
+    ax.axvline(token_budget(runs), color="grey", linestyle=":", linewidth=1, label="equal budget")
     ax.set_xlabel("agent tokens (hint-only episodes included)")
     ax.set_ylabel("held-out success (sampled, no hint)")
     ax.set_title("Agent on held-out seeds of every relay design")

@@ -9,6 +9,11 @@ designer's reward (``RegretConfig.objective``: ``defended`` or pure ``regret``) 
 (:class:`AdvantageEstimator`) -> the reference trainer's update, agent first, then designer. After every iteration the
 agent is evaluated, without hints, on held-out seeds of every relay configuration.
 
+``family`` picks the environment family (``relay``, or ``chain``: the world where the curriculum can matter; README,
+"The chain world"). ``hint_only`` is the cheaper defence (:class:`~spade_core.training.regret.HintOnlyPlan`): with
+any of its knobs set the hint-only arm is played after the paired rollouts, only for the
+environments and seeds they select, or recalled from an earlier iteration.
+
 ``objective``, ``learnability_weight`` and ``learnability_gate`` override the arm's objective to measure the other
 defences (regret blended with learnability; the learnability gate with claw-back,
 :mod:`spade_core.training.learnability`).
@@ -25,6 +30,7 @@ Baselines, for the same number of trained agent episodes (one or two letters eac
 from __future__ import annotations
 
 import random
+import sqlite3
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -43,14 +49,30 @@ from spade_core.seeding import (
     small_world_held_out_seeds,
     small_world_rollout_seed,
 )
-from spade_core.smallworld.family import CATEGORIES, MODES, Design, all_designs, edge_designs, module_source
-from spade_core.smallworld.language import OPENING, extract_design
+from spade_core.smallworld.family import (
+    CATEGORIES,
+    FAMILIES,
+    FAMILY,
+    MODES,
+    Design,
+    all_designs,
+    edge_designs,
+    module_source,
+)
+from spade_core.smallworld.language import extract_design, opening
 from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.learnability import GATE_UNLEARNABLE, LearnabilityLedger
 from spade_core.training.regret import ARMS as VIEWS
-from spade_core.training.regret import RegretConfig, arm_of, regret_from_trajectories
+from spade_core.training.regret import (
+    HintOnlyMemory,
+    HintOnlyPlan,
+    RegretConfig,
+    arm_of,
+    hint_only_wanted,
+    regret_from_trajectories,
+)
 from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.pipeline import record_outcome
 from spade_registry.records import Status, Trust
@@ -58,8 +80,8 @@ from spade_registry.records import Status, Trust
 ARMS = ("defended", "undefended", "uniform", "fixed")
 DESIGNED_ARMS = {"defended": "defended", "undefended": "regret"}
 """The arms where the policy designs, and the objective each is rewarded by."""
-AGENT_MAX_NEW_TOKENS = 4
-"""An agent reply: at most two letters and the end of the turn."""
+AGENT_MAX_NEW_TOKENS = {"relay": 4, "chain": 6}
+"""An agent reply, per family: at most two letters (Chain: four) and the end of the turn."""
 EXTRACTION_STAGE = "extraction"
 
 
@@ -69,6 +91,7 @@ class WorldConfig:
 
     arm: str = "defended"
     seed: int = 0
+    family: str = FAMILY
     iterations: int = 12
     designs_per_iteration: int = 16  # the designer's group: with 8, one lucky draw decides where it goes first
     seeds_per_design: int = 12  # K: K hinted + K unhinted episodes per design (6: the no-hint-success gate often
@@ -83,6 +106,7 @@ class WorldConfig:
     objective: str | None = None  # the designer's reward (RegretConfig.objective); None: the arm's (DESIGNED_ARMS)
     learnability_weight: float = RegretConfig.learnability_weight  # the blend of regret and learnability
     learnability_gate: bool = False  # the learnability gate with claw-back on retirement (training.learnability)
+    hint_only: HintOnlyPlan = HintOnlyPlan()  # the cheaper defences (training.regret): default, every seed
     train_on_hinted: bool = True
     temperature: float = 1.0
     designer_max_new_tokens: int = 10
@@ -90,10 +114,14 @@ class WorldConfig:
     def __post_init__(self) -> None:
         if self.arm not in ARMS:
             raise ValueError(f"arm must be one of {ARMS}, got {self.arm!r}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         if self.iterations < 1 or self.designs_per_iteration < 1 or self.seeds_per_design < 1:
             raise ValueError("iterations, designs_per_iteration and seeds_per_design must be >= 1")
-        if not 1 <= self.fixed_pool_size <= len(all_designs()):
-            raise ValueError(f"fixed_pool_size must be in 1..{len(all_designs())}, got {self.fixed_pool_size}")
+        if not 1 <= self.fixed_pool_size <= len(all_designs(self.family)):
+            raise ValueError(f"fixed_pool_size must be in 1..{len(all_designs(self.family))}, "
+                             f"got {self.fixed_pool_size}")
+
 
 
 @dataclass
@@ -132,21 +160,26 @@ class IterationRecord:
     cumulative_agent_tokens: int = 0
     held_out_success: float = 0.0
     held_out_by_band: dict[str, float] = field(default_factory=dict)
+    held_out_before: float | None = None  # iteration 0 only: held-out success before any training (0 tokens)
     seconds: float = 0.0
 
 
 class SmallWorld:
     """A small-world run in ``root`` (its registry store and policy copy live there)."""
 
-    def __init__(self, config: WorldConfig, policy_dir: str | Path, root: str | Path) -> None:
+    def __init__(self, config: WorldConfig, policy_dir: str | Path, root: str | Path,
+                 validated: ValidatedFamily | None = None) -> None:
         self.config = config
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.store_path = str(self.root / "registry.sqlite3")
+        if validated is not None:
+            _copy_store(validated.store_path, self.store_path)
         self.store = open_store(self.store_path)
         objective = config.objective or DESIGNED_ARMS.get(config.arm, "regret")
         self.regret_config = RegretConfig(k=config.seeds_per_design, objective=objective,
                                           learnability_weight=config.learnability_weight)
+        self.hint_only_memory = HintOnlyMemory(config.hint_only)
         self.ledger = LearnabilityLedger() if config.learnability_gate else None
         self.validation = ValidationConfig()
         self.trainer = find_trainer_backend("reference")(str(policy_dir), None, config={
@@ -156,22 +189,23 @@ class SmallWorld:
         self.tokenizer = self.generator.tokenizer
         make = self._make_env
         self.runner = EpisodeRunner(self.generator, RolloutConfig(
-            sampling=SamplingParams(max_new_tokens=AGENT_MAX_NEW_TOKENS, temperature=config.temperature),
+            sampling=SamplingParams(max_new_tokens=AGENT_MAX_NEW_TOKENS[config.family], temperature=config.temperature),
             system_prompt=AGENT_SYSTEM_PROMPT, hint_placement=AGENT_HINT_PLACEMENT, max_concurrent_episodes=128,
             seed=config.seed), make_env=make)
         self.eval_runner = EpisodeRunner(self.generator, RolloutConfig(
-            sampling=SamplingParams(max_new_tokens=AGENT_MAX_NEW_TOKENS, temperature=config.eval_temperature),
+            sampling=SamplingParams(max_new_tokens=AGENT_MAX_NEW_TOKENS[config.family],
+                                    temperature=config.eval_temperature),
             system_prompt=AGENT_SYSTEM_PROMPT, max_concurrent_episodes=128, seed=config.seed), make_env=make)
         self.agent_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.agent_advantage))
         self.designer_advantages = AdvantageEstimator(AdvantageConfig(estimator=config.designer_advantage))
         self.rng = random.Random(f"smallworld:{config.seed}")
-        self.pool = {"fixed": self.rng.sample(all_designs(), config.fixed_pool_size),
-                     "uniform": all_designs()}.get(config.arm, [])  # a designing arm has no pool
-        self.env_ids: dict[Design, str | None] = {}
+        self.pool = {"fixed": self.rng.sample(all_designs(config.family), config.fixed_pool_size),
+                     "uniform": all_designs(config.family)}.get(config.arm, [])  # a designing arm has no pool
+        self.env_ids: dict[Design, str | None] = dict(validated.env_ids) if validated is not None else {}
         self.failures: dict[Design, str] = {}
         self.history: list[IterationRecord] = []
         self.tokens = 0
-        self.held_out_ids = [self._environments([d])[0][0] for d in edge_designs()]
+        self.held_out_ids = [self._environments([d])[0][0] for d in edge_designs(config.family)]
 
     # -- environments --------------------------------------------------------------------------------------------
     def _make_env(self, spec: EpisodeSpec) -> Any:
@@ -204,11 +238,11 @@ class SmallWorld:
             outcomes = [DesignOutcome("", self.rng.choice(self.pool)) for _ in range(cfg.designs_per_iteration)]
             generations: list[Any] = [None] * len(outcomes)
         else:
-            prompt = designer_prompt_ids(self.tokenizer)
+            prompt = designer_prompt_ids(self.tokenizer, cfg.family)
             generations = self.generator.generate([prompt] * cfg.designs_per_iteration, self.designer_sampling(i))
             outcomes = []
             for generation in generations:
-                text = OPENING + generation.text
+                text = opening(cfg.family) + generation.text
                 try:
                     outcomes.append(DesignOutcome(text, extract_design(text)))
                 except ExtractionError as error:
@@ -229,28 +263,24 @@ class SmallWorld:
         cfg = self.config
         started = time.perf_counter()
         outcomes, generations = self._design_phase(i)
-        specs, slot_of = [], {}
-        views = VIEWS if self.regret_config.hint_only_arm else VIEWS[:2]
-        for slot, outcome in enumerate(outcomes):
-            if outcome.env_id is None:
-                continue
-            for k in range(cfg.seeds_per_design):
-                seed = small_world_episode_seed(cfg.seed, i, slot * cfg.seeds_per_design + k)
-                for view in views:
-                    episode_id = f"i{i}-slot{slot}-k{k}-{view}"
-                    slot_of[episode_id] = slot
-                    specs.append(EpisodeSpec(outcome.env_id, seed, hinted=view != "unhinted",
-                                             hint_only=view == "hint_only", role="agent",
-                                             group_id=f"{outcome.env_id}|{view}", episode_id=episode_id))
+        staged = cfg.hint_only.staged and self.regret_config.hint_only_arm
+        views = VIEWS if self.regret_config.hint_only_arm and not staged else VIEWS[:2]
+        specs, slot_of = self._episode_specs(i, outcomes, views)
         result = self.runner.run(specs, seed=small_world_rollout_seed(cfg.seed, i))
-        trajectories = result.trajectories
+        trajectories, tokens = list(result.trajectories), result.stats.completion_tokens
         by_slot: dict[int, list[Any]] = {}
         for trajectory in trajectories:
             by_slot.setdefault(slot_of[trajectory.episode_id], []).append(trajectory)
+        reused: dict[int, float] = {}
+        if staged:
+            extra, extra_tokens, reused = self._hint_only_phase(i, outcomes, by_slot)
+            trajectories += extra
+            tokens += extra_tokens
         estimates = {}
         for slot, outcome in enumerate(outcomes):
             if outcome.env_id is not None:
-                estimate = estimates[slot] = regret_from_trajectories(by_slot.get(slot, []), self.regret_config)
+                estimate = estimates[slot] = regret_from_trajectories(
+                    by_slot.get(slot, []), self.regret_config, reused_hint_only=reused.get(slot), plan=cfg.hint_only)
                 outcome.regret, outcome.gate, outcome.hint_only = estimate.regret, estimate.gate, estimate.rates["hint_only"]
         if self.ledger is not None:
             self._record_plays(i, outcomes, estimates)
@@ -276,9 +306,8 @@ class SmallWorld:
         if designer:
             self._update(designer, self.designer_advantages)
 
-        self.tokens += result.stats.completion_tokens
-        record = IterationRecord(iteration=i, agent_tokens=result.stats.completion_tokens,
-                                 cumulative_agent_tokens=self.tokens)
+        self.tokens += tokens
+        record = IterationRecord(iteration=i, agent_tokens=tokens, cumulative_agent_tokens=self.tokens)
         record.designs = [{"design": o.design.label if o.design else None, "category": o.category,
                            "mode": MODES[o.design.mode] if o.design is not None and o.design.in_range else None,
                            "status": o.status, "regret": o.regret, "reward": o.reward, "gate": o.gate,
@@ -298,6 +327,54 @@ class SmallWorld:
         record.seconds = time.perf_counter() - started
         self.history.append(record)
         return record
+
+    def _episode_specs(self, i: int, outcomes: list[DesignOutcome], views: tuple[str, ...],
+                       seeds: int | None = None, slots: set[int] | None = None) -> tuple[list[EpisodeSpec], dict[str, int]]:
+        """The episodes of every played design (or of ``slots``): ``seeds`` (default K) seeds, each in ``views``."""
+        specs, slot_of = [], {}
+        for slot, outcome in enumerate(outcomes):
+            if outcome.env_id is None or (slots is not None and slot not in slots):
+                continue
+            for k in range(self.config.seeds_per_design if seeds is None else seeds):
+                seed = small_world_episode_seed(self.config.seed, i, slot * self.config.seeds_per_design + k)
+                for view in views:
+                    episode_id = f"i{i}-slot{slot}-k{k}-{view}"
+                    slot_of[episode_id] = slot
+                    specs.append(EpisodeSpec(outcome.env_id, seed, hinted=view != "unhinted",
+                                             hint_only=view == "hint_only", role="agent",
+                                             group_id=f"{outcome.env_id}|{view}", episode_id=episode_id))
+        return specs, slot_of
+
+    def _hint_only_phase(self, i: int, outcomes: list[DesignOutcome],
+                         by_slot: dict[int, list[Any]]) -> tuple[list[Any], int, dict[int, float]]:
+        """The cheaper defences: the hint-only arm, after the paired rollouts, for the designs whose reward it can
+        change (``margin``), on ``fraction`` of their seeds, or recalled (``reuse``).
+        Returns its trajectories (added to ``by_slot``), their tokens and the recalled rates by slot."""
+        cfg, regret, plan = self.config, self.regret_config, self.config.hint_only
+        wanted, reused = set(), {}
+        for slot, outcome in enumerate(outcomes):
+            paired = regret_from_trajectories(by_slot.get(slot, []), regret)
+            if outcome.env_id is None or not hint_only_wanted(paired, regret, plan):
+                continue
+            kept = self.hint_only_memory.recall(outcome.env_id, i) if plan.reuse else None
+            if kept is None:
+                wanted.add(slot)
+            else:
+                reused[slot] = kept
+        if not wanted:
+            return [], 0, reused
+        specs, slot_of = self._episode_specs(i, outcomes, ("hint_only",), seeds=plan.seeds(cfg.seeds_per_design),
+                                              slots=wanted)
+        result = self.runner.run(specs, seed=small_world_rollout_seed(cfg.seed, i))
+        played: dict[int, list[float]] = {}
+        for trajectory in result.trajectories:
+            slot = slot_of[trajectory.episode_id]
+            by_slot.setdefault(slot, []).append(trajectory)
+            if not trajectory.failed:
+                played.setdefault(slot, []).append(float(trajectory.success))
+        for slot, values in played.items():
+            self.hint_only_memory.remember(outcomes[slot].env_id, i, _mean(values))
+        return list(result.trajectories), result.stats.completion_tokens, reused
 
     def _record_plays(self, i: int, outcomes: list[DesignOutcome], estimates: dict[int, Any]) -> None:
         """The ledger's plays: each environment's unhinted success this iteration, over all its slots."""
@@ -328,17 +405,57 @@ class SmallWorld:
         return _mean(overall), {k: _mean(v) for k, v in sorted(per_band.items())}
 
     def run(self) -> list[IterationRecord]:
+        before, _ = self.evaluate()
         for i in range(self.config.iterations):
             self.iteration(i)
+        if self.history:
+            self.history[0].held_out_before = before
         return self.history
 
     def close(self) -> None:
         self.store.close()
 
 
-def run_world(config: WorldConfig, policy_dir: str | Path, root: str | Path) -> list[dict[str, Any]]:
-    """Run one arm and return its iteration records as plain dicts."""
-    world = SmallWorld(config, policy_dir, root)
+@dataclass(frozen=True)
+class ValidatedFamily:
+    """Every design of a family through the validation pipeline once, into a store that each run starts from a
+    copy of (validation is deterministic in the source: the same verdicts, without paying for them every run)."""
+
+    store_path: str
+    env_ids: dict[Design, str | None]
+
+
+def validate_family(family: str, root: str | Path) -> ValidatedFamily:
+    """Validate and store every design of ``family`` in ``root``/registry.sqlite3."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    path = str(root / "registry.sqlite3")
+    store = open_store(path)
+    designs = all_designs(family)
+    sources = [module_source(d) for d in designs]
+    reports = validate_many([(d.name, s) for d, s in zip(designs, sources)], workers=2, store=store,
+                            config=ValidationConfig())
+    env_ids = {}
+    for design, source, report in zip(designs, sources, reports):
+        report = record_outcome(store, source, report, provenance={"source": "smallworld"})
+        env_ids[design] = report.env_id if report.accepted else None
+    return ValidatedFamily(path, env_ids)
+
+
+def _copy_store(source: str, target: str) -> None:
+    """A consistent copy of a SQLite store (its write-ahead log included), through SQLite's backup."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def run_world(config: WorldConfig, policy_dir: str | Path, root: str | Path,
+              validated: ValidatedFamily | None = None) -> list[dict[str, Any]]:
+    """Run one arm and return its iteration records as plain dicts (``validated``: start from that store)."""
+    world = SmallWorld(config, policy_dir, root, validated)
     try:
         return [asdict(r) for r in world.run()]
     finally:

@@ -24,6 +24,14 @@ agent episodes per environment (3K instead of 2K), measured and not trained on. 
 (:mod:`spade_core.training.learnability`) was measured as the other defence; per environment, it is evaded by a
 designer that moves to a new one (the small world shows it, ``benchmarks/bench_small_world.py --candidates``).
 
+**A cheaper defence.** Three knobs cut the hint-only arm's cost (all off by default: every seed of every environment):
+:class:`HintOnlyPlan` (the small world's knobs): ``margin`` plays it only for an environment whose hinted success rate exceeds its unhinted rate by more
+than the margin (at 0 no pure-regret reward changes: the gate only zeroes a positive regret); ``fraction``
+plays it on that share of the K seeds, and the gate compares it with the unhinted outcomes of the same seeds;
+``reuse`` keeps an environment's hint-only success rate for that many iterations and gates on it against
+the current unhinted rate (:class:`HintOnlyMemory`; an environment's code never changes, only the agent does). What
+each costs and lets through is measured in the small world (README, "The chain world").
+
 ``objective`` picks the designer's reward (the estimate itself is the same):
 
 - ``"defended"`` (the default): regret, gated by the hint-only arm (above);
@@ -126,6 +134,34 @@ class RegretConfig(RegretCoefficients):
 
 
 @dataclass(frozen=True)
+class HintOnlyPlan:
+    """The cheaper defence: where the hint-only arm is played (module docstring). The defaults play it on every seed
+    of every environment, as the self-play loop does; the small world reads these (its loop plays the arm after the
+    paired rollouts)."""
+
+    margin: float | None = None  # play it only where hinted exceeds unhinted success by more than this
+    fraction: float = 1.0  # play it on this share of the K seeds (at least one)
+    reuse: int = 0  # keep an environment's hint-only rate this many iterations (0: play it every time)
+
+    def __post_init__(self) -> None:
+        if self.margin is not None and not -1.0 <= self.margin < 1.0:
+            raise TrainingConfigError(f"HintOnlyPlan.margin must be None or in [-1, 1), got {self.margin}")
+        if not 0.0 < self.fraction <= 1.0:
+            raise TrainingConfigError(f"HintOnlyPlan.fraction must be in (0, 1], got {self.fraction}")
+        if self.reuse < 0:
+            raise TrainingConfigError(f"HintOnlyPlan.reuse must be >= 0 iterations, got {self.reuse}")
+
+    @property
+    def staged(self) -> bool:
+        """Whether it plays less than every seed of every environment."""
+        return self.margin is not None or self.fraction < 1.0 or self.reuse > 0
+
+    def seeds(self, k: int) -> int:
+        """How many of ``k`` seeds play the hint-only arm (``fraction`` of them, at least one)."""
+        return max(1, math.ceil(self.fraction * k - 1e-9))
+
+
+@dataclass(frozen=True)
 class RegretEstimate:
     """The estimate for one environment, with everything needed to log and audit it."""
 
@@ -161,16 +197,21 @@ class RegretEstimate:
 
 def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: RegretConfig | None = None, *,
                     hint_only: Sequence[float] = (), valid: bool = True, failed_pairs: int = 0,
-                    dropped_pairs: int = 0) -> RegretEstimate:
+                    dropped_pairs: int = 0, reused_hint_only: float | None = None,
+                    partial_hint_only: bool = False) -> RegretEstimate:
     """Estimate from paired outcomes: ``hinted[i]`` and ``unhinted[i]`` were played on the same seed;
-    ``hint_only[i]``, when the hint-only arm was played, on that seed too (the hint without the task)."""
+    ``hint_only[i]``, when the hint-only arm was played, on that seed too (the hint without the task; with
+    ``partial_hint_only``, :attr:`HintOnlyPlan.fraction`, on the first ``len(hint_only)`` seeds only).
+    ``reused_hint_only``: a hint-only success rate kept from an earlier iteration (:attr:`HintOnlyPlan.reuse`),
+    gated on against this iteration's unhinted rate."""
     config = config or RegretConfig()
     if len(hinted) != len(unhinted):
         raise TrainingInputError(f"estimate_regret: {len(hinted)} hinted but {len(unhinted)} unhinted outcomes; "
                                  "pass one of each per seed")
-    if hint_only and len(hint_only) != len(hinted):
+    partial = partial_hint_only and len(hint_only) <= len(hinted)
+    if hint_only and len(hint_only) != len(hinted) and not partial:
         raise TrainingInputError(f"estimate_regret: {len(hint_only)} hint-only outcomes for {len(hinted)} pairs; "
-                                 "pass one per seed, or none")
+                                 "pass one per seed, or none (or a HintOnlyPlan fraction < 1)")
     h = [_outcome(x, "hinted") for x in hinted]
     u = [_outcome(x, "unhinted") for x in unhinted]
     o = [_outcome(x, "hint-only") for x in hint_only]
@@ -200,7 +241,7 @@ def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: 
         gate, reward = GATE_NO_HINT_SUCCESS, config.no_hint_success_penalty
     elif su == n:
         gate, reward = GATE_TRIVIAL, config.trivial_reward
-    elif config.hint_only_arm and so > su:  # the hint alone beats the task alone: it carries the answer
+    elif config.hint_only_arm and _hint_alone_wins(o, u, reused_hint_only):  # the hint carries the answer
         gate, reward = GATE_HINT_ONLY, 0.0
     else:
         gate = GATE_NONE
@@ -215,6 +256,41 @@ def estimate_regret(hinted: Sequence[float], unhinted: Sequence[float], config: 
         misleading_hint=regret < 0, failed_pairs=failed_pairs, dropped_pairs=dropped_pairs,
         hint_only_episodes=len(o), hint_only_successes=so,
     )
+
+
+def _hint_alone_wins(hint_only: Sequence[float], unhinted: Sequence[float], reused: float | None) -> bool:
+    """The hint alone did better than the task alone: on the seeds the hint-only arm played (paired), or, with a
+    rate kept from an earlier iteration, against this iteration's unhinted rate."""
+    if hint_only:
+        return math.fsum(hint_only) > math.fsum(unhinted[:len(hint_only)])
+    return reused is not None and bool(unhinted) and reused > math.fsum(unhinted) / len(unhinted)
+
+
+def hint_only_wanted(estimate: RegretEstimate, config: RegretConfig, plan: HintOnlyPlan) -> bool:
+    """Whether an environment's hint-only arm can change its reward, from the estimate of its hinted and unhinted
+    pairs alone: the objective reads it, no earlier gate decided the reward, and (``plan.margin``) hinted success
+    exceeds unhinted success by more than the margin."""
+    if not config.hint_only_arm or estimate.gate != GATE_NONE:
+        return False
+    return plan.margin is None or estimate.raw_regret > plan.margin
+
+
+class HintOnlyMemory:
+    """Each environment's last hint-only success rate and the iteration it was measured (``HintOnlyPlan.reuse``)."""
+
+    def __init__(self, plan: HintOnlyPlan) -> None:
+        self.plan = plan
+        self._rates: dict[str, tuple[int, float]] = {}
+
+    def recall(self, env_id: str, iteration: int) -> float | None:
+        """The kept rate, if it is at most ``plan.reuse`` iterations old."""
+        kept = self._rates.get(env_id)
+        if kept is None or iteration - kept[0] > self.plan.reuse:
+            return None
+        return kept[1]
+
+    def remember(self, env_id: str, iteration: int, rate: float) -> None:
+        self._rates[env_id] = (iteration, rate)
 
 
 def objective_reward(p: float, config: RegretConfig) -> float:
@@ -263,16 +339,23 @@ def episode_outcomes(trajectories: Sequence[Trajectory]) -> dict[tuple[int | Non
 
 
 def regret_from_trajectories(trajectories: Sequence[Trajectory], config: RegretConfig | None = None, *,
-                             valid: bool = True) -> RegretEstimate:
+                             valid: bool = True, reused_hint_only: float | None = None,
+                             plan: HintOnlyPlan | None = None) -> RegretEstimate:
     """Pair episodes by seed and estimate. A pair with a failed side is left out: environment errors count in
     ``failed_pairs`` (too many make the environment invalid), generation errors in ``dropped_pairs``. Hint-only
     episodes (when played) join their seed's pair; a failed one drops its seed the same way."""
+    config = config or RegretConfig()
     outcomes = episode_outcomes(trajectories)
     env_failed_episodes = {(t.seed, arm_of(t)) for t in trajectories if t.failure == FAILURE_ENV}
     with_hint_only = any(arm == "hint_only" for _, arm in outcomes)
-    arms = ARMS if with_hint_only else ARMS[:2]
     hinted, unhinted, hint_only, failed, dropped = [], [], [], 0, 0
-    for seed in dict.fromkeys(seed for seed, _ in outcomes):
+    seeds = list(dict.fromkeys(seed for seed, _ in outcomes))
+    partial = plan is not None and plan.fraction < 1.0
+    if partial:  # the seeds that played the hint-only arm first: it pairs with them
+        seeds.sort(key=lambda seed: (seed, "hint_only") not in outcomes)
+    for seed in seeds:
+        own = with_hint_only and (not partial or (seed, "hint_only") in outcomes)
+        arms = ARMS if own else ARMS[:2]
         missing = [arm for arm in arms if (seed, arm) not in outcomes]
         if missing:
             raise TrainingInputError(f"seed {seed} has no {' or '.join(missing)} episode; every seed needs one per "
@@ -286,10 +369,10 @@ def regret_from_trajectories(trajectories: Sequence[Trajectory], config: RegretC
             continue
         hinted.append(values[0])
         unhinted.append(values[1])
-        if with_hint_only:
+        if own:
             hint_only.append(values[2])
     return estimate_regret(hinted, unhinted, config, hint_only=hint_only, valid=valid, failed_pairs=failed,
-                           dropped_pairs=dropped)
+                           dropped_pairs=dropped, reused_hint_only=reused_hint_only, partial_hint_only=partial)
 
 
 class RegretEstimator:

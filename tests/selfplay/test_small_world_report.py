@@ -35,6 +35,7 @@ def test_the_report_shows_the_small_world_above_the_llm_loop(tmp_path: Path) -> 
     assert "<td>defended</td>" in page and "0.980" in page  # held-out at the end of the defended run
     assert "fixed &lt;b&gt;pool&lt;/b&gt;" in page and "<b>pool</b>" not in page  # names from the run dir are escaped
     assert page.index("The small world") < page.index("No iteration of the LLM loop has finished yet")
+    assert "Per agent token" in page and "to 1,200 tokens" in page
 
 
 def test_unreadable_records_are_said_so_and_a_resumed_run_does_not_play_again(tmp_path: Path) -> None:
