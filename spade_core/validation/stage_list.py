@@ -134,7 +134,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("contract", check_contract, off_driver=True, runs_code=True, budget_s=10.0, needs=("instantiate",),
           reads=("envs",),
           rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
-    Stage("determinism", determinism, off_driver=True, runs_code=True, budget_s=60.0, needs=("contract",),
+    Stage("determinism", determinism, off_driver=True, runs_code=True, budget_s=90.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule="one seed, one episode, on fresh and reused instances (randomness only from rng; reset sets "
                f"every attribute); not all of {SAME_TASK_SEEDS} seeds the same task; {KNOBS_RULE}"),
