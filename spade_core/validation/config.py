@@ -68,6 +68,9 @@ class ValidationConfig:
     baseline_episodes: int = 16
     determinism_seeds: int = 2
     """Seeds replayed on fresh and used instances, with and without hint calls."""
+    knob_seeds: int = 6
+    """Seeds played at each difficulty knob's min and max: a knob may matter on some seeds only (a larger pile
+    drawn, a longer list), so it is unused only when every one of them plays the same at both ends."""
     hint_episodes: int = 8
     """Reference episodes whose hint is decoded at every turn."""
     hint_leak_min_share: float = 0.5

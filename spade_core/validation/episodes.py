@@ -104,8 +104,9 @@ class EnvFactory:
         self.env_id = env_id
         self.opened: list[SpadeEnv] = []
 
-    def __call__(self) -> SpadeEnv:
-        env = SpadeEnv(self.relaxed, self.handles, env_id=self.env_id)
+    def __call__(self, knobs: dict[str, Any] | None = None) -> SpadeEnv:
+        """A fresh instance, with its difficulty defaults or the ``knobs`` given (the others at their defaults)."""
+        env = SpadeEnv(self.relaxed, self.handles, knobs=knobs, env_id=self.env_id)
         self.opened.append(env)
         return env
 

@@ -19,7 +19,10 @@ from spade_core.sandbox.budgets import TimeBudget
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
+from spade_core.validation.hermetic import RESETS, carried_over
 from spade_core.validation.invariants import check_invariance, check_reward_rule, invariance_rule, reward_rule
+from spade_core.validation.knobs import RULE as KNOBS_RULE
+from spade_core.validation.knobs import check_knobs
 from spade_core.validation.novelty import check_behaviour, check_novelty
 from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
 from spade_core.validation.public_info import check_public_info
@@ -43,6 +46,7 @@ from spade_core.validation.stages import (
     check_verifier,
     describe_error,
     fail,
+    ok,
 )
 from spade_core.validation.swaps import RULE as SWAP_RULE
 from spade_core.validation.swaps import check_swap
@@ -91,6 +95,22 @@ class Stage:
         return not self.answer_kinds or (domain is not None and answer_kind(domain) in self.answer_kinds)
 
 
+def determinism(c: Candidate) -> StageResult:
+    """The ``determinism`` stage: one seed, one task (:func:`~spade_core.validation.stages.check_determinism`), the
+    same on an instance reused after a solved episode and many resets (:mod:`.hermetic`), and a task that changes
+    with each difficulty knob (:mod:`.knobs`)."""
+    result = check_determinism(c)
+    if result.failed:
+        return result
+    carried = carried_over(c)
+    if carried is not None:
+        return carried
+    knobs = check_knobs(c)
+    if knobs.failed:
+        return knobs
+    return ok(result.stage, f"{result.observed}; after a solved episode and {RESETS} resets too; {knobs.observed}")
+
+
 _LIMITS = ValidationConfig()
 """The default thresholds, as the rules state them."""
 _ADVERSARY = f"at most {_LIMITS.baseline_max_success:.0%} of episodes"
@@ -114,10 +134,10 @@ STAGES: tuple[Stage, ...] = (
     Stage("contract", check_contract, off_driver=True, runs_code=True, budget_s=10.0, needs=("instantiate",),
           reads=("envs",),
           rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
-    Stage("determinism", check_determinism, off_driver=True, runs_code=True, budget_s=60.0, needs=("contract",),
+    Stage("determinism", determinism, off_driver=True, runs_code=True, budget_s=90.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule="one seed, one episode, on fresh and reused instances (randomness only from rng; reset sets "
-               f"every attribute); not all of {SAME_TASK_SEEDS} seeds the same task"),
+               f"every attribute); not all of {SAME_TASK_SEEDS} seeds the same task; {KNOBS_RULE}"),
     Stage("purity", check_purity, off_driver=True, runs_code=True, budget_s=60.0, needs=("determinism",),
           reads=_PLAYS, rule=PURITY_RULE),
     Stage("start_state", check_start_state, off_driver=True, runs_code=True, budget_s=10.0, needs=("contract",),
@@ -140,8 +160,7 @@ STAGES: tuple[Stage, ...] = (
           rule="near misses (sign flip, neighbour, permutation, answer in longer text, moved 2%) wrong, equivalent "
                "forms (spaces, 42.0, 2/6 for 1/3, Tue for Tuesday, within a stated tolerance up to 1%) right; "
                "two-player games: no seat wins "
-               f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games (randomise the "
-               "opening or tie-breaks from rng)"),
+               f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games"),
     Stage("swap", check_swap, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
           rule=SWAP_RULE),
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, budget_s=60.0,

@@ -717,7 +717,8 @@ def _seat_bias(c: Candidate) -> StageResult:
                         f"({max(wins) / len(episodes):.0%}; at most {c.config.seat_max_share:.0%} allowed)",
                         ["the rules favour one seat (who moves first, an unequal deal)", "the winner is decided "
                          "without regard to the moves"],
-                        ["alternate or draw who starts from rng", "give both seats the same chances"],
+                        ["alternate or draw who starts from rng (randomise the opening or tie-breaks)",
+                         "give both seats the same chances"],
                         wins=wins)
     return ok("verifier", "no seat dominates reference-vs-reference or random legal games")
 

@@ -49,8 +49,9 @@ def test_flawed_environment_is_rejected_naming_its_property(path: Path) -> None:
     report = validate_source(path.read_text(), file=str(path))
     expected = header(path)["expect"]
     assert not report.accepted, f"{path.name} ({header(path)['flaw']}) was accepted"
-    assert report.failed_stage == expected, report.message
-    failed = report.failures[0]
+    failures = {r.stage: r for r in report.failures}
+    assert expected in failures, report.message  # another stage may fail too (an ignored knob, at determinism)
+    failed = failures[expected]
     assert failed.observed and failed.fix and failed.causes
     assert re.search(r"\d", failed.observed), "the message names what was observed (seeds, counts, values)"
     assert failed.details.get("rule") == stage_named(expected).rule, "the rule that failed is named"

@@ -1,0 +1,62 @@
+"""Difficulty knobs: every knob the environment declares changes what is played.
+
+Self-play raises and lowers the difficulty knobs to keep tasks at the learner's edge; a knob the constructor accepts
+and then ignores (the default kept whatever value is passed) makes that curriculum a no-op. The property every good
+environment has: for each knob, the whole episodes at the knob's min and at its max (the other knobs at their
+defaults, the same seeds, the reference and a wrong probe that enumerates 0, 1, 2, ... in the reference's answer
+format) differ on at least one of ``ValidationConfig.knob_seeds`` seeds. A knob that
+matters on some seeds only (a larger pile drawn, a longer list) passes, because the seeds are judged together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spade_core.validation.adversaries import enumeration
+from spade_core.validation.episodes import Episode, play, reference_policy
+from spade_core.validation.report import StageResult
+from spade_core.validation.stages import Candidate, _template, fail_rule, ok
+from spade_registry.manifest import DifficultyKnob
+
+RULE = "each difficulty knob's min and max differ on a seed"
+"""The part of the ``determinism`` rule this module checks."""
+
+
+def _at(knob: DifficultyKnob, value: float) -> dict[str, Any]:
+    return {knob.name: int(value) if knob.integer else float(value)}
+
+
+def _episodes(c: Candidate, knobs: dict[str, Any], seeds: list[int]) -> list[Episode]:
+    """The reference's and a wrong probe's episodes (a knob may only matter after a wrong answer: tries, lives) on
+    one fresh instance built with ``knobs`` (reuse is checked by ``determinism``)."""
+    assert c.envs is not None and c.manifest is not None
+    env = c.envs(knobs)
+    template = _template(c)
+    try:
+        return [play(env, seed, policy) for seed in seeds
+                for policy in (reference_policy, enumeration(template, c.manifest.max_turns).make())]
+    finally:
+        env.close()
+
+
+def check_knobs(c: Candidate) -> StageResult:
+    assert c.manifest is not None
+    stage = "determinism"
+    knobs = [k for k in c.manifest.difficulty if k.min != k.max]
+    if not knobs:
+        return ok(stage, "no difficulty knob with a range")
+    seeds = list(c.config.seeds[: max(1, c.config.knob_seeds)])
+    for knob in knobs:
+        low, high = (_episodes(c, _at(knob, value), seeds) for value in (knob.min, knob.max))
+        if all(a.trace() == b.trace() for a, b in zip(low, high, strict=True)):
+            return fail_rule(stage, f"difficulty '{knob.name}' at its min ({knob.min}) and at its max ({knob.max}) "
+                             f"gives the same reference and probe episodes on all {len(seeds)} seeds "
+                             f"({', '.join(map(str, seeds))}): the knob is accepted and ignored",
+                             ["__init__ stores the knob but reset/step never read it", "the knob is read under "
+                              "another name, or overwritten by a constant"],
+                             [f"make '{knob.name}' change the task (its size, range, depth or opponent) or drop it "
+                              "from ENV_SPEC['difficulty']"], rule=RULE, knob=knob.name)
+    names = ", ".join(k.name for k in knobs)
+    return ok(stage, f"each difficulty knob ({names}) changes the reference's or a probe's episodes between its min "
+              f"and max on "
+              f"{len(seeds)} seeds")

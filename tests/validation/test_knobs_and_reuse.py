@@ -1,0 +1,90 @@
+"""The determinism stage on difficulty knobs and on reused instances: a difficulty knob accepted and ignored is
+rejected, one that changes the task on some seeds only is not; an instance that keeps the previous episode's answer,
+or counts its resets and changes its rules after a few hundred, is rejected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spade_core.contract.env import SpadeEnv
+from spade_core.mutation.oracle import manifest_of
+from spade_core.validation import validate_source
+from spade_core.validation.config import ValidationConfig
+from spade_core.validation.episodes import play, reference_policy
+from spade_core.validation.pipeline import sandbox_handles
+from spade_core.validation.stage_list import stage_named
+
+SHAPES = Path(__file__).parent / "standard_shapes"
+NIM = (SHAPES / "nim_resign_forfeit.py").read_text()
+KEPT = "self.stones_max = stones"
+
+
+def _failures(source: str) -> dict[str, str]:
+    return {r.stage: r.observed for r in validate_source(source).failures}
+
+
+def test_a_knob_accepted_and_ignored_is_rejected_at_determinism() -> None:
+    assert KEPT in NIM
+    failures = _failures(NIM.replace(KEPT, "self.stones_max = 25"))
+    assert "determinism" in failures and "'stones'" in failures["determinism"] and "same reference and probe episodes" in failures["determinism"]
+    assert "difficulty knob" in stage_named("determinism").rule
+
+
+RARE = NIM.replace("self.seed_offset = rng.randint(0, 2)",
+                   "self.seed_offset = rng.randint(0, 2)\n        if rng.random() < 0.5:\n"
+                   "            self.stones = rng.randint(9, 9 + (self.stones_max - 9) // 4)\n"
+                   "            while self.stones % 4 == 0:\n                self.stones = self.stones + 1\n"
+                   "        else:\n            self.stones = 11 + 2 * rng.randint(0, 1)")
+"""Nim whose pile knob matters only on the seeds (fewer than half) that draw a pile from its range."""
+
+
+def _differing_seeds(source: str, seeds: list[int]) -> list[int]:
+    manifest = manifest_of(source)
+    handles = sandbox_handles(source, "knob-check")
+    differ = []
+    for seed in seeds:
+        traces = []
+        for value in (9, 40):
+            env = SpadeEnv(manifest, handles, knobs={"stones": value})
+            try:
+                traces.append(play(env, seed, reference_policy).trace())
+            finally:
+                env.close()
+        if traces[0] != traces[1]:
+            differ.append(seed)
+    return differ
+
+
+def test_a_knob_that_matters_on_some_seeds_only_passes() -> None:
+    seeds = list(ValidationConfig().seeds[: ValidationConfig().knob_seeds])
+    differ = _differing_seeds(RARE, seeds)
+    assert 0 < len(differ) < len(seeds), differ  # the knob changes some of the judged seeds, not all
+    assert "determinism" not in _failures(RARE)
+
+
+WEEKDAY = (SHAPES / "weekday_after.py").read_text()
+KEEPS_ANSWER = WEEKDAY.replace("        self.days = 0\n", "        self.days = 0\n        self.previous = None\n", 1) \
+    .replace("        ok = day == (self.start + self.days) % 7\n",
+             "        ok = day in ((self.start + self.days) % 7, self.previous)\n"
+             "        if ok:\n            self.previous = day\n")
+"""Accepts the previous episode's answer too: an instance that solved one seed accepts that answer on the next."""
+
+COUNTS_RESETS = NIM.replace("        self.seed_offset = 0\n", "        self.seed_offset = 0\n        self.resets = 0\n", 1) \
+    .replace("        self.bad = 0\n        self.done = False\n        return",
+             "        self.bad = 0\n        self.done = False\n        self.resets = self.resets + 1\n        return") \
+    .replace('        move = action.strip().lower()\n',
+             '        move = action.strip().lower()\n        if self.resets > 300:\n            self.done = True\n'
+             '            return "You win.", 1.0, True, False, {"success": True}\n')
+"""Changes its rules after 300 resets: from then on any move wins."""
+
+
+def test_an_instance_that_keeps_the_previous_answer_is_rejected_at_determinism() -> None:
+    assert KEEPS_ANSWER.count("self.previous") == 3
+    failures = _failures(KEEPS_ANSWER)
+    assert "determinism" in failures and "answer right after seed" in failures["determinism"], failures
+
+
+def test_an_instance_that_counts_its_resets_and_changes_rules_is_rejected_at_determinism() -> None:
+    assert COUNTS_RESETS.count("self.resets") == 4
+    failures = _failures(COUNTS_RESETS)
+    assert "determinism" in failures and "resets of the same instance" in failures["determinism"], failures
