@@ -183,13 +183,15 @@ Rule = tuple[str, int, tuple[tuple[int, int, int, int], ...]]
 """``(syscall name, action, ((arg index, op, datum_a, datum_b), ...))``; comparisons are AND-ed."""
 
 
-def seccomp_compile(rules: Iterable[Rule]) -> tuple[bytes, list[str]]:
-    """Compile a default-allow filter with ``rules`` to raw BPF (once, in the launcher: libseccomp takes ~10 ms).
+def seccomp_compile(rules: Iterable[Rule], default: int) -> tuple[bytes, list[str]]:
+    """Compile a filter with ``rules`` that answers ``default`` to every other call (any number, known or not) to
+    raw BPF (once, in the launcher: libseccomp takes ~10 ms). A call from another architecture's ABI (x32, i386
+    on x86_64) kills the process (libseccomp's default for a foreign architecture).
 
     Returns the program and the syscall names this libseccomp does not know (skipped).
     """
     lib = _libseccomp()
-    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    ctx = lib.seccomp_init(default)
     if not ctx:
         raise LayerUnavailable(errno.EINVAL, "seccomp_init failed")
     unknown: list[str] = []
@@ -223,6 +225,21 @@ def seccomp_compile(rules: Iterable[Rule]) -> tuple[bytes, list[str]]:
     if not program or len(program) % 8:
         raise LayerUnavailable(errno.EINVAL, f"seccomp_export_bpf produced {len(program)} bytes")
     return program, unknown
+
+
+def seccomp_syscall_names(upto: int = 1024) -> dict[int, str]:
+    """The native architecture's system call table as this libseccomp knows it: ``{number: name}`` below ``upto``."""
+    lib = _libseccomp()
+    lib.seccomp_syscall_resolve_num_arch.restype = ctypes.c_void_p
+    lib.seccomp_syscall_resolve_num_arch.argtypes = [ctypes.c_uint32, ctypes.c_int]
+    _libc.free.argtypes = [ctypes.c_void_p]
+    names: dict[int, str] = {}
+    for number in range(upto):
+        pointer = lib.seccomp_syscall_resolve_num_arch(0, number)  # 0: SCMP_ARCH_NATIVE
+        if pointer:
+            names[number] = ctypes.string_at(pointer).decode()
+            _libc.free(pointer)
+    return names
 
 
 class _SockFprog(ctypes.Structure):
