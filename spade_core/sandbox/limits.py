@@ -12,6 +12,8 @@ rlimits        RLIMIT_AS (memory), RLIMIT_CPU (armed from outside by the host pe
                RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
 ipcns          (root only) a fresh IPC namespace per worker: SysV shared memory, queues and semaphores and POSIX
                message queues of other workers are invisible, and the worker's own die with it
+fsview         (root only) a private mount namespace whose root is a small read-only tmpfs holding only the
+               read paths (read-only bind mounts) and the worker's scratch: other host paths do not exist
 uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
                RLIMIT_NPROC alone does not stop fork (docs/design.md §7)
 netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
@@ -19,9 +21,9 @@ no_new_privs   PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE=0, PR_SET_PDEATHSIG=SIGKILL
 landlock       reads only under the Python installation and system library dirs, writes only in scratch;
                TCP bind/connect refused (ABI >= 4); signals/abstract sockets outside the worker refused (ABI >= 6)
 seccomp        an allow-list (``syscalls.py``): every call not on it fails with EPERM, whatever its number
-               (fork/exec, sockets, signals, ptrace, namespaces, mounts, IPC, setting any rlimit, and calls
-               newer than the list); clone only for threads, ioctl/fcntl/prlimit64 only with listed
-               arguments; compiled once in the launcher, loaded per worker as raw BPF
+               (fork/exec, sockets, signals, ptrace, namespaces, mounts, IPC, setting any rlimit, page-cache
+               probes, and calls newer than the list); clone only for threads, ioctl/fcntl/madvise/prlimit64
+               only with listed arguments; compiled once in the launcher, loaded per worker as raw BPF
 =============  ==========================================================================================
 """
 
@@ -37,7 +39,7 @@ from typing import Any
 
 from spade_core.sandbox import oslayers, syscalls
 
-LAYERS = ("fds", "environ", "scratch", "rlimits", "ipcns", "uid", "netns", "no_new_privs", "landlock", "seccomp")
+LAYERS = ("fds", "environ", "scratch", "rlimits", "ipcns", "fsview", "uid", "netns", "no_new_privs", "landlock", "seccomp")
 
 SAFE_ENVIRON = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
 """The whole environment of the launcher and workers (``HOME``/``TMPDIR`` point at the scratch dir)."""
@@ -72,6 +74,7 @@ class SandboxLimits:
     uid_base: int = 200_000
     network_namespace: bool = True
     ipc_namespace: bool = True
+    filesystem_view: bool = True
     landlock: bool = True
     seccomp: bool = True
 
@@ -124,6 +127,23 @@ def _comparison(test: syscalls.ArgIs) -> tuple[int, int, int, int]:
     if test.mask:
         return (test.index, oslayers.SCMP_CMP_MASKED_EQ, test.mask, test.value)
     return (test.index, oslayers.SCMP_CMP_EQ, test.value, 0)
+
+
+FSVIEW_ROOT = ".root"
+"""The empty directory in a worker's scratch that its private root (a tmpfs) is mounted on before ``pivot_root``."""
+
+
+def _filesystem_view(limits: SandboxLimits, scratch: str) -> str:
+    if not limits.filesystem_view:
+        return "off: disabled by SandboxLimits.filesystem_view"
+    if os.geteuid() != 0:
+        return "off: not running as root (a mount namespace needs CAP_SYS_ADMIN)"
+    try:
+        oslayers.private_root(os.path.join(scratch, FSVIEW_ROOT), python_read_paths(), [scratch])
+    except OSError as exc:  # LayerUnavailable, or a path that could not be placed: the host's tree stays
+        return f"off: {exc.strerror or exc}"
+    os.chdir(scratch)
+    return "on"
 
 
 def seccomp_program(limits: SandboxLimits) -> tuple[bytes | None, str]:
@@ -202,6 +222,8 @@ def apply_worker_isolation(
             status["ipcns"] = "on"
         except oslayers.LayerUnavailable as exc:
             status["ipcns"] = f"off: {exc.strerror}"
+
+    status["fsview"] = _filesystem_view(limits, scratch)
 
     if uid != os.geteuid():
         os.setgroups([])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import mmap
 import termios
 from dataclasses import dataclass
 
@@ -62,6 +63,11 @@ FCNTLS = (fcntl.F_GETFD, fcntl.F_SETFD, fcntl.F_GETFL, fcntl.F_SETFL)
 (signals to another process), F_SETLK/F_OFD_*/F_SETLEASE (locks and leases on files other workers can read are a
 channel between records), F_NOTIFY, F_DUPFD (dup is not needed)."""
 
+MADVICE = (mmap.MADV_DONTNEED, mmap.MADV_HUGEPAGE, mmap.MADV_NOHUGEPAGE)
+"""glibc's malloc trimming and thread-stack release (DONTNEED), numpy's huge-page hint for large arrays; all act
+on the caller's own mapping. Not PAGEOUT/COLD (evict a shared file's pages), WILLNEED/POPULATE_* (load them),
+REMOVE, HWPOISON, MERGEABLE and the rest."""
+
 ALLOWED: tuple[Allowed, ...] = (
     # memory
     Allowed("brk", "malloc's main heap"),
@@ -69,7 +75,8 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed("munmap", "freeing what mmap mapped"),
     Allowed("mprotect", "thread stack guard pages; ld.so relocating a lazily imported extension module"),
     Allowed("mremap", "realloc of a large block (a growing list, bytes or str) without copying"),
-    Allowed("madvise", "malloc trimming freed pages (MADV_DONTNEED) and a finished thread's stack"),
+    Allowed("madvise", "only " + ", ".join(str(advice) for advice in MADVICE) + ": see MADVICE",
+            _one_of(2, MADVICE)),
     # files (paths are confined by Landlock: reads under the Python installation, writes in scratch)
     Allowed("openat", "lazy imports (importlib), files in scratch; every open() of the C library is openat"),
     Allowed("close", "closing what was opened"),
