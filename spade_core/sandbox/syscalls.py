@@ -6,7 +6,7 @@ that matters. The filter built from it (``limits.seccomp_rules``) answers ``EPER
 numbers no kernel had when this list was written, so a new kernel's call is denied without a change here. The
 review notes, with what was left out and why, are in ``docs/sandbox.md`` ("System calls").
 
-Names are the kernel's; a name the running architecture lacks (``open`` on aarch64) is skipped when compiling.
+Names are the kernel's; a name the running architecture lacks (``unlink`` on aarch64) is skipped when compiling.
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import mmap
 import termios
 from dataclasses import dataclass
 
-CLONE_THREAD = 0x00010000
-NAMESPACE_FLAGS = 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00020000
-"""CLONE_NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWNS: never, not even on a thread."""
+from spade_core.sandbox.oslayers import CLONE_NAMESPACES, CLONE_THREAD
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,7 @@ ALLOWED: tuple[Allowed, ...] = (
             ((ArgIs(0, 0), ArgIs(2, 0)),)),
     # threads: refused by RLIMIT_NPROC=0 under the uid drop, policed by the host's idle-CPU check otherwise
     Allowed("clone", "threads only: CLONE_THREAD set and no namespace flag (a fork is refused)",
-            ((ArgIs(0, CLONE_THREAD, CLONE_THREAD | NAMESPACE_FLAGS),),)),
+            ((ArgIs(0, CLONE_THREAD, CLONE_THREAD | CLONE_NAMESPACES),),)),
     Allowed("futex", "the GIL, locks and condition variables; joining a thread"),
     Allowed("set_robust_list", "the C library registers each new thread's robust futex list"),
     Allowed("rseq", "the C library (glibc >= 2.35) registers each new thread's restartable sequences area"),

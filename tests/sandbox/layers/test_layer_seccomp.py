@@ -127,7 +127,7 @@ def test_calls_on_the_list_only_with_listed_arguments(fresh_pool) -> None:
     source = ARGUMENTS
     for name, value in {"CLONE3": _number("clone3"), "CLONE": _number("clone"), "PRLIMIT": _number("prlimit64"),
                         "IOCTL": _number("ioctl"), "FCNTL": _number("fcntl"),
-                        "THREAD": syscalls.CLONE_THREAD}.items():
+                        "THREAD": oslayers.CLONE_THREAD}.items():
         source = source.replace(name, str(value))
     pool = fresh_pool(**ONLY_SECCOMP)
     worker = pool.single_use_worker()
