@@ -216,7 +216,8 @@ def bench_many(pool: WorkerPool, count: int, rounds: int) -> None:
 
 def bench_layers() -> None:
     print("\nwhat each isolation layer stops on its own (the static policy bypassed; trusted probes in a worker)")
-    off = {"drop_uid": False, "network_namespace": False, "landlock": False, "seccomp": False}
+    off = {"drop_uid": False, "network_namespace": False, "filesystem_view": False, "landlock": False,
+           "seccomp": False}
     configs = {"all": {}, "none": dict(off)}
     for layer in off:
         configs[layer] = {**off, layer: True}
@@ -224,7 +225,7 @@ def bench_layers() -> None:
     os.chmod(outside, 0o777)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
+    listener.listen(16)  # never accepted: room for every configuration's connection
     results = {}
     for name, switches in configs.items():
         pool = WorkerPool(SandboxLimits(call_timeout_s=20, memory_mb=512, **switches), prestart=0, max_workers=2)

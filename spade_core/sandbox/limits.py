@@ -12,16 +12,18 @@ rlimits        RLIMIT_AS (memory), RLIMIT_CPU (armed from outside by the host pe
                RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
 ipcns          (root only) a fresh IPC namespace per worker: SysV shared memory, queues and semaphores and POSIX
                message queues of other workers are invisible, and the worker's own die with it
+fsview         (root only) a private mount namespace whose root is a small read-only tmpfs holding only the
+               read paths (read-only bind mounts) and the worker's scratch: other host paths do not exist
 uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
                RLIMIT_NPROC alone does not stop fork (docs/design.md §7)
 netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
 no_new_privs   PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE=0, PR_SET_PDEATHSIG=SIGKILL
 landlock       reads only under the Python installation and system library dirs, writes only in scratch;
                TCP bind/connect refused (ABI >= 4); signals/abstract sockets outside the worker refused (ABI >= 6)
-seccomp        fork/vfork/execve/non-thread clone, socket creation, ptrace, namespace, mount, keyring, bpf,
-               module, reboot, signal-sending and SysV/POSIX-queue IPC calls fail with EPERM; no rlimit can be
-               set (setrlimit, prlimit with a new limit or another pid);
-               compiled once in the launcher, loaded per worker as raw BPF
+seccomp        an allow-list (``syscalls.py``): every call not on it fails with EPERM, whatever its number
+               (fork/exec, sockets, signals, ptrace, namespaces, mounts, IPC, setting any rlimit, page-cache
+               probes, and calls newer than the list); clone only for threads, ioctl/fcntl/madvise/prlimit64
+               only with listed arguments; compiled once in the launcher, loaded per worker as raw BPF
 =============  ==========================================================================================
 """
 
@@ -35,9 +37,9 @@ import sys
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from spade_core.sandbox import oslayers
+from spade_core.sandbox import oslayers, syscalls
 
-LAYERS = ("fds", "environ", "scratch", "rlimits", "ipcns", "uid", "netns", "no_new_privs", "landlock", "seccomp")
+LAYERS = ("fds", "environ", "scratch", "rlimits", "ipcns", "fsview", "uid", "netns", "no_new_privs", "landlock", "seccomp")
 
 SAFE_ENVIRON = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
 """The whole environment of the launcher and workers (``HOME``/``TMPDIR`` point at the scratch dir)."""
@@ -72,6 +74,7 @@ class SandboxLimits:
     uid_base: int = 200_000
     network_namespace: bool = True
     ipc_namespace: bool = True
+    filesystem_view: bool = True
     landlock: bool = True
     seccomp: bool = True
 
@@ -103,36 +106,44 @@ def python_read_paths() -> list[str]:
 
 
 def seccomp_rules() -> list[oslayers.Rule]:
-    """The worker's seccomp deny-list (pid-independent, so it is compiled once in the launcher)."""
-    eperm = oslayers.SCMP_ACT_ERRNO(errno.EPERM)
-    deny = [
-        "fork", "vfork", "execve", "execveat", "socket", "socketpair", "connect", "bind", "listen", "accept",
-        "accept4", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "unshare", "setns", "mount",
-        "umount2", "pivot_root", "chroot", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load",
-        "init_module", "finit_module", "delete_module", "bpf", "perf_event_open", "keyctl", "add_key",
-        "request_key", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "personality",
-        "acct", "quotactl", "mknod", "mknodat", "open_by_handle_at", "name_to_handle_at", "syslog",
-        "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "sethostname", "setdomainname", "iopl",
-        "ioperm", "fanotify_init", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
-        "mount_setattr", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
-        "setfsuid", "setfsgid", "capset", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
-        "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "memfd_create",
-        "kill", "tkill", "tgkill", "setrlimit",
-        # IPC that outlives a call or crosses workers: SysV shared memory, queues, semaphores; POSIX queues
-        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
-        "semtimedop", "semctl", "ipc", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
-        "mq_getsetattr",
-        "vhangup", "pkey_alloc", "lookup_dcookie", "nfsservctl",
-    ]
-    rules: list[oslayers.Rule] = [(name, eperm, ()) for name in deny]
-    rules += [
-        ("clone", eperm, ((0, oslayers.SCMP_CMP_MASKED_EQ, oslayers.CLONE_THREAD, 0),)),
-        ("clone3", oslayers.SCMP_ACT_ERRNO(errno.ENOSYS), ()),  # libc falls back to clone(), filtered above
-        # reading its own limits is allowed; setting any (the host arms RLIMIT_CPU from outside) is not
-        ("prlimit64", eperm, ((0, oslayers.SCMP_CMP_NE, 0, 0),)),
-        ("prlimit64", eperm, ((2, oslayers.SCMP_CMP_NE, 0, 0),)),
-    ]
+    """The worker's seccomp allow-list as libseccomp rules (pid-independent, so it is compiled once in the
+    launcher); whatever no rule matches is answered with :data:`SECCOMP_DEFAULT`."""
+    allow = oslayers.SCMP_ACT_ALLOW
+    rules: list[oslayers.Rule] = []
+    for entry in syscalls.ALLOWED:
+        if not entry.when:
+            rules.append((entry.name, allow, ()))
+        for tests in entry.when:
+            rules.append((entry.name, allow, tuple(_comparison(test) for test in tests)))
+    rules += [(entry.name, oslayers.SCMP_ACT_ERRNO(entry.errno), ()) for entry in syscalls.ANSWERED]
     return rules
+
+
+SECCOMP_DEFAULT = oslayers.SCMP_ACT_ERRNO(errno.EPERM)
+"""What the filter answers to every call not on the allow-list, whatever its number."""
+
+
+def _comparison(test: syscalls.ArgIs) -> tuple[int, int, int, int]:
+    if test.mask:
+        return (test.index, oslayers.SCMP_CMP_MASKED_EQ, test.mask, test.value)
+    return (test.index, oslayers.SCMP_CMP_EQ, test.value, 0)
+
+
+FSVIEW_ROOT = ".root"
+"""The empty directory in a worker's scratch that its private root (a tmpfs) is mounted on before ``pivot_root``."""
+
+
+def _filesystem_view(limits: SandboxLimits, scratch: str) -> str:
+    if not limits.filesystem_view:
+        return "off: disabled by SandboxLimits.filesystem_view"
+    if os.geteuid() != 0:
+        return "off: not running as root (a mount namespace needs CAP_SYS_ADMIN)"
+    try:
+        oslayers.private_root(os.path.join(scratch, FSVIEW_ROOT), python_read_paths(), [scratch])
+    except OSError as exc:  # LayerUnavailable, or a path that could not be placed: the host's tree stays
+        return f"off: {exc.strerror or exc}"
+    os.chdir(scratch)
+    return "on"
 
 
 def seccomp_program(limits: SandboxLimits) -> tuple[bytes | None, str]:
@@ -140,7 +151,7 @@ def seccomp_program(limits: SandboxLimits) -> tuple[bytes | None, str]:
     if not limits.seccomp:
         return None, "off: disabled by SandboxLimits.seccomp"
     try:
-        program, unknown = oslayers.seccomp_compile(seccomp_rules())
+        program, unknown = oslayers.seccomp_compile(seccomp_rules(), SECCOMP_DEFAULT)
     except oslayers.LayerUnavailable as exc:
         return None, f"off: {exc.strerror}"
     return program, "on" + (f" (unknown here: {', '.join(unknown)})" if unknown else "")
@@ -211,6 +222,8 @@ def apply_worker_isolation(
             status["ipcns"] = "on"
         except oslayers.LayerUnavailable as exc:
             status["ipcns"] = f"off: {exc.strerror}"
+
+    status["fsview"] = _filesystem_view(limits, scratch)
 
     if uid != os.geteuid():
         os.setgroups([])

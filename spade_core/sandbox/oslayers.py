@@ -17,6 +17,9 @@ from collections.abc import Iterable
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWUSER, CLONE_NEWPID = 0x02000000, 0x04000000, 0x10000000, 0x20000000
+CLONE_NAMESPACES = CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWUSER | CLONE_NEWPID
 CLONE_THREAD = 0x00010000
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -47,6 +50,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.unshare.argtypes = [ctypes.c_int]
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 
 
 def _fail(what: str) -> LayerUnavailable:
@@ -65,6 +70,80 @@ def unshare_ipc() -> None:
     message queue) of any other process is visible, and all of this one's die with it."""
     if _libc.unshare(CLONE_NEWIPC) != 0:
         raise _fail("unshare(CLONE_NEWIPC)")
+
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 4096, 16384, 1 << 18, 1 << 21
+MNT_DETACH = 2
+_ST_RELATIME = 4096
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    def enc(text: str | None) -> bytes | None:
+        return None if text is None else os.fsencode(text)
+
+    if _libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
+        raise _fail(f"mount({source}, {target}, {fstype}, {flags:#x})")
+
+
+def _locked_flags(path: str) -> int:
+    """The mount flags of ``path``'s mount that a bind remount must keep (a container may lock them)."""
+    f_flag = os.statvfs(path).f_flag
+    flags = f_flag & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME)
+    return flags | (MS_RELATIME if f_flag & _ST_RELATIME else 0)
+
+
+def _place(root: str, path: str, writable: bool) -> None:
+    """Make ``path`` appear at the same path under ``root``: a link as the same link (and its target), anything
+    else as a bind mount, read-only unless ``writable``."""
+    if not os.path.lexists(path):
+        return
+    target = root + path
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if os.path.islink(path):
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(path), target)
+        real = os.path.realpath(path)
+        if real != path:
+            _place(root, real, writable)
+        return
+    if os.path.isdir(path):
+        os.makedirs(target, exist_ok=True)
+    elif not os.path.exists(target):
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
+    _mount(path, target, None, MS_BIND)
+    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | _locked_flags(path) | (0 if writable else MS_RDONLY))
+
+
+def private_root(root: str, read_paths: Iterable[str], write_paths: Iterable[str]) -> None:
+    """Give this process a filesystem with nothing but ``read_paths`` (read-only) and ``write_paths`` in it.
+
+    A fresh mount namespace (nothing propagates to or from the host's), a small tmpfs on ``root`` (an empty
+    directory) with each path bind-mounted at its own path, then ``pivot_root`` into it and the host's tree
+    detached. Paths keep their names, so nothing else changes; every other host path is simply absent, so
+    ``stat``, ``readlink``, ``getxattr`` and listings of it fail with ENOENT like ``open`` does. Needs root
+    (CAP_SYS_ADMIN); call before dropping it.
+    """
+    number = _SYS_PIVOT_ROOT.get(platform.machine())
+    if number is None:
+        raise LayerUnavailable(errno.ENOSYS, f"pivot_root's number is not known on {platform.machine()}")
+    if _libc.unshare(CLONE_NEWNS) != 0:
+        raise _fail("unshare(CLONE_NEWNS)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    os.makedirs(root, mode=0o755, exist_ok=True)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=256k,nr_inodes=256,mode=0755")
+    for path in read_paths:
+        _place(root, path, writable=False)
+    for path in write_paths:
+        _place(root, path, writable=True)
+    os.chdir(root)
+    if _libc.syscall(ctypes.c_long(number), b".", b".") != 0:
+        raise _fail("pivot_root")
+    if _libc.umount2(b".", MNT_DETACH) != 0:
+        raise _fail("umount2(old root)")
+    os.chdir("/")
+    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
 def prctl(option: int, arg2: int = 0) -> None:
@@ -183,13 +262,15 @@ Rule = tuple[str, int, tuple[tuple[int, int, int, int], ...]]
 """``(syscall name, action, ((arg index, op, datum_a, datum_b), ...))``; comparisons are AND-ed."""
 
 
-def seccomp_compile(rules: Iterable[Rule]) -> tuple[bytes, list[str]]:
-    """Compile a default-allow filter with ``rules`` to raw BPF (once, in the launcher: libseccomp takes ~10 ms).
+def seccomp_compile(rules: Iterable[Rule], default: int) -> tuple[bytes, list[str]]:
+    """Compile a filter with ``rules`` that answers ``default`` to every other call (any number, known or not) to
+    raw BPF (once, in the launcher: libseccomp takes ~10 ms). A call from another architecture's ABI (x32, i386
+    on x86_64) kills the process (libseccomp's default for a foreign architecture).
 
     Returns the program and the syscall names this libseccomp does not know (skipped).
     """
     lib = _libseccomp()
-    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    ctx = lib.seccomp_init(default)
     if not ctx:
         raise LayerUnavailable(errno.EINVAL, "seccomp_init failed")
     unknown: list[str] = []
@@ -223,6 +304,21 @@ def seccomp_compile(rules: Iterable[Rule]) -> tuple[bytes, list[str]]:
     if not program or len(program) % 8:
         raise LayerUnavailable(errno.EINVAL, f"seccomp_export_bpf produced {len(program)} bytes")
     return program, unknown
+
+
+def seccomp_syscall_names(upto: int = 1024) -> dict[int, str]:
+    """The native architecture's system call table as this libseccomp knows it: ``{number: name}`` below ``upto``."""
+    lib = _libseccomp()
+    lib.seccomp_syscall_resolve_num_arch.restype = ctypes.c_void_p
+    lib.seccomp_syscall_resolve_num_arch.argtypes = [ctypes.c_uint32, ctypes.c_int]
+    _libc.free.argtypes = [ctypes.c_void_p]
+    names: dict[int, str] = {}
+    for number in range(upto):
+        pointer = lib.seccomp_syscall_resolve_num_arch(0, number)  # 0: SCMP_ARCH_NATIVE
+        if pointer:
+            names[number] = ctypes.string_at(pointer).decode()
+            _libc.free(pointer)
+    return names
 
 
 class _SockFprog(ctypes.Structure):
