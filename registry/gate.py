@@ -2,8 +2,8 @@
 and every row is checked again when it is read back.
 
 Writing: names fullmatch :data:`~spade_registry.manifest.NAME_PATTERN`, versions lie in ``[0, MAX_VERSION]``,
-integers fit SQLite's 64-bit columns, JSON payloads are plain data whose integers fit 64 bits and whose text is
-valid UTF-8, and code and payloads stay within their byte bounds. A value outside the schema raises
+integers fit SQLite's 64-bit columns, JSON payloads are plain data whose integers fit 64 bits (their strings are stored
+JSON-escaped, so any text is kept), and code and payloads stay within their byte bounds. A value outside the schema raises
 :class:`~spade_registry.errors.StoreError` naming the field, before anything is written.
 
 Reading: a row written by an older store (or by hand) is turned into a :class:`~spade_registry.records.Record`
@@ -100,16 +100,13 @@ def json_problem(value: Any, path: str) -> str | None:
             if not math.isfinite(item):
                 return f"{where} is {item!r}"
         elif isinstance(item, str):
-            if not _is_utf8(item):
-                return f"{where} is not valid UTF-8 text"
+            continue  # any string: JSON text escapes what UTF-8 cannot hold (a lone surrogate becomes \\udXXX)
         elif isinstance(item, (list, tuple)):
             stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))
         elif isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
                     return f"{where} has a non-string key {key!r:.60}"
-                if not _is_utf8(key):
-                    return f"{where} has a key {key!r:.60} that is not valid UTF-8 text"
                 stack.append((child, f"{where}[{key!r:.60}]", depth + 1))
         else:
             return f"{where} is a {type(item).__name__}"

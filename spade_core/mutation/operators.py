@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from spade_registry.syntax import parse_source
+from spade_registry.syntax import compile_tree, parse_source
 
 MUTANT_RNG = "mutant_rng"
 """The attribute a re-drawn secret keeps the reset's generator in."""
@@ -109,7 +109,7 @@ def _replace_field(parent: ast.AST, name: str, index: int | None, new: ast.AST) 
 
 
 def _expr(text: str) -> ast.expr:
-    node = ast.parse(text, mode="eval").body
+    node = parse_source(text, mode="eval").body
     return node
 
 
@@ -261,8 +261,8 @@ def redraw_secret(m: Module) -> Iterator[Site]:
         def rewrite(n: ast.AST, draw: str = draw) -> None:
             reset_n, step_n = (next(f for f in n.body if isinstance(f, ast.FunctionDef) and f.name == name)
                                for name in ("reset", "step"))
-            reset_n.body.insert(0, ast.parse(f"self.{MUTANT_RNG} = rng").body[0])
-            step_n.body.insert(0, ast.parse(draw).body[0])
+            reset_n.body.insert(0, parse_source(f"self.{MUTANT_RNG} = rng").body[0])
+            step_n.body.insert(0, parse_source(draw).body[0])
         yield _at(m, m.env_class, f"self.{_self_attr(stmt.targets[0])} re-drawn in step", rewrite)
 
 
@@ -328,7 +328,7 @@ def read_writes(m: Module) -> Iterator[Site]:
             name = _self_attr(stmt.targets[0])
 
             def rewrite(n: ast.AST, name: str | None = name) -> None:
-                write = ast.parse(f"if isinstance(self.{name}, int) and not isinstance(self.{name}, bool):\n"
+                write = parse_source(f"if isinstance(self.{name}, int) and not isinstance(self.{name}, bool):\n"
                                   f"    self.{name} = self.{name} + 1").body[0]
                 n.body.insert(1 if ast.get_docstring(n) else 0, write)
             yield _at(m, hint, f"privileged_hint() adds 1 to self.{name}", rewrite)
@@ -366,7 +366,7 @@ def mutants(source: str, operator: str, *, sites: int | None = None, label: str 
         site.apply(tree)
         text = ast.unparse(ast.fix_missing_locations(tree))
         try:
-            compile(text, "<mutant>", "exec")
+            compile_tree(parse_source(text, "<mutant>"), "<mutant>", "exec")
         except (SyntaxError, ValueError):
             continue
         made.append(Mutant(operator, site.what, text))

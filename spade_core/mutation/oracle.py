@@ -25,6 +25,7 @@ from spade_core.contract.inner import HandleFactory
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
 from spade_core.validation.stages import _seat_winner
 from spade_registry.manifest import EnvManifest
+from spade_registry.syntax import parse_source
 
 ORACLE_SEEDS = tuple(range(8))
 """The seeds every policy plays (the gate's own seeds start at 0 too; the oracle needs no other)."""
@@ -100,7 +101,7 @@ class Judgement:
 
 def manifest_of(source: str) -> EnvManifest:
     """The module's ``ENV_SPEC``, read as a literal (never run)."""
-    tree = ast.parse(source)
+    tree = parse_source(source)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENV_SPEC" for t in node.targets):
             return EnvManifest.from_dict(ast.literal_eval(node.value))

@@ -237,6 +237,12 @@ class EpisodeRunner:
                 raise RolloutConfigError(f"EpisodeSpec.role must be one of {ROLES}, got {spec.role!r}")
         run_index = self._runs
         self._runs += 1
+        # keys and values a local generator kept from earlier calls would be reused by this run's prompts: equal to
+        # float rounding, not bitwise, so a run starts from none (the same specs, weights and seed give the same
+        # trajectories, logprobs included); within the run every turn still prefills only its new tokens
+        forget = getattr(self.generator, "forget_prefix", None)
+        if callable(forget):
+            forget()
         base_seed = seed if seed is not None else (
             None if self.config.seed is None else seeding.runner_call_seed(self.config.seed, run_index))
         stats = RolloutStats()
