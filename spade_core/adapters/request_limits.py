@@ -117,7 +117,7 @@ async def _refuse(scope: Scope, send: Send, receive: Receive, status: int, ws_co
         return
     await receive()  # websocket.connect
     await send({"type": "websocket.accept"})
-    await send({"type": "websocket.close", "code": ws_code, "reason": detail.encode()[:123].decode("utf-8", "ignore")})
+    await send(dict(type="websocket.close", code=ws_code, reason=detail.encode()[:123].decode("utf-8", "ignore")))
 
 
 async def _reply(send: Send, status: int, detail: str) -> None:

@@ -19,7 +19,6 @@ from spade_core.sandbox.budgets import TimeBudget
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
-from spade_core.validation.hermetic import RESETS, carried_over
 from spade_core.validation.invariants import check_invariance, check_reward_rule, invariance_rule, reward_rule
 from spade_core.validation.knobs import RULE as KNOBS_RULE
 from spade_core.validation.knobs import check_knobs
@@ -96,19 +95,15 @@ class Stage:
 
 
 def determinism(c: Candidate) -> StageResult:
-    """The ``determinism`` stage: one seed, one task (:func:`~spade_core.validation.stages.check_determinism`), the
-    same on an instance reused after a solved episode and many resets (:mod:`.hermetic`), and a task that changes
-    with each difficulty knob (:mod:`.knobs`)."""
+    """The ``determinism`` stage: one seed, one task (:func:`~spade_core.validation.stages.check_determinism`), and
+    a task that changes with each difficulty knob (:mod:`.knobs`)."""
     result = check_determinism(c)
     if result.failed:
         return result
-    carried = carried_over(c)
-    if carried is not None:
-        return carried
     knobs = check_knobs(c)
     if knobs.failed:
         return knobs
-    return ok(result.stage, f"{result.observed}; after a solved episode and {RESETS} resets too; {knobs.observed}")
+    return ok(result.stage, f"{result.observed}; {knobs.observed}")
 
 
 _LIMITS = ValidationConfig()

@@ -1,6 +1,5 @@
-"""The determinism stage on difficulty knobs and on reused instances: a difficulty knob accepted and ignored is
-rejected, one that changes the task on some seeds only is not; an instance that keeps the previous episode's answer,
-or counts its resets and changes its rules after a few hundred, is rejected."""
+"""The determinism stage on difficulty knobs: a difficulty knob accepted and ignored is rejected, one that changes the
+task on some seeds only is not."""
 
 from __future__ import annotations
 
@@ -60,31 +59,3 @@ def test_a_knob_that_matters_on_some_seeds_only_passes() -> None:
     differ = _differing_seeds(RARE, seeds)
     assert 0 < len(differ) < len(seeds), differ  # the knob changes some of the judged seeds, not all
     assert "determinism" not in _failures(RARE)
-
-
-WEEKDAY = (SHAPES / "weekday_after.py").read_text()
-KEEPS_ANSWER = WEEKDAY.replace("        self.days = 0\n", "        self.days = 0\n        self.previous = None\n", 1) \
-    .replace("        ok = day == (self.start + self.days) % 7\n",
-             "        ok = day in ((self.start + self.days) % 7, self.previous)\n"
-             "        if ok:\n            self.previous = day\n")
-"""Accepts the previous episode's answer too: an instance that solved one seed accepts that answer on the next."""
-
-COUNTS_RESETS = NIM.replace("        self.seed_offset = 0\n", "        self.seed_offset = 0\n        self.resets = 0\n", 1) \
-    .replace("        self.bad = 0\n        self.done = False\n        return",
-             "        self.bad = 0\n        self.done = False\n        self.resets = self.resets + 1\n        return") \
-    .replace('        move = action.strip().lower()\n',
-             '        move = action.strip().lower()\n        if self.resets > 300:\n            self.done = True\n'
-             '            return "You win.", 1.0, True, False, {"success": True}\n')
-"""Changes its rules after 300 resets: from then on any move wins."""
-
-
-def test_an_instance_that_keeps_the_previous_answer_is_rejected_at_determinism() -> None:
-    assert KEEPS_ANSWER.count("self.previous") == 3
-    failures = _failures(KEEPS_ANSWER)
-    assert "determinism" in failures and "answer right after seed" in failures["determinism"], failures
-
-
-def test_an_instance_that_counts_its_resets_and_changes_rules_is_rejected_at_determinism() -> None:
-    assert COUNTS_RESETS.count("self.resets") == 4
-    failures = _failures(COUNTS_RESETS)
-    assert "determinism" in failures and "resets of the same instance" in failures["determinism"], failures
