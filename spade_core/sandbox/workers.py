@@ -128,12 +128,7 @@ class WorkerLifecycle:
             except Exception:  # dropping goes on whatever one worker does
                 pass
         self._idle.clear()
-        if self._control is not None:
-            try:
-                self._control.close()
-            except OSError:
-                pass
-            self._control = None
+        self._close_control()
         if self._launcher is not None:
             try:
                 if self._launcher.poll() is None:
@@ -180,13 +175,17 @@ class WorkerLifecycle:
         self._idle.clear()
         self._close_instances()
 
-    def _shutdown_wait(self) -> None:
+    def _close_control(self) -> None:
+        """Close the control socket to the launcher (once; a socket already broken is closed all the same)."""
         if self._control is not None:
             try:
                 self._control.close()
             except OSError:
                 pass
             self._control = None
+
+    def _shutdown_wait(self) -> None:
+        self._close_control()
         if self._launcher is not None:
             try:
                 self._launcher.wait(timeout=5)
