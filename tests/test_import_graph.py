@@ -43,10 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (  # lowest first; a package imports only 
     ("spade_core.selfplay",),
     ("spade_core.cli", "spade_core.builtin_plugin", "spade_domains", "spade_tools", "spade_trainers"),
 )
-PENDING_CYCLES = {  # circles known and being removed; each must still exist (remove it here once it is gone)
-    # validation.stages holds Candidate, whose fields name the calibration probe and the novelty memory
-    frozenset({"spade_core.validation.stages", "spade_core.validation.calibration", "spade_core.validation.novelty"}),
-}
+PENDING_CYCLES: set[frozenset[str]] = set()  # circles known and being removed (none today); each must still exist
 
 
 def module_files() -> dict[str, Path]:

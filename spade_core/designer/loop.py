@@ -33,7 +33,8 @@ from spade_core.models.base import Generation, ModelBackend, SamplingParams
 from spade_core.plugins.domains import get_domain
 from spade_core.typed_config import require
 from spade_core.validation import ValidationConfig, validate_many
-from spade_core.validation.calibration import AgentProbe, CalibrationProbe
+from spade_core.validation.calibration import AgentProbe
+from spade_core.validation.candidate import CalibrationProbe
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_core.validation.pipeline import record_outcome
 from spade_core.validation.report import StageResult, ValidationReport, Verdict

@@ -23,7 +23,7 @@ from spade_core import linear_re
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import HandleFactory
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
-from spade_core.validation.stages import _seat_winner
+from spade_core.validation.replay import seat_winner
 from spade_registry.manifest import EnvManifest
 from spade_registry.syntax import parse_source
 
@@ -111,7 +111,7 @@ def manifest_of(source: str) -> EnvManifest:
 def _won(episode: Episode, manifest: EnvManifest) -> bool:
     if manifest.players == 1:
         return episode.success
-    return episode.error is None and _seat_winner(episode.final_info, manifest.players) == 0
+    return episode.error is None and seat_winner(episode.final_info, manifest.players) == 0
 
 
 def _play_all(make: Callable[[], SpadeEnv], policy: Policy, manifest: EnvManifest, seeds: Sequence[int],

@@ -106,7 +106,7 @@ class ValidationStageSpec:
     """A validation stage a plugin adds to the gate (``spade_validation_stages``).
 
     ``check``: ``"module:function"``, a function taking the
-    :class:`~spade_core.validation.stages.Candidate` and returning a
+    :class:`~spade_core.validation.candidate.Candidate` and returning a
     :class:`~spade_core.validation.report.StageResult` (it runs where the other off-driver stages run: in the
     validating process, or in a Ray task). ``budget_s``: its wall-clock limit in seconds; required (a stage without
     one is refused when the stage list loads). ``needs``: stages (built-in or added) whose work it reads; it runs only

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spade_core.scale.ray_runtime import require_ray
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import allowed_modules, new_candidate, sandbox_handles, validate_source
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
@@ -43,7 +44,6 @@ from spade_core.validation.stage_list import (
     run_stage,
     run_stages,
 )
-from spade_core.validation.stages import Candidate
 
 ray = require_ray()
 from ray.exceptions import RayError  # noqa: E402 - after the check that says how to install Ray

@@ -61,7 +61,8 @@ from spade_core.training.regret import ARMS, RegretEstimate, arm_of, regret_from
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import derive, load_config, to_dict
 from spade_core.validation import ProbeThresholds
-from spade_core.validation.calibration import AgentProbe, CalibrationProbe, probe_from_spec
+from spade_core.validation.calibration import AgentProbe, probe_from_spec
+from spade_core.validation.candidate import CalibrationProbe
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_registry.records import Status
 

@@ -14,11 +14,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from spade_core.contract.env import HINT_OPTION, SpadeEnv
+from spade_core.validation.candidate import CalibrationProbe, Candidate
 from spade_core.validation.episodes import EnvFactory, Policy, play
 from spade_core.validation.probe import UNCHECKED, HintOnly
 from spade_core.validation.report import StageResult, Verdict
@@ -27,19 +28,11 @@ from spade_registry.records import Status
 if TYPE_CHECKING:
     from spade_core.models.base import ModelBackend, SamplingParams
     from spade_core.rollout.runner import RolloutConfig
-    from spade_core.validation.stages import Candidate
 
 CALIBRATION_SEED_BASE = 3000
 PROBE_SECONDS = "probe_seconds"
 """The calibration details' key for time spent playing the probe: the model's time, not the environment's, so the
 stage's time budget does not count it."""
-
-
-@runtime_checkable
-class CalibrationProbe(Protocol):
-    """Plays the candidate on ``seeds`` (hinted or not) and says which episodes succeeded."""
-
-    def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]: ...
 
 
 class PolicyProbe:

@@ -32,16 +32,13 @@ import ast
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from spade_core import linear_re
 from spade_core.linear_re import DIGIT
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import EnvFactory, Episode, play, reference_policy
 from spade_core.validation.report import StageResult, Verdict
 from spade_registry.syntax import parse_source
-
-if TYPE_CHECKING:
-    from spade_core.validation.stages import Candidate
 
 MAX_DOCUMENT_CHARS = 400_000
 GROUNDING_SEEDS = 8

@@ -20,9 +20,10 @@ from collections import Counter
 from typing import Any
 
 from spade_core.seeding import screening_seeds
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
-from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail_rule, ok
+from spade_core.validation.replay import answer_template, labelled, replaying
+from spade_core.validation.report import StageResult, fail_rule, ok
 
 
 def invariance_rule(share: float) -> str:
@@ -58,7 +59,7 @@ def check_invariance(c: Candidate) -> StageResult:
         # a small sample (the designer loop validates on a few seeds) can share one answer by chance: widen it
         done = {e.seed for e in c.reference_episodes}
         for seed in [s for s in screening_seeds(INVARIANCE_MIN_SEEDS) if s not in done]:
-            episode = _labelled(c.run(seed, reference_policy), "reference")
+            episode = labelled(c.run(seed, reference_policy), "reference")
             if episode.success and episode.error is None:
                 solved.append(episode)
         counts = Counter(tuple(e.actions) for e in solved)
@@ -89,22 +90,22 @@ def _cycling(actions: list[str]) -> Policy:
 def _extra_episodes(c: Candidate, reference: Episode) -> list[Episode]:
     """The reward rule's own policies on one solved seed."""
     assert c.manifest is not None
-    template = _template(c)
+    template = answer_template(c)
     cap = max(8, 3 * len(reference.steps))
     whole = c.manifest.max_turns
     out = []
     words = [template.render(w) for w in GIVING_UP] if not template.raw else []
     for word in dict.fromkeys([*GIVING_UP, *words]):
-        out.append(_labelled(play(c.env(), reference.seed, _replaying([word]), max_steps=cap),
+        out.append(labelled(play(c.env(), reference.seed, replaying([word]), max_steps=cap),
                              f"playing {word!r} every turn"))
     acts = reference.actions
     doubled = [a for a in acts for _ in range(2)]
-    out.append(_labelled(play(c.env(), reference.seed, _replaying(doubled), max_steps=len(doubled)),
+    out.append(labelled(play(c.env(), reference.seed, replaying(doubled), max_steps=len(doubled)),
                          "every reference action played twice"))
     if len(acts) >= 2:
-        out.append(_labelled(play(c.env(), reference.seed, _cycling(acts[:-1]), max_steps=whole),
+        out.append(labelled(play(c.env(), reference.seed, _cycling(acts[:-1]), max_steps=whole),
                              "the reference's steps before its last one repeated (never finishing)"))
-        out.append(_labelled(play(c.env(), reference.seed, _replaying([a for a in acts[:-1] for _ in range(3)]),
+        out.append(labelled(play(c.env(), reference.seed, replaying([a for a in acts[:-1] for _ in range(3)]),
                                   max_steps=cap), "each of the reference's steps before its last one three times"))
     return out
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from spade_core.validation.adversaries import enumeration
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play, reference_policy
-from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _template, fail_rule, ok
+from spade_core.validation.replay import answer_template
+from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_registry.manifest import DifficultyKnob
 
 RULE = "each difficulty knob's min and max differ on a seed"
@@ -31,7 +32,7 @@ def _episodes(c: Candidate, knobs: dict[str, Any], seeds: list[int]) -> list[Epi
     one fresh instance built with ``knobs`` (reuse is checked by ``determinism``)."""
     assert c.envs is not None and c.manifest is not None
     env = c.envs(knobs)
-    template = _template(c)
+    template = answer_template(c)
     try:
         return [play(env, seed, policy) for seed in seeds
                 for policy in (reference_policy, enumeration(template, c.manifest.max_turns).make())]

@@ -5,27 +5,13 @@ reads the memory). See :mod:`spade_core.memory.fingerprint` for what a fingerpri
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
 import numpy as np
 
-from spade_core.memory.behaviour import BehaviourMatch, ScoreFn
-from spade_core.memory.fingerprint import Fingerprint, Similarity, describe, fingerprint
+from spade_core.memory.behaviour import ScoreFn
+from spade_core.memory.fingerprint import Similarity, describe, fingerprint
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import NoveltyThresholds
 from spade_core.validation.report import StageResult, Verdict
-
-if TYPE_CHECKING:
-    from spade_core.validation.stages import Candidate
-
-
-class NoveltyMemory(Protocol):
-    """Where stored environments' fingerprints come from (:class:`spade_core.memory.BehaviourIndex`)."""
-
-    def refresh(self) -> int:
-        """Bring the stored fingerprints up to date (fingerprinting records that have none)."""
-        ...
-
-    def nearest(self, query: Fingerprint, k: int = 3, *, score: ScoreFn) -> list[BehaviourMatch]: ...
 
 
 def score(thresholds: NoveltyThresholds) -> ScoreFn:

@@ -11,14 +11,13 @@ from typing import Any, Protocol
 from spade_core.contract.inner import HandleFactory
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.sandbox.budgets import TimeBudget
-from spade_core.validation.calibration import CalibrationProbe
+from spade_core.validation.candidate import CalibrationProbe, Candidate, NoveltyMemory
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
-from spade_core.validation.novelty import NoveltyMemory
 from spade_core.validation.report import ValidationReport
 from spade_core.validation.stage_hook import check_budget_overrides, stages_in_effect
 from spade_core.validation.stage_list import finish, new_report, run_stages
-from spade_core.validation.stages import Candidate, env_spec_assignments
+from spade_core.validation.static_checks import env_spec_assignments
 from spade_registry.hashing import content_hash
 from spade_registry.plain_json import first_non_json
 from spade_registry.records import Status, Trust

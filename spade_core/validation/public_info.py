@@ -15,10 +15,11 @@ from __future__ import annotations
 from itertools import combinations
 
 from spade_core.validation.adversaries import ActionTemplate, enumeration
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.hint_leaks import answer_core, parse_number
-from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _replaying, _template, fail_rule, ok
+from spade_core.validation.replay import answer_template, labelled, replaying
+from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.swaps import replay_matrix, solved_references
 
 RULE = "seeds that need different actions look different to the agent (to some sequence of actions) before the end"
@@ -55,8 +56,8 @@ def check_public_info(c: Candidate) -> StageResult:
     if len(refs) < 3:
         return ok(stage, "fewer than three solved seeds")
     matrix = replay_matrix(c, full=True)
-    probe = enumeration(_template(c), c.manifest.max_turns)
-    probes = {s: _labelled(c.run(s, probe.make(), max_steps=min(PROBE_TURNS, c.manifest.max_turns)), probe.name)
+    probe = enumeration(answer_template(c), c.manifest.max_turns)
+    probes = {s: labelled(c.run(s, probe.make(), max_steps=min(PROBE_TURNS, c.manifest.max_turns)), probe.name)
               for s in refs}
     differing = [(a, b) for a, b in combinations(refs, 2) if refs[a].actions != refs[b].actions
                  and not matrix[(a, b)].success and not matrix[(b, a)].success]
@@ -66,7 +67,7 @@ def check_public_info(c: Candidate) -> StageResult:
             history(matrix[(k, a)]) == history(matrix[(k, b)]) for k in refs if k not in (a, b))
         between = _between(refs[a].actions[0], refs[b].actions[0]) if same else None
         if between is not None:  # an action between the two: feedback that narrows the answer down tells them apart
-            played = [_labelled(c.run(s, _replaying([between]), max_steps=1), "an action between two references")
+            played = [labelled(c.run(s, replaying([between]), max_steps=1), "an action between two references")
                       for s in (a, b)]
             same = history(played[0]) == history(played[1])
         if same:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from spade_core.contract.env import SpadeEnv
 from spade_core.validation.adversaries import PROBE_STEPS, enumeration
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, begin, first_difference, play, take_step
-from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _template, fail_rule, ok
+from spade_core.validation.replay import answer_template
+from spade_core.validation.report import StageResult, fail_rule, ok
 
 CALLS = (0, 1, 3)
 """How many times the hint and the reference are read before every step."""
@@ -72,7 +73,7 @@ def check_purity(c: Candidate) -> StageResult:
                     if calls != 1 and (index == 0 or calls == 0)]
             probes = []
             if index == 0:
-                first = play(c.env(), seed, enumeration(_template(c), limit).make(),
+                first = play(c.env(), seed, enumeration(answer_template(c), limit).make(),
                              max_steps=max(PROBE_STEPS, min(limit, 8)))
                 first.label = "0 reads per step"
                 probes = [first, play_reading(c.env(), seed, first.actions, CALLS[-1], limit)]

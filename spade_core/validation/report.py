@@ -12,6 +12,14 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from spade_core.errors import (
+    ContractError,
+    EnvCodeError,
+    SandboxError,
+    SandboxMemoryError,
+    SandboxPolicyError,
+    SandboxTimeout,
+)
 from spade_core.memory.fingerprint import Fingerprint
 from spade_registry.records import Status
 
@@ -162,3 +170,45 @@ class ValidationReport:
             "content_hash": self.content_hash, "seeds": self.seeds, "seconds": round(self.seconds, 4),
             "stages": [asdict(s) for s in self.stages],
         }
+
+
+def fail(stage: str, observed: str, causes: list[str], fix: list[str], **details: Any) -> StageResult:
+    return StageResult(stage, Verdict.FAILED, observed, causes, fix, details=details)
+
+
+def fail_rule(stage: str, observed: str, causes: list[str], fix: list[str], *, rule: str,
+              **details: Any) -> StageResult:
+    """A failed property check: the rule it states is the last fix the designer reads, and kept in ``details``."""
+    return fail(stage, observed, causes, [*fix, f"keep the rule: {rule}"], rule=rule, **details)
+
+
+def ok(stage: str, observed: str, **details: Any) -> StageResult:
+    return StageResult(stage, Verdict.PASSED, observed, details=details)
+
+
+def skipped(stage: str, why: str) -> StageResult:
+    return StageResult(stage, Verdict.SKIPPED, why)
+
+
+def describe_error(err: BaseException | None) -> tuple[str, list[str], list[str]]:
+    """Observed text, likely causes and fixes for an error raised by environment code."""
+    if isinstance(err, SandboxTimeout):
+        return (f"a call did not finish in time: {err}", ["an infinite or very long loop", "a search that explodes"],
+                ["bound every loop", "precompute less in reset/step"])
+    if isinstance(err, SandboxMemoryError):
+        return (f"the environment ran out of memory: {err}", ["a huge list/string", "unbounded recursion or growth"],
+                ["keep state small (kilobytes)"])
+    if isinstance(err, SandboxPolicyError):
+        return (f"the sandbox policy refused an operation: {err}",
+                ["a forbidden import, builtin or attribute (dunders, private attributes of other objects)"],
+                ["use only the allowed modules and plain Python"])
+    if isinstance(err, EnvCodeError):
+        return (f"the environment code raised: {err}", ["a bug in reset/step/privileged_hint/reference_action"],
+                ["fix the line named in the message"])
+    if isinstance(err, ContractError):
+        return (f"the environment broke the contract: {err}", ["a return value of the wrong type or shape"],
+                ["reset returns (str, dict); step returns (str, float, bool, bool, dict) with JSON-only info"])
+    if isinstance(err, SandboxError):
+        return (f"the sandbox worker failed: {err}", ["the process crashed (e.g. deep recursion)"],
+                ["avoid deep recursion and huge allocations"])
+    return (f"{type(err).__name__}: {err}", ["unexpected failure"], ["see the message"])

@@ -19,9 +19,9 @@ from spade_core import linear_re
 from spade_core.errors import PluginError, StageListError
 from spade_core.plugins.contributions import ValidationStageSpec, load_object
 from spade_core.plugins.manager import PluginRegistry, get_plugins
+from spade_core.validation.candidate import CANDIDATE_INPUTS, CANDIDATE_SHARED, Candidate
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.stage_list import STAGES, Stage
-from spade_core.validation.stages import CANDIDATE_INPUTS, CANDIDATE_SHARED, Candidate
 from spade_registry.records import Status
 
 HOOK = "spade_validation_stages"

@@ -16,9 +16,13 @@ from dataclasses import dataclass
 from spade_core.plugins.contributions import VALUE_ANSWERS, AnswerKind
 from spade_core.plugins.domains import answer_kind
 from spade_core.sandbox.budgets import TimeBudget
+from spade_core.validation.baselines import check_baselines
 from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
+from spade_core.validation.determinism import SAME_TASK_SEEDS, check_determinism, check_start_state
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
+from spade_core.validation.hint_checks import check_hint
 from spade_core.validation.invariants import check_invariance, check_reward_rule, invariance_rule, reward_rule
 from spade_core.validation.knobs import RULE as KNOBS_RULE
 from spade_core.validation.knobs import check_knobs
@@ -27,28 +31,19 @@ from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
 from spade_core.validation.public_info import check_public_info
 from spade_core.validation.purity import RULE as PURITY_RULE
 from spade_core.validation.purity import check_purity
-from spade_core.validation.report import StageResult, ValidationReport, Verdict
-from spade_core.validation.stages import (
-    SAME_TASK_SEEDS,
-    Candidate,
-    check_baselines,
+from spade_core.validation.reference import check_reference
+from spade_core.validation.report import StageResult, ValidationReport, Verdict, describe_error, fail, ok
+from spade_core.validation.reward_checks import check_reward_range
+from spade_core.validation.static_checks import (
     check_contract,
-    check_determinism,
     check_exact_duplicate,
-    check_hint,
     check_instantiate,
     check_policy,
-    check_reference,
-    check_reward_range,
-    check_start_state,
     check_structure,
-    check_verifier,
-    describe_error,
-    fail,
-    ok,
 )
 from spade_core.validation.swaps import RULE as SWAP_RULE
 from spade_core.validation.swaps import check_swap
+from spade_core.validation.verifier_checks import check_verifier
 from spade_registry.records import Status
 
 
@@ -65,7 +60,7 @@ class Stage:
     work it reads (it runs only when they passed or were skipped); ``needs_all``: it runs only when every earlier
     stage passed or was skipped (an expensive stage, such as one that plays a model). ``reads``: :class:`Candidate`
     attributes it reads that a stage it needs (directly or through others) exports; the inputs every candidate starts
-    with (:data:`~spade_core.validation.stages.CANDIDATE_INPUTS`) need no declaring. ``budget_s``: its wall-clock
+    with (:data:`~spade_core.validation.candidate.CANDIDATE_INPUTS`) need no declaring. ``budget_s``: its wall-clock
     limit in seconds (``ValidationConfig.stage_timeout_s`` may override it by name). ``domains``: it applies only to
     candidates of these domains (empty: every candidate); others report it skipped. ``answer_kinds``: it applies only
     to candidates whose domain's answers are of these kinds (:data:`~spade_core.plugins.contributions.AnswerKind`;
@@ -95,7 +90,7 @@ class Stage:
 
 
 def determinism(c: Candidate) -> StageResult:
-    """The ``determinism`` stage: one seed, one task (:func:`~spade_core.validation.stages.check_determinism`), and
+    """The ``determinism`` stage: one seed, one task (:func:`~spade_core.validation.determinism.check_determinism`), and
     a task that changes with each difficulty knob (:mod:`.knobs`)."""
     result = check_determinism(c)
     if result.failed:

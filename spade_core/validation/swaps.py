@@ -10,10 +10,11 @@ every single-argument change passes. Domain-agnostic: actions are parsed as JSON
 from __future__ import annotations
 
 from spade_core.validation.adversaries import observation_values
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import Variant, code_mutants, json_mutants, program_in, wrong_programs
-from spade_core.validation.report import StageResult
-from spade_core.validation.stages import Candidate, _labelled, _replay_then, _replaying, fail_rule, ok, too_often
+from spade_core.validation.replay import labelled, replay_then, replaying, too_often
+from spade_core.validation.report import StageResult, fail_rule, ok
 
 RULE = "another seed's correct actions, a generic wrong program or a call with changed arguments fail"
 
@@ -31,8 +32,8 @@ def replay_matrix(c: Candidate, *, full: bool) -> dict[tuple[int, int], Episode]
     for i, b in enumerate(refs):
         for a in (refs[(i + k) % len(refs)] for k in shifts):
             if (b.seed, a.seed) not in c.replays:
-                episode = c.run(a.seed, _replaying(b.actions), max_steps=len(b.actions))
-                c.replays[(b.seed, a.seed)] = _labelled(episode, f"seed {b.seed}'s reference actions")
+                episode = c.run(a.seed, replaying(b.actions), max_steps=len(b.actions))
+                c.replays[(b.seed, a.seed)] = labelled(episode, f"seed {b.seed}'s reference actions")
     return c.replays
 
 
@@ -70,7 +71,7 @@ def _show(actions: list[str]) -> str:
 
 
 def _wins(c: Candidate, episode: Episode, variant: Variant) -> bool:
-    info = _replay_then(c, episode, variant.action)
+    info = replay_then(c, episode, variant.action)
     return info is not None and bool(info.get("success"))
 
 

@@ -13,7 +13,7 @@ from spade_core.gym_bridge import open_store, sync_seed_environments
 from spade_core.memory import behaviour, fingerprint_cache
 from spade_core.memory.behaviour import BehaviourIndex, record_fingerprint
 from spade_core.memory.fingerprint import DIM, FINGERPRINT_MODEL
-from spade_core.validation.stages import env_spec_assignments
+from spade_core.validation.static_checks import env_spec_assignments
 from spade_registry.records import Status, Trust
 
 GOOD = (Path(__file__).parents[1] / "validation" / "corpus" / "good_secret_number.py").read_text()

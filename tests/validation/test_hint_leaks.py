@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from spade_core.validation.adversaries import ActionTemplate, de_bruijn, observation_values
 from spade_core.validation.episodes import Episode
+from spade_core.validation.hint_checks import scan_hint_leaks
 from spade_core.validation.hint_leaks import (
     DecodedText,
     answer_core,
@@ -21,7 +22,7 @@ from spade_core.validation.hint_leaks import (
     words_to_digits,
 )
 from spade_core.validation.probes import deviation, edge_inputs, equivalents, near_misses, tolerance_probes
-from spade_core.validation.stages import scan_hint_leaks, too_often
+from spade_core.validation.replay import too_often
 
 ONES = "zero one two three four five six seven eight nine".split()
 

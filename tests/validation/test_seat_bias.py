@@ -11,7 +11,7 @@ from spade_core.contract.env import LEGAL_MOVES_KEY
 from spade_core.errors import ContractError
 from spade_core.validation.adversaries import random_legal
 from spade_core.validation.episodes import play
-from spade_core.validation.stages import _seat_winner
+from spade_core.validation.replay import seat_winner
 
 
 @pytest.mark.parametrize("env_id", ["spade/TicTacToe-v0", "spade/ConnectFourSmall-v0", "spade/KuhnPokerMatch-v0"])
@@ -45,8 +45,8 @@ def test_random_legal_player_without_the_key_reads_the_offered_moves() -> None:
 
 
 def test_winner_is_read_from_winner_or_rewards() -> None:
-    assert _seat_winner({"winner": 1}, 2) == 1
-    assert _seat_winner({"rewards": [1.0, -1.0]}, 2) == 0
-    assert _seat_winner({"rewards": [0.0, 0.0]}, 2) is None
-    assert _seat_winner({"winner": True, "rewards": [-1, 1]}, 2) == 1
-    assert _seat_winner({}, 2) is None
+    assert seat_winner({"winner": 1}, 2) == 1
+    assert seat_winner({"rewards": [1.0, -1.0]}, 2) == 0
+    assert seat_winner({"rewards": [0.0, 0.0]}, 2) is None
+    assert seat_winner({"winner": True, "rewards": [-1, 1]}, 2) == 1
+    assert seat_winner({}, 2) is None

@@ -20,10 +20,10 @@ from spade_core.plugins.contributions import SeedEnvironment, ValidationStageSpe
 from spade_core.plugins.manager import PluginRegistry
 from spade_core.validation import ValidationConfig, validate_source
 from spade_core.validation import stage_list as stage_list_module
+from spade_core.validation.candidate import CANDIDATE_PRODUCTS, Candidate
 from spade_core.validation.report import StageResult, Verdict
 from spade_core.validation.stage_hook import arrange, check_stage_list, stages_in_effect
 from spade_core.validation.stage_list import STAGES, Stage
-from spade_core.validation.stages import CANDIDATE_PRODUCTS, Candidate
 
 TALLY_SEED = "spade_example_plugin.seeds.coin_tally"
 MATH_SEED = "spade_domains.math.seeds.arithmetic_chain"

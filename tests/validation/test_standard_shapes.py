@@ -13,8 +13,8 @@ import pytest
 from spade_core.contract.rng import EpisodeRandom
 from spade_core.validation import validate_source
 from spade_core.validation.config import ValidationConfig
+from spade_core.validation.determinism import SAME_TASK_SEEDS
 from spade_core.validation.stage_list import stage_named
-from spade_core.validation.stages import SAME_TASK_SEEDS
 
 CORPUS = Path(__file__).parent / "standard_shapes"
 SHAPES = sorted(CORPUS.glob("*.py"))

@@ -8,8 +8,8 @@ zero) is not a tally task, and an agent that answers in the domain's format coul
 
 from __future__ import annotations
 
-from spade_core.validation.report import StageResult, Verdict
-from spade_core.validation.stages import Candidate, fail
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.report import StageResult, Verdict, fail
 from spade_example_plugin.plugin import RULE, STAGE
 from spade_example_plugin.verify import read_count
 

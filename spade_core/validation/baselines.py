@@ -1,0 +1,105 @@
+"""Cheap policies must not win: the ``baselines`` stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from spade_core.seeding import screening_seeds
+from spade_core.validation.adversaries import (
+    Adversary,
+    adversaries,
+)
+from spade_core.validation.episodes import (
+    random_text_policy,
+    repeat_first_policy,
+)
+from spade_core.validation.report import StageResult
+
+if TYPE_CHECKING:
+    pass
+
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.replay import (
+    answer_template,
+    policy_wins,
+    too_often,
+)
+from spade_core.validation.report import fail, ok
+
+
+def adversary_seeds(c: Candidate) -> list[int]:
+    """The reference seeds first (so a policy's rewards can be compared with solving the same task), then more."""
+    extra = screening_seeds(c.config.screen_seeds + c.config.baseline_episodes)
+    return list(dict.fromkeys([*c.config.seeds, *extra]))
+
+
+@dataclass
+class AdversaryResult:
+    name: str
+    wins: int
+    episodes: int
+    won_seeds: list[int]
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.episodes if self.episodes else 0.0
+
+
+def adversary_rate(c: Candidate, family: list[Adversary]) -> AdversaryResult:
+    """Screen on a few seeds; a policy that wins any of them plays the confirmation seeds too. A ``family`` of
+    several policies (single-turn tries of different candidates) wins a seed if any of its members does."""
+    seeds = adversary_seeds(c)
+    screen = seeds[: c.config.screen_seeds]
+    name = family[0].name
+
+    def play_seed(seed: int) -> bool:
+        return any(policy_wins(c, member.make(), seed, member.name, member.max_steps) for member in family)
+
+    won = [s for s in screen if play_seed(s)]
+    played = len(screen)
+    if won:
+        for seed in seeds[len(screen): len(screen) + c.config.baseline_episodes]:
+            played += 1
+            if play_seed(seed):
+                won.append(seed)
+    return AdversaryResult(name, len(won), played, won)
+
+
+def check_baselines(c: Candidate) -> StageResult:
+    """Adversarial policies must not win: plausible constants, the same well-formed action to the end, values
+    copied from the observation, many candidates in one action, enumeration up to max_turns, random text."""
+    assert c.manifest is not None
+    template = answer_template(c)
+    single = c.manifest.single_turn
+    pool = adversaries(template, max_turns=c.manifest.max_turns, single_turn=single)
+    pool += [Adversary("random text", lambda: random_text_policy),
+             Adversary("a random action repeated every turn", repeat_first_policy)]
+    results = [adversary_rate(c, [adversary]) for adversary in pool]
+    limit = c.config.baseline_max_success
+    bad = [r for r in results if too_often(r.wins, r.episodes, limit)]
+    rates = {r.name: round(r.rate, 3) for r in results if r.wins}
+    if bad:
+        worst = max(bad, key=lambda r: r.rate)
+        seeds = ", ".join(map(str, worst.won_seeds[:8]))
+        return fail("baselines", f"the policy '{worst.name}' wins {worst.wins} of {worst.episodes} episodes "
+                    f"(seeds {seeds}); a sound task allows at most {limit:.0%}",
+                    _adversary_causes(worst.name), ["check the exact answer against the task's own solution",
+                                                    "enforce the stated try limit (end the episode when it is used up)",
+                                                    "make the answer space large and keep the answer out of the "
+                                                    "observation"], rates=rates)
+    return ok("baselines", f"{len(results)} adversarial policies (constants, copies of the observation, "
+              f"concatenations, enumeration, random text) win at most {max((r.rate for r in results), default=0):.0%}",
+              rates=rates)
+
+
+def _adversary_causes(name: str) -> list[str]:
+    if "enumerating" in name:
+        return ["the try limit is not enforced, so every candidate can be tried", "max_turns is larger than the "
+                "answer space"]
+    if "observation" in name:
+        return ["the answer is visible in the observation", "the verifier accepts a value the task shows"]
+    if "repeated" in name:
+        return ["the verifier accepts a fixed answer", "success is granted when the turns run out",
+                "a substring/any-number check accepts an action holding many candidates"]
+    return ["the verifier accepts wrong actions", "the task can be guessed"]

@@ -1,0 +1,127 @@
+"""The privileged hint helps and does not leak the answer into what the agent sees: the ``hint`` stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from spade_core.validation.adversaries import (
+    Adversary,
+    hint_follower,
+)
+from spade_core.validation.episodes import (
+    Episode,
+    hint_policy,
+    reference_policy,
+)
+from spade_core.validation.hint_leaks import DecodedText, new_leaks
+from spade_core.validation.report import StageResult
+
+if TYPE_CHECKING:
+    pass
+
+from spade_core.validation.baselines import adversary_rate
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.replay import (
+    answer_template,
+    labelled,
+    single_player,
+    too_often,
+)
+from spade_core.validation.report import fail, ok
+
+
+def _hinted_references(c: Candidate) -> list[Episode]:
+    """Reference episodes with the hint read before every action (replayed with hints when they were not)."""
+    wanted = c.config.hint_episodes
+    usable = [e for e in c.reference_episodes if e.error is None and (e.success or not single_player(c))]
+    out = []
+    for episode in usable[:wanted]:
+        if len(episode.hints) != len(episode.steps):
+            episode = labelled(c.run(episode.seed, reference_policy, record_hints=True), "reference")
+        if episode.error is None and len(episode.hints) == len(episode.steps):
+            out.append(episode)
+    return out
+
+
+@dataclass
+class _LeakTally:
+    episodes: set[int] = field(default_factory=set)
+    turns: int = 0  # turns at which the decoder recovered the target
+    targets: set[str] = field(default_factory=set)  # the distinct targets it recovered
+    strong: bool = False
+    example: str = ""
+
+
+def scan_hint_leaks(episodes: list[Episode], *, final_answers: bool) -> dict[tuple[str, str], _LeakTally]:
+    """Run every decoder over the hint at every turn of every episode, against the final answer and the next
+    reference action. A strong leak counts only where the observation at that turn does not already give the
+    target away; a weak one (a short answer, a nearby number) is judged by consistency: it must track the target
+    on a large share of the turns, across episodes and for different targets (a hint that always says "four" in
+    a game whose best move is often 4 does not). The tally
+    keyed ``("turns", "")`` holds how many turns were scanned."""
+    tallies: dict[tuple[str, str], _LeakTally] = {("turns", ""): _LeakTally()}
+    decoded: dict[str, DecodedText] = {}
+
+    def prepared(text: str) -> DecodedText:
+        if text not in decoded:
+            decoded[text] = DecodedText(text)
+        return decoded[text]
+
+    for episode in episodes:
+        final = episode.steps[-1][0]
+        # everything the agent sees in the episode, uncut: a tool or move the task names anywhere is no leak
+        visible = DecodedText("\n".join(dict.fromkeys([episode.reset_obs, *episode.observations,
+                                                        *(s[1] for s in episode.steps)])), limit=None)
+        for turn, (hint, action) in enumerate(zip(episode.hints, episode.actions, strict=False)):
+            tallies[("turns", "")].turns += 1
+            hint_text = prepared(hint)
+            targets = [("next action", action)]
+            if final_answers and action != final:
+                targets.append(("answer", final))
+            elif final_answers:
+                targets = [("answer", final)]
+            for what, target in targets:
+                for leak in new_leaks(hint_text, visible, target):
+                    tally = tallies.setdefault((what, leak.decoder), _LeakTally())
+                    tally.episodes.add(episode.seed)
+                    tally.targets.add(target)
+                    tally.turns += 1
+                    if leak.strong and not tally.strong:
+                        tally.strong = True
+                        tally.example = ""
+                    if not tally.example:
+                        tally.example = (f"the hint at turn {turn + 1} of seed {episode.seed} "
+                                         f"({hint[:100]!r}) {leak.how.format(what=what)} ({target[:40]!r})")
+    return tallies
+
+
+def check_hint(c: Candidate) -> StageResult:
+    """Hint hygiene by information (decoders at every turn) and by behaviour (following the hint must not win)."""
+    assert c.manifest is not None
+    stage = "hint"
+    episodes = _hinted_references(c)
+    tallies = scan_hint_leaks(episodes, final_answers=single_player(c))
+    scanned = tallies.pop(("turns", "")).turns
+    needed = c.config.hint_leak_min_share * scanned
+    for (what, decoder), tally in sorted(tallies.items(), key=lambda kv: (not kv[1].strong, -kv[1].turns)):
+        if tally.strong or (tally.turns >= needed and len(tally.episodes) >= 2 and len(tally.targets) >= 2):
+            share = "" if tally.strong else \
+                f" (at {tally.turns} of {scanned} turns, in {len(tally.episodes)} of {len(episodes)} episodes)"
+            return fail(stage, tally.example[0].upper() + tally.example[1:] + share,
+                        ["the hint gives the solution away, encoded or not"],
+                        ["hint at a plan, a rule or an intermediate result that still leaves work to do"],
+                        decoder=decoder, target=what)
+    template = answer_template(c)
+    attempts = 3 if c.manifest.single_turn else 1
+    follower = adversary_rate(c, [hint_follower(template, k) for k in range(attempts)])
+    copier = adversary_rate(c, [Adversary("copying the hint text as the action", lambda: hint_policy)])
+    limit = c.config.baseline_max_success
+    for result in (follower, copier):
+        if too_often(result.wins, result.episodes, limit):
+            return fail(stage, f"{result.name} wins {result.wins} of {result.episodes} episodes (seeds "
+                        f"{', '.join(map(str, result.won_seeds[:8]))})",
+                        ["the hint is the answer or an instruction that solves the task when obeyed"],
+                        ["make the hint information, not an action"], rates={result.name: result.rate})
+    return ok(stage, f"no decoder recovers the answer or the next action from the hint over {len(episodes)} "
+              f"episodes; following the hint wins {follower.rate:.0%}, copying it {copier.rate:.0%}")

@@ -1,0 +1,103 @@
+"""The reference solves (nearly) every seed, and its answer is determined by the task: the ``reference`` stage."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spade_core.validation.episodes import (
+    Episode,
+    first_difference,
+    reference_policy,
+)
+from spade_core.validation.report import StageResult
+
+if TYPE_CHECKING:
+    pass
+
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.replay import (
+    labelled,
+    replaying,
+)
+from spade_core.validation.report import describe_error, fail, ok
+
+
+def check_reference(c: Candidate) -> StageResult:
+    """Solvable on (nearly) every seed: the reference succeeds (games: finishes) on at least
+    ``reference_min_success`` of the seeds; the failing seeds are named."""
+    assert c.manifest is not None
+    done = {e.seed for e in c.reference_episodes}
+    seeds = c.config.seeds if c.manifest.players == 1 else c.config.seeds[: c.config.seat_games]
+    for i, seed in enumerate(seeds):
+        if seed not in done:
+            record = i < c.config.hint_episodes
+            c.reference_episodes.append(labelled(c.run(seed, reference_policy, record_hints=record), "reference"))
+    errors = [e for e in c.reference_episodes if e.error is not None]
+    if errors:
+        observed, causes, fix = describe_error(errors[0].error)
+        return fail("reference", f"seed {errors[0].seed}: {observed}", causes, fix)
+    if c.manifest.players == 1:
+        failed = [e.seed for e in c.reference_episodes if not e.success]
+        what = "solves"
+    else:
+        failed = [e.seed for e in c.reference_episodes if not e.finished]
+        what = "finishes the game in self-play on"
+    n = len(c.reference_episodes)
+    rate = 1 - len(failed) / n if n else 0.0
+    if rate < c.config.reference_min_success:
+        shown = ", ".join(map(str, failed[:12])) + (" ..." if len(failed) > 12 else "")
+        return fail("reference", f"the reference solution {what} only {n - len(failed)} of {n} seeds "
+                    f"({rate:.0%}, need {c.config.reference_min_success:.0%}); it fails on seeds {shown}",
+                    ["reference_action does not follow the state", "success is never set",
+                     "the task is unsolvable on some seeds (a value the observation never shows, an impossible "
+                     "draw)"],
+                    ["make reference_action compute the correct next action from internal state",
+                     "set info['success'] = True when solved", "draw only solvable tasks in reset"],
+                    rate=rate, failing_seeds=failed)
+    hidden = _answer_not_determined(c) if c.manifest.single_turn else None
+    if hidden is not None:
+        return hidden
+    drift = _drift_on_used_instance(c)
+    if drift is not None:
+        return drift
+    note = f"; fails on seed(s) {', '.join(map(str, failed))}" if failed else ""
+    return ok("reference", f"the reference solution {what} {n - len(failed)} of {n} seeds{note}", rate=rate,
+              failing_seeds=failed)
+
+
+def _answer_not_determined(c: Candidate) -> StageResult | None:
+    """One observation, one answer: two seeds that show the same observation must accept the same answer (else the
+    answer depends on something the agent never sees)."""
+    by_obs: dict[str, Episode] = {}
+    for episode in c.reference_episodes:
+        if not episode.success:
+            continue
+        other = by_obs.setdefault(episode.reset_obs, episode)
+        if other is episode or other.actions == episode.actions:
+            continue
+        check = labelled(c.run(episode.seed, replaying(other.actions)), "another seed's answer")
+        if not check.success:
+            return fail("reference", f"seeds {other.seed} and {episode.seed} show the same observation "
+                        f"({other.reset_obs[:100]!r}) but need different answers ({other.actions[-1][:40]!r} vs "
+                        f"{episode.actions[-1][:40]!r}): the answer depends on something the agent never sees",
+                        ["the task hides a quantity the answer depends on", "the reference reads internal state "
+                         "the observation does not show"],
+                        ["show every quantity the answer depends on"], seeds=[other.seed, episode.seed])
+    return None
+
+
+def _drift_on_used_instance(c: Candidate) -> StageResult | None:
+    """The reference episodes of later seeds were played on an instance that had played many episodes before; two
+    of them replayed on a fresh instance must be the same (state leaking from one episode into the next shows on
+    some seeds only)."""
+    checked = {e.seed for e in c.reference_episodes[: c.config.determinism_seeds]}
+    later = [e for e in c.reference_episodes if e.seed not in checked and e.error is None][-2:]
+    for episode in later:
+        fresh = c.run(episode.seed, reference_policy, fresh=True)
+        where = first_difference(episode, fresh)
+        if where:
+            return fail("reference", f"seed {episode.seed}: the reference episode played after other episodes on "
+                        f"the same instance differs from the one on a fresh instance ({where})",
+                        ["state carried over from earlier episodes", "state kept at module level"],
+                        ["reset every attribute in reset; keep state on self"])
+    return None

@@ -1,0 +1,117 @@
+"""The verifier rejects near misses and accepts equivalent forms; a game's seats are fair: the ``verifier``
+stage."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from spade_core.validation.adversaries import (
+    random_legal,
+)
+from spade_core.validation.episodes import (
+    Episode,
+)
+from spade_core.validation.probes import (
+    deviation,
+    equivalents,
+    mirrored,
+    near_misses,
+    tolerance_probes,
+)
+from spade_core.validation.report import StageResult
+
+if TYPE_CHECKING:
+    pass
+
+from spade_core.validation.baselines import adversary_seeds
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.replay import (
+    labelled,
+    replay_then,
+    seat_winner,
+)
+from spade_core.validation.report import fail, ok
+
+
+def check_verifier(c: Candidate) -> StageResult:
+    """Both directions: near misses of the correct final answer (sign flips, permutations, neighbours, the
+    answer inside a longer string) are rejected, and equivalent forms of it (spaces, 42.0, 2/6) accepted. Games:
+    no seat wins (nearly) every game, neither between references nor between random legal players."""
+    assert c.manifest is not None
+    if c.manifest.players > 1:
+        return _seat_bias(c)
+    solved = [e for e in c.reference_episodes if e.success][:2]
+    tried = 0
+    for episode in solved:
+        final = episode.steps[-1][0]
+        tolerance = Fraction(0)  # the task's own: the largest sane deviation its verifier accepts
+        for probe, moved in tolerance_probes(final):
+            info = replay_then(c, episode, probe.action)
+            tried += 1
+            if info is None or not info.get("success"):
+                break
+            tolerance = moved
+        for probe in near_misses(final, c.manifest.domain):
+            off = deviation(probe.action, final) if tolerance else None
+            if off is not None and off <= tolerance:
+                continue  # inside the tolerance the task itself accepts: an equivalent form, not a near miss
+            info = replay_then(c, episode, probe.action)
+            tried += 1
+            if info is not None and info.get("success") and _inside_band(c, episode, probe.action, final):
+                continue  # the verifier's own stated tolerance: a band around the answer, accepted both ways
+            if info is not None and info.get("success"):
+                return fail("verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was accepted "
+                            f"(the correct answer is {final[:80]!r})",
+                            ["the check is too loose (substring, prefix, absolute value, sorted letters or "
+                             "'any number' matching)"],
+                            ["compare the parsed answer exactly (or numerically) with the expected one"])
+        for probe in equivalents(final, c.manifest.domain):
+            info = replay_then(c, episode, probe.action)
+            tried += 1
+            if info is not None and not info.get("success") and info.get("format_error") is None \
+                    and info.get("action_is_valid") is not False:
+                return fail("verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was judged wrong "
+                            f"(the reference answered {final[:80]!r})",
+                            ["the answer is compared as a string, not by value", "surrounding whitespace is not "
+                             "stripped"],
+                            ["strip the action and compare numbers by value (e.g. answers_match / to_number from "
+                             "the math domain's verify helpers)"])
+    return ok("verifier", f"rejected every near miss and accepted every equivalent form ({tried} probes)")
+
+
+def _inside_band(c: Candidate, episode: Episode, action: str, final: str) -> bool:
+    """Whether an accepted numeric near miss lies inside a tolerance band the verifier keeps around the answer: it
+    is within :data:`~spade_core.validation.probes.MAX_TOLERANCE` and the answer moved as far the other way is
+    accepted too."""
+    other = mirrored(action, final)
+    if other is None:
+        return False
+    info = replay_then(c, episode, other.action)
+    return info is not None and bool(info.get("success"))
+
+
+def _seat_bias(c: Candidate) -> StageResult:
+    assert c.manifest is not None
+    players = c.manifest.players
+    games = [e for e in c.reference_episodes if e.error is None]
+    for label, episodes in (("reference-vs-reference", games), ("random legal players'", None)):
+        if episodes is None:
+            seeds = adversary_seeds(c)[: c.config.seat_games]
+            episodes = [labelled(c.run(s, random_legal(s)), "random legal") for s in seeds]
+            episodes = [e for e in episodes if e.error is None]
+        wins = [0] * players
+        for episode in episodes:
+            seat = seat_winner(episode.final_info, players)
+            if seat is not None:
+                wins[seat] += 1
+        if episodes and max(wins) / len(episodes) >= c.config.seat_max_share:
+            seat = wins.index(max(wins))
+            return fail("verifier", f"seat {seat} wins {max(wins)} of {len(episodes)} {label} games "
+                        f"({max(wins) / len(episodes):.0%}; at most {c.config.seat_max_share:.0%} allowed)",
+                        ["the rules favour one seat (who moves first, an unequal deal)", "the winner is decided "
+                         "without regard to the moves"],
+                        ["alternate or draw who starts from rng (randomise the opening or tie-breaks)",
+                         "give both seats the same chances"],
+                        wins=wins)
+    return ok("verifier", "no seat dominates reference-vs-reference or random legal games")
