@@ -26,16 +26,11 @@ from spade_core.training import (
     TrainingConfigError,
     TrainingInputError,
 )
-from spade_trainers.trl.backend import (
-    TRLSequence,
-    TRLTrainer,
-    VLLMUnavailableError,
-    build_batch,
-    build_trl_trainer,
-    episode_prompt,
-    spec_from_prompt,
-)
+from spade_trainers.trl.backend import TRLTrainer, build_trl_trainer
 from spade_trainers.trl.config import TRLTrainerConfig
+from spade_trainers.trl.grpo import episode_prompt, spec_from_prompt
+from spade_trainers.trl.sequences import TRLSequence, build_batch
+from spade_trainers.trl.vllm_colocated import VLLMUnavailableError
 
 ARITH = "spade/ArithmeticChain-v0"  # one turn
 NIM = "spade/NimVersusBot-v0"  # many turns: the bot's replies are environment tokens inside the completion

@@ -49,7 +49,7 @@ class TRLTrainerConfig(GeneratorSettings):
     Batching: an ``update`` splits its trajectories into micro-batches of ``per_device_train_batch_size`` and takes
     one optimiser step per ``gradient_accumulation_steps`` micro-batches, ``num_iterations`` times over the batch.
     ``num_generations``/``steps_per_generation``/``max_steps`` only matter to ``GRPOTrainer.train()`` driven by
-    :func:`~spade_trainers.trl.backend.make_rollout_func` (G episodes per dataset row).
+    :func:`~spade_trainers.trl.grpo.make_rollout_func` (G episodes per dataset row).
 
     ``temperature`` is the sampling temperature of ``train()`` rollouts and TRL's default scoring temperature;
     ``update`` scores every trajectory at the temperature it was sampled with (designer and agent differ). ``use_vllm`` samples with TRL's colocated vLLM engine (CUDA and the
