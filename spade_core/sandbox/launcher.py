@@ -17,14 +17,22 @@ launcher opened before the fork (read back through the launcher's own descriptor
 scratch dirs are measured (quota ``max_scratch_mb``) and removed by descriptor without following links, and a forked
 worker drops the launcher's records of every other worker before any untrusted code runs.
 
+Where the filesystem view works (root, asked once at start), a worker's scratch is a tmpfs of its own inside its
+mount namespace, sized by the quota: the kernel refuses a write past it (ENOSPC), the launcher never sees (or
+reads) what is in it, and it is gone with the worker. The log is a sealed memfd the kernel stops at
+:data:`MAX_LOG_BYTES`. Such workers are never measured.
+
 An idle pool costs nothing: the launcher sleeps in ``poll`` on its control socket and one pidfd per worker (readable
 when the worker exits). While workers exist it also wakes every ``SandboxLimits.scratch_check_s`` for the scratch
 police, which reads each worker's ``/proc/<pid>/schedstat`` (its run time in ns and its count of times scheduled)
 and walks the scratch only of the workers that ran since their last walk: a worker that has not run has not written.
+Workers whose quota the kernel enforces (:data:`KERNEL`) need no tick: with only those, the launcher sleeps until
+a request or an exit.
 """
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import json
 import os
@@ -55,9 +63,10 @@ main(sys.argv[2])
 PRELOAD_ENCODINGS = ("utf_8", "ascii", "latin_1", "utf_16", "utf_32", "cp1252", "idna", "unicode_escape", "raw_unicode_escape")
 MAX_STATUSES = 1024
 MAX_LOG_TAIL = 4000
-MAX_SCRATCH_ENTRIES = 4096
 MAX_LOG_BYTES = 4 * 1024 * 1024
-"""A worker's unnamed stderr log larger than this gets the worker killed (it also counts toward its scratch quota)."""
+"""A worker's unnamed stderr log never holds more: a memfd sealed at this size refuses a longer write (where memfds
+are missing, a larger log gets the worker killed by the police). Without the filesystem view it also counts toward
+the scratch quota."""
 
 
 OWN = "own"
@@ -68,6 +77,9 @@ SHARED = "shared"
 no capabilities): its scratch can change only when some worker of the pool ran."""
 ALWAYS = "always"
 """Threads or processes are possible (root without the uid drop, or capabilities): measured on every tick."""
+KERNEL = "kernel"
+"""The worker's scratch is a tmpfs of its own (the filesystem view) and its log a sealed memfd: the kernel refuses a
+write past either bound, so the worker is never measured."""
 
 
 class _Child:
@@ -83,24 +95,37 @@ class _Child:
         """The worker's ``schedstat`` when its scratch was last measured (None: never, or unreadable)."""
 
 
-def _anonymous_log(directory: str) -> int:
-    """A file with no name (``O_TMPFILE``, else created and unlinked at once): the worker writes it through its
-    stderr descriptor, the launcher reads it through its own descriptor, and no path exists for the worker to
-    replace with a symlink."""
+def _anonymous_log(directory: str) -> tuple[int, bool]:
+    """A file with no name for a worker's stderr, and whether the kernel bounds it: a memfd sealed at
+    :data:`MAX_LOG_BYTES` (in memory, on no filesystem), else ``O_TMPFILE`` in ``directory``, else a file created
+    and unlinked at once. The worker writes it through its stderr descriptor, the launcher reads it through its own
+    descriptor, and no path exists for the worker to replace with a symlink."""
     try:
-        return os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        fd = os.memfd_create("spade-worker-log", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    except (OSError, AttributeError):
+        fd = None
+    if fd is not None:
+        try:
+            os.ftruncate(fd, MAX_LOG_BYTES)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+            return fd, True
+        except (OSError, AttributeError):
+            os.close(fd)
+    try:
+        return os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600), False
     except (OSError, AttributeError):
         path = os.path.join(directory, f".log-{os.getpid()}-{time.monotonic_ns()}")
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         os.unlink(path)
-        return fd
+        return fd, False
 
 
 def _log_tail(fd: int) -> str:
-    """The last :data:`MAX_LOG_TAIL` bytes of a worker's log (bounded, whatever the worker wrote)."""
+    """The last :data:`MAX_LOG_TAIL` bytes of a worker's log before the point its writes reached (the offset the
+    worker's stderr shares with this descriptor; a sealed memfd's size is its bound, not what was written)."""
     try:
-        size = os.fstat(fd).st_size
-        data = os.pread(fd, MAX_LOG_TAIL, max(0, size - MAX_LOG_TAIL))
+        end = min(os.lseek(fd, 0, os.SEEK_CUR), os.fstat(fd).st_size)
+        data = os.pread(fd, MAX_LOG_TAIL, max(0, end - MAX_LOG_TAIL))
     except OSError:
         return ""
     return data.decode("utf-8", "replace")
@@ -129,6 +154,7 @@ class Launcher:
                 self.netns = f"off: {exc.strerror}"
         else:
             self.netns = "off: disabled by SandboxLimits.network_namespace"
+        self.scratch_tmpfs = self._probe_filesystem_view()
         self.seccomp = limits.seccomp_program(self.limits)
         self.standins, self.problems = allowlist.build_standins(config["allowlist"])
         self.agent_standins = {name: mod for name, mod in self.standins.items() if name in allowlist.AGENT_MODULES}
@@ -137,6 +163,17 @@ class Launcher:
         for enc in PRELOAD_ENCODINGS:
             "x".encode(enc)
         _preload()
+
+    def _probe_filesystem_view(self) -> bool:
+        """Whether workers get the filesystem view (and with it a scratch tmpfs), asked once by a forked child."""
+        probe_dir = os.path.join(self.scratch_root, "fsview-probe")
+        try:
+            os.mkdir(probe_dir, 0o700)
+            return limits.filesystem_view_works(self.limits, probe_dir)
+        except OSError:
+            return False
+        finally:
+            scratch.remove_tree(probe_dir)
 
     # -- requests ------------------------------------------------------------------------------------------
     def serve(self) -> None:
@@ -151,12 +188,13 @@ class Launcher:
             try:
                 self.reap()
                 now = time.monotonic()
-                if self.children and now >= next_police:
+                ticking = self._needs_tick()
+                if ticking and now >= next_police:
                     self.police_scratch()
                     next_police = now + tick
-                # No worker: nothing to police, sleep until the host asks. Otherwise until the next tick (or a
-                # request, or a worker's exit: its pidfd becomes readable and the next pass reaps it).
-                timeout_ms = None if not self.children else max(0, int((next_police - now) * 1000) + 1)
+                # No worker the police measures: sleep until the host asks or a worker exits (its pidfd becomes
+                # readable and the next pass reaps it). Otherwise until the next tick at the latest.
+                timeout_ms = max(0, int((next_police - now) * 1000) + 1) if ticking else None
                 ready = {fd for fd, _ in self.poller.poll(timeout_ms)}
                 if self.control.fileno() in ready:
                     self.serve_one()
@@ -167,6 +205,10 @@ class Launcher:
                     traceback.print_exc()
                 except BaseException:  # even reporting must not end the loop
                     pass
+
+    def _needs_tick(self) -> bool:
+        """Whether a worker needs the police tick: its quota is not the kernel's, or it has no pidfd to wake us."""
+        return any(child.tracking != KERNEL or child.pidfd is None for child in self.children.values())
 
     def serve_one(self) -> None:
         """Answer one request from the host (the control socket is readable; end-of-file means shutdown)."""
@@ -205,8 +247,10 @@ class Launcher:
 
     def spawn(self, fd: int, limits_override: dict[str, Any] | None, agent: bool = False) -> None:
         limits_data = dict(self.limits_data, **(limits_override or {}))
+        lim = limits.SandboxLimits.from_dict(limits_data)
+        kernel_quota = self.scratch_tmpfs and lim.filesystem_view and not self.limits.scratch_check_idle
         try:
-            log_fd = _anonymous_log(self.scratch_root)
+            log_fd, log_bounded = _anonymous_log(self.scratch_root)
         except OSError as exc:
             os.close(fd)
             self.reply({"error": f"cannot create the worker's log: {exc}"})
@@ -227,24 +271,25 @@ class Launcher:
                 from spade_core.sandbox import worker
 
                 scratch_dir = os.path.join(self.scratch_root, f"w{os.getpid()}")
-                lim = limits.SandboxLimits.from_dict(limits_data)
                 layers = limits.apply_worker_isolation(lim, keep_fd=fd, scratch=scratch_dir, launcher_pid=self.pid,
-                                                       seccomp=self.seccomp, log_fd=log_fd)
+                                                       seccomp=self.seccomp, log_fd=log_fd,
+                                                       scratch_tmpfs_required=kernel_quota)
                 layers["netns"] = self.netns
                 worker.run(fd, limits_data, self.agent_standins if agent else self.standins, layers)
             except BaseException:  # report in the log, never return into the launcher loop
                 traceback.print_exc()
             os._exit(71)
         os.close(fd)
-        lim = limits.SandboxLimits.from_dict(limits_data)
         pidfd = _pidfd(pid)
         if pidfd is not None:
             self.poller.register(pidfd, select.POLLIN)
+        tracking = KERNEL if (kernel_quota and log_bounded) else self._tracking(lim)
         self.children[pid] = _Child(os.path.join(self.scratch_root, f"w{pid}"), log_fd, lim.max_scratch_mb, pidfd,
-                                    self._tracking(lim))
+                                    tracking)
         self.reply({"pid": pid})
 
     def _tracking(self, lim: limits.SandboxLimits) -> str:
+        """How the police measures a worker whose scratch is a host directory."""
         if self.limits.scratch_check_idle:
             return ALWAYS
         if os.geteuid() == 0 and lim.drop_uid:
@@ -298,11 +343,12 @@ class Launcher:
 
     def police_scratch(self) -> None:
         """Kill workers whose disk use is over their quota, measuring only those whose use can have changed since
-        their last measurement (see :data:`OWN`, :data:`SHARED`, :data:`ALWAYS`)."""
-        marks = {pid: _run_mark(pid) for pid in self.children}
-        ran = {pid for pid, child in self.children.items() if marks[pid] is None or marks[pid] != child.mark}
-        shared_ran = any(self.children[pid].tracking != OWN for pid in ran)
-        for pid, child in list(self.children.items()):
+        their last measurement (see :data:`OWN`, :data:`SHARED`, :data:`ALWAYS`; never :data:`KERNEL`)."""
+        policed = {pid: child for pid, child in self.children.items() if child.tracking != KERNEL}
+        marks = {pid: _run_mark(pid) for pid in policed}
+        ran = {pid for pid, child in policed.items() if marks[pid] is None or marks[pid] != child.mark}
+        shared_ran = any(policed[pid].tracking != OWN for pid in ran)
+        for pid, child in policed.items():
             due = (pid in ran or child.tracking == ALWAYS or (child.tracking == SHARED and shared_ran))
             if due:
                 child.mark = marks[pid]  # read before the walk: anything the worker does during it shows next tick
@@ -311,10 +357,10 @@ class Launcher:
     def police_one(self, pid: int, child: _Child) -> None:
         """Kill the worker if its disk use is over its quota: the scratch tree (bounded walk: entries and depth),
         plus files it holds open or mapped with no name (unlinked, its stderr log)."""
-        usage = scratch.measure(child.scratch, MAX_SCRATCH_ENTRIES)
+        usage = scratch.measure(child.scratch, scratch.MAX_ENTRIES)
         used = usage.bytes + scratch.open_unlinked_bytes(pid)
         try:
-            log_bytes = os.fstat(child.log_fd).st_size
+            log_bytes = os.fstat(child.log_fd).st_blocks * 512
         except OSError:
             log_bytes = 0
         limit = child.scratch_mb * 1024 * 1024
@@ -322,14 +368,14 @@ class Launcher:
         if usage.too_deep:
             why = f"scratch tree deeper than {scratch.MAX_DEPTH} levels"
         elif usage.too_many:
-            why = f"more than {MAX_SCRATCH_ENTRIES} entries in the scratch dir"
+            why = f"more than {scratch.MAX_ENTRIES} entries in the scratch dir"
         elif used > limit:
             why = f"{used // (1024 * 1024)} MB on disk (named, unlinked-but-open and log files)"
         elif log_bytes > MAX_LOG_BYTES:
             why = f"a stderr log of {log_bytes // (1024 * 1024)} MB (limit {MAX_LOG_BYTES // (1024 * 1024)} MB)"
         if why is not None:
             self.reasons[pid] = (f"scratch quota exceeded: {why} (limit {child.scratch_mb} MB, "
-                                 f"{MAX_SCRATCH_ENTRIES} entries; SandboxLimits.max_scratch_mb)")
+                                 f"{scratch.MAX_ENTRIES} entries; SandboxLimits.max_scratch_mb)")
             _kill(pid)
 
     def shutdown(self) -> None:

@@ -6,14 +6,17 @@ Layers, in the order a new worker applies them (each recorded as active or with 
 fds            every inherited descriptor except the channel is closed; stdin/stdout -> /dev/null, stderr
                -> a size-capped unnamed log file the launcher opened (no path the worker could replace)
 environ        ``os.environ`` is replaced by a minimal fixed mapping (no inherited secrets)
-scratch        the working directory is a fresh per-worker directory, removed when the worker is reaped
+scratch        the working directory is a fresh per-worker directory, removed when the worker is reaped; with
+               the filesystem view it is a tmpfs of the worker's own, sized by the scratch quota
 rlimits        RLIMIT_AS (memory), RLIMIT_CPU (armed from outside by the host per message, never by the
                worker; at most the worker's lifetime CPU budget), RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0,
                RLIMIT_NPROC=0, RLIMIT_MEMLOCK=0
 ipcns          (root only) a fresh IPC namespace per worker: SysV shared memory, queues and semaphores and POSIX
                message queues of other workers are invisible, and the worker's own die with it
 fsview         (root only) a private mount namespace whose root is a small read-only tmpfs holding only the
-               read paths (read-only bind mounts) and the worker's scratch: other host paths do not exist
+               read paths (read-only bind mounts) and the worker's scratch, a tmpfs of its own whose size and
+               inode count are the scratch quota (the kernel refuses a write past it with ENOSPC): other host
+               paths do not exist, and nothing the worker writes reaches a filesystem anyone else sees
 uid            (root only) setgroups([]) + setresgid/setresuid to a per-worker unprivileged id; as root,
                RLIMIT_NPROC alone does not stop fork (docs/design.md §7)
 netns          (in the launcher, inherited) a fresh network namespace: no interfaces but a down loopback
@@ -37,7 +40,7 @@ import sys
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from spade_core.sandbox import oslayers, syscalls
+from spade_core.sandbox import oslayers, scratch, syscalls
 
 LAYERS = ("fds", "environ", "scratch", "rlimits", "ipcns", "fsview", "uid", "netns", "no_new_privs", "landlock", "seccomp")
 
@@ -133,17 +136,43 @@ FSVIEW_ROOT = ".root"
 """The empty directory in a worker's scratch that its private root (a tmpfs) is mounted on before ``pivot_root``."""
 
 
-def _filesystem_view(limits: SandboxLimits, scratch: str) -> str:
+def scratch_tmpfs_options(limits: SandboxLimits, uid: int) -> str:
+    """Mount options of a worker's scratch tmpfs: the scratch quota (``max_scratch_mb`` bytes,
+    :data:`scratch.MAX_ENTRIES` entries besides its top directory), owned by the worker's ``uid``, mode 700."""
+    return f"size={limits.max_scratch_mb}m,nr_inodes={scratch.MAX_ENTRIES + 1},mode=0700,uid={uid},gid={uid}"
+
+
+def _filesystem_view(limits: SandboxLimits, scratch_dir: str, uid: int, required: bool) -> str:
     if not limits.filesystem_view:
         return "off: disabled by SandboxLimits.filesystem_view"
     if os.geteuid() != 0:
         return "off: not running as root (a mount namespace needs CAP_SYS_ADMIN)"
     try:
-        oslayers.private_root(os.path.join(scratch, FSVIEW_ROOT), python_read_paths(), [scratch])
+        oslayers.private_root(os.path.join(scratch_dir, FSVIEW_ROOT), python_read_paths(), scratch_dir,
+                              scratch_tmpfs_options(limits, uid))
     except OSError as exc:  # LayerUnavailable, or a path that could not be placed: the host's tree stays
+        if required:  # the launcher does not police this worker's disk: it must not run on the host's
+            raise
         return f"off: {exc.strerror or exc}"
-    os.chdir(scratch)
+    os.chdir(scratch_dir)
     return "on"
+
+
+def filesystem_view_works(limits: SandboxLimits, probe_dir: str) -> bool:
+    """Whether a worker forked from this process gets the filesystem view: a child sets one up on ``probe_dir`` (a
+    fresh directory) and exits. The launcher asks once; where it holds, it leaves scratch quotas to the kernel."""
+    if not limits.filesystem_view or os.geteuid() != 0:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        try:
+            oslayers.private_root(os.path.join(probe_dir, FSVIEW_ROOT), python_read_paths(), probe_dir,
+                                  scratch_tmpfs_options(limits, 0))
+        except BaseException:  # any failure is the answer "no"
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def seccomp_program(limits: SandboxLimits) -> tuple[bytes | None, str]:
@@ -165,11 +194,14 @@ def apply_worker_isolation(
     launcher_pid: int,
     seccomp: tuple[bytes | None, str] | None = None,
     log_fd: int | None = None,
+    scratch_tmpfs_required: bool = False,
 ) -> dict[str, str]:
     """Isolate the calling (freshly forked) worker process; return ``{layer: "on" | "off: reason"}``.
 
     Must run before any untrusted code and before anything that needs privileges is dropped. Raises only when
-    a layer that is switched on and available fails in a way that would leave the worker weaker than reported.
+    a layer that is switched on and available fails in a way that would leave the worker weaker than reported,
+    and when ``scratch_tmpfs_required`` (the launcher leaves this worker's disk quota to the kernel) and the
+    filesystem view, which holds its scratch tmpfs, cannot be set up.
     """
     status: dict[str, str] = {}
     pid = os.getpid()
@@ -223,7 +255,9 @@ def apply_worker_isolation(
         except oslayers.LayerUnavailable as exc:
             status["ipcns"] = f"off: {exc.strerror}"
 
-    status["fsview"] = _filesystem_view(limits, scratch)
+    status["fsview"] = _filesystem_view(limits, scratch, uid, scratch_tmpfs_required)
+    status["scratch"] = (f"on (its own tmpfs of {limits.max_scratch_mb} MB: the kernel enforces the quota)"
+                         if status["fsview"] == "on" else "on (a host directory: the launcher polices the quota)")
 
     if uid != os.geteuid():
         os.setgroups([])

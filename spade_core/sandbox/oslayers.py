@@ -94,9 +94,9 @@ def _locked_flags(path: str) -> int:
     return flags | (MS_RELATIME if f_flag & _ST_RELATIME else 0)
 
 
-def _place(root: str, path: str, writable: bool) -> None:
+def _place(root: str, path: str) -> None:
     """Make ``path`` appear at the same path under ``root``: a link as the same link (and its target), anything
-    else as a bind mount, read-only unless ``writable``."""
+    else as a read-only bind mount."""
     if not os.path.lexists(path):
         return
     target = root + path
@@ -106,24 +106,26 @@ def _place(root: str, path: str, writable: bool) -> None:
             os.symlink(os.readlink(path), target)
         real = os.path.realpath(path)
         if real != path:
-            _place(root, real, writable)
+            _place(root, real)
         return
     if os.path.isdir(path):
         os.makedirs(target, exist_ok=True)
     elif not os.path.exists(target):
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
     _mount(path, target, None, MS_BIND)
-    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | _locked_flags(path) | (0 if writable else MS_RDONLY))
+    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | _locked_flags(path) | MS_RDONLY)
 
 
-def private_root(root: str, read_paths: Iterable[str], write_paths: Iterable[str]) -> None:
-    """Give this process a filesystem with nothing but ``read_paths`` (read-only) and ``write_paths`` in it.
+def private_root(root: str, read_paths: Iterable[str], scratch: str, scratch_options: str) -> None:
+    """Give this process a filesystem with nothing but ``read_paths`` (read-only) and its own ``scratch`` in it.
 
     A fresh mount namespace (nothing propagates to or from the host's), a small tmpfs on ``root`` (an empty
-    directory) with each path bind-mounted at its own path, then ``pivot_root`` into it and the host's tree
-    detached. Paths keep their names, so nothing else changes; every other host path is simply absent, so
-    ``stat``, ``readlink``, ``getxattr`` and listings of it fail with ENOENT like ``open`` does. Needs root
-    (CAP_SYS_ADMIN); call before dropping it.
+    directory) with each read path bind-mounted at its own path and a fresh tmpfs of its own at ``scratch``
+    (``scratch_options``: its size, inode count, owner), then ``pivot_root`` into it and the host's tree detached.
+    Paths keep their names, so nothing else changes; every other host path is simply absent, so ``stat``,
+    ``readlink``, ``getxattr`` and listings of it fail with ENOENT like ``open`` does. What the process writes lives
+    only in its scratch tmpfs: the kernel refuses a write past its size (ENOSPC), no other mount namespace sees it,
+    and it is freed when the last process in the namespace ends. Needs root (CAP_SYS_ADMIN); call before dropping it.
     """
     number = _SYS_PIVOT_ROOT.get(platform.machine())
     if number is None:
@@ -134,9 +136,9 @@ def private_root(root: str, read_paths: Iterable[str], write_paths: Iterable[str
     os.makedirs(root, mode=0o755, exist_ok=True)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=256k,nr_inodes=256,mode=0755")
     for path in read_paths:
-        _place(root, path, writable=False)
-    for path in write_paths:
-        _place(root, path, writable=True)
+        _place(root, path)
+    os.makedirs(root + scratch, exist_ok=True)
+    _mount("tmpfs", root + scratch, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch_options)
     os.chdir(root)
     if _libc.syscall(ctypes.c_long(number), b".", b".") != 0:
         raise _fail("pivot_root")

@@ -22,6 +22,9 @@ import stat
 from dataclasses import dataclass
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+MAX_ENTRIES = 4096
+"""A scratch tree with more entries than this is over quota: the walk stops there, and a scratch tmpfs has this
+many inodes besides its top directory (``SandboxLimits.max_scratch_mb`` bounds the bytes)."""
 MAX_DEPTH = 64
 """A scratch tree deeper than this is over quota (no environment needs it; the walk holds one fd per level)."""
 MAX_REMOVE_STEPS = 10_000_000

@@ -41,6 +41,13 @@ def small_pool():
 
 
 @pytest.fixture()
+def host_scratch_pool():
+    """Without the filesystem view the scratch is a host directory and the launcher polices its quota (with the
+    view it is a tmpfs the kernel bounds: tests/sandbox/layers/test_layer_scratch_tmpfs.py)."""
+    yield from _pool(filesystem_view=False)
+
+
+@pytest.fixture()
 def links_pool():
     """Seccomp off: its allow-list has no symlink, and what is tested here is what the launcher does with links."""
     yield from _pool(seccomp=False)
@@ -70,23 +77,23 @@ def test_planted_log_symlinks_never_reach_the_host(links_pool) -> None:
     assert links_pool.stats()["workers"] >= 0  # the pool still answers
 
 
-def test_scratch_quota_kills_a_worker_that_fills_its_disk(small_pool) -> None:
-    error, seconds = _simulate(small_pool, "fill_scratch")
+def test_scratch_quota_kills_a_worker_that_fills_its_disk(host_scratch_pool) -> None:
+    error, seconds = _simulate(host_scratch_pool, "fill_scratch")
     assert isinstance(error, SandboxMemoryError), error
     assert "scratch quota exceeded" in str(error) and "max_scratch_mb" in str(error)
     assert seconds < 15
 
 
-def test_scratch_quota_kills_a_worker_that_wrote_past_it_and_went_idle(small_pool) -> None:
+def test_scratch_quota_kills_a_worker_that_wrote_past_it_and_went_idle(host_scratch_pool) -> None:
     """The police walks only workers that ran since their last walk; a burst then silence must still be seen."""
-    worker = small_pool.single_use_worker()
+    worker = host_scratch_pool.single_use_worker()
     try:
         with pytest.raises(SandboxMemoryError, match="scratch quota exceeded"):  # during the burst, or after it
-            small_pool.request(worker, {"op": "probe", "simulate": "burst_scratch"}, 20.0, "probe")
-            time.sleep(10 * small_pool.limits.scratch_check_s)  # idle: blocked waiting for the next message
-            small_pool.request(worker, {"op": "ping"}, 20.0, "ping")
+            host_scratch_pool.request(worker, {"op": "probe", "simulate": "burst_scratch"}, 20.0, "probe")
+            time.sleep(10 * host_scratch_pool.limits.scratch_check_s)  # idle: blocked waiting for the next message
+            host_scratch_pool.request(worker, {"op": "ping"}, 20.0, "ping")
     finally:
-        small_pool.release(worker)
+        host_scratch_pool.release(worker)
 
 
 def test_an_idle_pool_costs_its_launcher_almost_no_cpu(small_pool) -> None:

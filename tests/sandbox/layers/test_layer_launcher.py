@@ -11,6 +11,7 @@ from layer_support import alive, pwn, wait_dead
 
 from spade_core.errors import SandboxCrashed, SandboxError, SandboxMemoryError
 from spade_core.sandbox import SandboxedInnerEnv
+from spade_core.sandbox.launcher import MAX_LOG_BYTES
 from spade_core.sandbox.scratch import measure, remove_tree
 
 GUESS = open(os.path.join(os.path.dirname(__file__), "..", "envs", "guess_env.py")).read()
@@ -39,7 +40,8 @@ def _other_record(pool):
 
 
 def test_hostile_scratch_tree_never_breaks_the_launcher(fresh_pool) -> None:
-    pool = fresh_pool(seccomp=False, landlock=False)
+    """Without the filesystem view (with it the tree is in the worker's own tmpfs, which the launcher never walks)."""
+    pool = fresh_pool(seccomp=False, landlock=False, filesystem_view=False)
     bystander = _other_record(pool)
     worker = pool.single_use_worker()
     try:  # the launcher's police walk meets the tree (during the call or just after): it kills the worker
@@ -118,15 +120,36 @@ def test_shutdown_cleans_up_after_a_killed_launcher(fresh_pool) -> None:
     assert root and not os.path.exists(root)
 
 
-def test_scratch_quota_counts_unlinked_files_and_the_log(compromised) -> None:
-    pool = compromised
-    for route, source in {
-        "unlinked": ("keep = []\nfor i in range(6):\n    f = open(f'u{i}', 'wb'); f.write(b'x' * (8 << 20)); f.flush()\n"
-                     "    os.unlink(f'u{i}'); keep.append(f)\nimport time; time.sleep(3)"),
-        "log": "for i in range(6):\n    os.write(2, b'y' * (1 << 20))\nimport time; time.sleep(3)",
-    }.items():
-        worker = pool.single_use_worker()
-        with pytest.raises(SandboxMemoryError, match="scratch quota exceeded"):
-            pwn(pool, worker, source)
+def test_scratch_quota_counts_unlinked_files_without_the_view(fresh_pool) -> None:
+    """Without the filesystem view the scratch is a host directory: the police counts files unlinked but open."""
+    pool = fresh_pool(filesystem_view=False)
+    worker = pool.single_use_worker()
+    source = ("keep = []\nfor i in range(6):\n    f = open(f'u{i}', 'wb'); f.write(b'x' * (8 << 20)); f.flush()\n"
+              "    os.unlink(f'u{i}'); keep.append(f)\nimport time; time.sleep(3)")
+    with pytest.raises(SandboxMemoryError, match="scratch quota exceeded"):
+        pwn(pool, worker, source)
+    pool.release(worker)
+
+
+LONG_LOG = """
+import errno
+written, outcome = 0, "no error"
+try:
+    for i in range(6):
+        written += os.write(2, b'y' * (1 << 20))
+except OSError as exc:
+    outcome = errno.errorcode.get(exc.errno, str(exc.errno))
+result = [outcome, written]
+"""
+
+
+@pytest.mark.parametrize("view", [True, False])
+def test_the_log_stops_at_its_bound(fresh_pool, view) -> None:
+    """The stderr log is a memfd sealed at MAX_LOG_BYTES: a longer write is refused, whatever the view."""
+    pool = fresh_pool(filesystem_view=view)
+    worker = pool.single_use_worker()
+    try:
+        outcome, written = pwn(pool, worker, LONG_LOG)["ok"]
+    finally:
         pool.release(worker)
-        assert route
+    assert outcome == "EPERM" and MAX_LOG_BYTES - (64 << 10) <= written <= MAX_LOG_BYTES, (outcome, written)
