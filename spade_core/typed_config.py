@@ -247,8 +247,8 @@ def _type_text(hint: Any) -> str:
 
 
 def field_help(cls: type) -> dict[str, str]:
-    """The help of each field of dataclass ``cls`` (and its dataclass bases): the comment lines right above the field
-    and the comment at the end of its line, joined."""
+    """The help of each field of dataclass ``cls`` (and its dataclass bases): the comment lines right above the field,
+    the comment at the end of its line and the string right below it (an attribute docstring), joined."""
     out: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         if not dataclasses.is_dataclass(klass):
@@ -261,16 +261,24 @@ def field_help(cls: type) -> dict[str, str]:
         comments = {tok.start[0]: tok.string.lstrip("#").strip()
                     for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
         [classdef] = [n for n in parse_source(source).body if isinstance(n, ast.ClassDef)]
-        for node in classdef.body:
+        for at, node in enumerate(classdef.body):
             if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
                 continue
+            doc = _docstring(classdef.body[at + 1] if at + 1 < len(classdef.body) else None)
             above: list[str] = []
             row = node.lineno - 1
             while row in comments and lines[row - 1].lstrip().startswith("#"):
                 above.insert(0, comments[row])
                 row -= 1
             trailing = comments.get(node.end_lineno or node.lineno)
-            text = " ".join([*above, *([trailing] if trailing else [])])
+            text = " ".join([*above, *([trailing] if trailing else []), *([doc] if doc else [])])
             if text:
                 out[node.target.id] = text
     return out
+
+
+def _docstring(node: ast.stmt | None) -> str:
+    """The text of a string statement (an attribute's docstring), on one line; empty for anything else."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return " ".join(node.value.value.split())
+    return ""

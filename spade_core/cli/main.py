@@ -39,9 +39,11 @@ from spade_core.selfplay.metrics import read_metrics
 from spade_core.selfplay.records import ERRORS_FILE, set_aside
 from spade_core.selfplay.signals import exit_status
 from spade_core.typed_config import knobs, load_config
-from spade_core.validation import validate_many
+from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.calibration import probe_from_spec
+from spade_core.validation.config import check_stage_budgets
 from spade_core.validation.pipeline import record_outcome
+from spade_core.validation.stage_hook import stage_names
 from spade_registry.records import Status
 
 console = Console()
@@ -232,6 +234,25 @@ def _candidate_files(path: str) -> list[Path]:
     return [target]
 
 
+def _stage_budgets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, float]:
+    """``--stage-budget NAME=SECONDS`` values as ``ValidationConfig.stage_budget_s``, checked against the stages in
+    effect."""
+    budgets: dict[str, float] = {}
+    for value in values:
+        name, sep, seconds = value.partition("=")
+        try:
+            budgets[name.strip()] = float(seconds)
+        except ValueError:
+            raise click.BadParameter(f"{value!r} must look like NAME=SECONDS (e.g. hint=120)", ctx, param) from None
+        if not sep:
+            raise click.BadParameter(f"{value!r} must look like NAME=SECONDS (e.g. hint=120)", ctx, param)
+    try:
+        check_stage_budgets(budgets, stage_names())
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).removeprefix("ValidationConfig.stage_budget_s: "), ctx, param) from None
+    return budgets
+
+
 _VERDICT_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim", "not_run": "dim"}
 
 
@@ -246,9 +267,12 @@ _VERDICT_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim", "no
 @click.option("--probe", "probe_spec", default=None, metavar="MODEL",
               help="A capable probe model (" + MODEL_HELP + ") that plays a few seeds unhinted, hinted and hint-only; "
               "without it hint leaks in unknown encodings and facts only the hint gives go unchecked.")
+@click.option("--stage-budget", "stage_budgets", multiple=True, metavar="NAME=SECONDS", callback=_stage_budgets,
+              help="A stage's wall-clock budget (repeatable), overriding the one it declares "
+              "(ValidationConfig.stage_budget_s): its work stops there and the stage fails.")
 @click.pass_context
 def validate(ctx: click.Context, path: str, as_json: bool, register: bool, workers: int,
-             document_file: str | None, probe_spec: str | None) -> None:
+             document_file: str | None, probe_spec: str | None, stage_budgets: dict[str, float]) -> None:
     """Validate designer-format environment modules (a FILE or every .py in a DIR).
 
     Exit code 0 only if every candidate is accepted; 1 if any is rejected; 2 on a usage error.
@@ -266,7 +290,7 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
                 if document_file is not None else None)
     # the registry's environments (bundled seeds included) are what novelty compares with
     reports = validate_many(sources, workers=workers, store=store, document=document, memory=BehaviourIndex(store),
-                            probe=probe)
+                            probe=probe, config=ValidationConfig(stage_budget_s=stage_budgets))
     if register:
         for (_, source), report in zip(sources, reports, strict=True):
             record_outcome(store, source, report, provenance={"source": "spade validate", "file": report.file})

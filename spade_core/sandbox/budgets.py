@@ -12,10 +12,11 @@ import math
 import os
 import resource
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from spade_core.deadlines import Deadline
 from spade_core.errors import SandboxTimeout
 from spade_core.sandbox.channel import ChannelError, Worker
 from spade_core.sandbox.limits import SandboxLimits
@@ -31,15 +32,17 @@ _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class TimeBudget:
-    """A bound on the total host-measured time of every sandbox call made with it, across pools.
+    """A bound on the total host-measured time of every sandbox call made with it, across pools, and on when they
+    may run (:meth:`within`: a deadline, such as a validation stage's).
 
-    A call still running when the budget runs out is killed with its worker; every later call with it fails at once
-    with :class:`SandboxTimeout`. The validation pipeline gives each candidate one
+    A call still running when the budget runs out (or its deadline passes) is killed with its worker; every later
+    call with it fails at once with :class:`SandboxTimeout`. The validation pipeline gives each candidate one
     (``ValidationConfig.candidate_budget_s``), so code whose every call stays just under the call timeout cannot
-    hold it for minutes. Requests a worker sends the host during a call are part of that call's time (charged once).
+    hold it for minutes, and each stage runs within its own deadline. Requests a worker sends the host during a call
+    are part of that call's time (charged once).
     """
 
-    __slots__ = ("depth", "knob", "limit_s", "spent_s", "what")
+    __slots__ = ("depth", "knob", "limit_s", "spent_s", "what", "window")
 
     def __init__(self, seconds: float, what: str = "this candidate", knob: str = "") -> None:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
@@ -49,8 +52,25 @@ class TimeBudget:
         self.what = what
         self.knob = knob
         self.depth = 0
+        self.window: tuple[Deadline, Callable[[], str]] | None = None
+
+    @contextmanager
+    def within(self, deadline: Deadline, says: Callable[[], str]) -> Iterator[None]:
+        """Calls made in the block end by ``deadline`` too (each gets at most the time left; none starts past it);
+        ``says`` words the timeout (the stage's budget, how far it got)."""
+        outer, self.window = self.window, (deadline, says)
+        try:
+            yield
+        finally:
+            self.window = outer
+
+    def _window_passed(self) -> bool:
+        return self.window is not None and self.window[0].expired() and self.spent_s < self.limit_s
 
     def error(self, env_id: str | None = None) -> SandboxTimeout:
+        if self._window_passed():
+            assert self.window is not None
+            return SandboxTimeout(self.window[1](), env_id=env_id)
         where = f" ({self.knob})" if self.knob else ""
         return SandboxTimeout(
             f"{self.what} used its whole budget of {self.limit_s:g} s of environment time{where}; its calls are "
@@ -62,17 +82,21 @@ class TimeBudget:
         return self.error(None) if self.spent_s >= self.limit_s else None
 
     def exhaust(self) -> None:
-        """A call ran into the end of the budget: nothing is left."""
-        self.spent_s = self.limit_s
+        """A call ran into the end of the budget: nothing is left (a call cut off by the deadline of
+        :meth:`within` leaves the total as charged)."""
+        if not self._window_passed():
+            self.spent_s = self.limit_s
 
     def cut(self, deadline: float) -> tuple[float, float | None]:
-        """``deadline`` cut to what is left, and the budget's end (None inside a call already charged, whose own
-        deadline holds); raises the budget's error when it is spent."""
+        """``deadline`` cut to what is left (of the budget and of the :meth:`within` deadline), and that end (None
+        inside a call already charged, whose own deadline holds); raises the error when nothing is left."""
         if self.depth:
             return deadline, None
         left = self.limit_s - self.spent_s
-        if left <= 0:
+        if left <= 0 or self._window_passed():
             raise self.error(None)
+        if self.window is not None:
+            left = min(left, self.window[0].remaining())
         end = time.monotonic() + left
         return min(deadline, end), end
 

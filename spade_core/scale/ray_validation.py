@@ -24,14 +24,22 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
+from spade_core.sandbox.budgets import TimeBudget
 from spade_core.scale.ray_runtime import require_ray
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
-from spade_core.validation.pipeline import allowed_modules, new_candidate, sandbox_handles, validate_source
+from spade_core.validation.pipeline import (
+    allowed_modules,
+    candidate_budget,
+    new_candidate,
+    sandbox_handles,
+    validate_source,
+)
 from spade_core.validation.report import StageResult, ValidationReport, Verdict
-from spade_core.validation.stage_hook import stages_in_effect
+from spade_core.validation.stage_hook import check_budget_overrides, stages_in_effect
 from spade_core.validation.stage_list import (
     Stage,
     add_result,
@@ -74,14 +82,16 @@ def remote_stages(source: str, file: str, config: ValidationConfig, document: st
     """The Ray task body: re-run the off-driver stages before ``start`` (passed on the driver; not reported) to
     rebuild the candidate's state, then every off-driver stage from ``start`` on whose needs are met (the others
     are ``not_run``). Returns the results, what they exported, and where it ran."""
-    candidate = new_candidate(source, file=file, config=config, document=document, handles=handles, modules=modules)
+    budget = candidate_budget(config)
+    candidate = new_candidate(source, file=file, config=config, document=document,
+                              handles=partial(handles, budget=budget), modules=modules)
     results: list[StageResult] = []
     try:
         for stage in stages[:start]:
             if not stage.off_driver:  # the driver ran it, and it did not fail (else nothing was dispatched)
                 candidate.results[stage.name] = StageResult(stage.name, Verdict.PASSED, "passed on the driver")
                 continue
-            if run_stage(stage, candidate).failed:
+            if run_stage(stage, candidate, budget).failed:
                 # the driver passed this stage: a node that disagrees is an infrastructure fault, not a verdict
                 raise RuntimeError(f"the Ray worker fails stage {stage.name!r} that the driver passed: "
                                    f"{candidate.results[stage.name].observed}")
@@ -89,7 +99,7 @@ def remote_stages(source: str, file: str, config: ValidationConfig, document: st
             if not stage.off_driver:
                 continue
             if applies(stage, candidate):
-                results.append(run_or_block(stage, candidate))
+                results.append(run_or_block(stage, candidate, budget))
             else:
                 pass_over(stage, candidate)
     finally:
@@ -133,25 +143,27 @@ class RayValidator:
             memory.refresh()  # as locally: stored fingerprints are filled in before any candidate is timed
         modules = allowed_modules()
         stages = stages_in_effect()
+        check_budget_overrides(config, stages)
         start = dispatch_point(stages)
-        started: dict[int, tuple[Candidate, ValidationReport, float]] = {}
+        started: dict[int, tuple[Candidate, ValidationReport, float, TimeBudget]] = {}
         reports: list[ValidationReport | None] = [None] * len(sources)
         refs: dict[int, Any] = {}
         for i, ((file, source), document) in enumerate(zip(sources, grounding, strict=True)):
             t0 = time.perf_counter()
+            budget = candidate_budget(config)  # the driver's stages' sandbox time (a task has its own)
             candidate = new_candidate(source, file=file, config=config, store=store, document=document, probe=probe,
-                                      memory=memory, handles=handles, modules=modules)
+                                      memory=memory, handles=partial(handles, budget=budget), modules=modules)
             report = new_report(candidate)
-            if run_stages(stages[:start], candidate, report):
-                run_stages(stages[start:], candidate, report)  # every later stage needs a failed one: none runs
+            if run_stages(stages[:start], candidate, report, budget):
+                run_stages(stages[start:], candidate, report, budget)  # every later stage needs a failed one: none runs
                 reports[i] = finish(candidate, report, t0)
                 continue
-            started[i] = (candidate, report, t0)
+            started[i] = (candidate, report, t0, budget)
             refs[i] = _remote_stages.options(num_cpus=self.task_cpus, max_retries=1).remote(
                 candidate.source, file, config, document, handles, modules, stages, start)
             self.stats["tasks"] += 1
         answers = self._gather(refs, config, stages)
-        for i, (candidate, report, t0) in started.items():
+        for i, (candidate, report, t0, budget) in started.items():
             answer = answers[i]
             if isinstance(answer, BaseException):
                 self.stats["fallbacks"] += 1
@@ -161,7 +173,7 @@ class RayValidator:
                 continue
             self.nodes[answer["hostname"]] += 1
             try:
-                self._merge(candidate, report, answer, stages, start)
+                self._merge(candidate, report, answer, stages, start, budget)
             finally:
                 if candidate.envs is not None:
                     candidate.envs.close_all()
@@ -170,7 +182,7 @@ class RayValidator:
 
     @staticmethod
     def _merge(candidate: Candidate, report: ValidationReport, answer: dict[str, Any], stages: Sequence[Stage],
-               start: int) -> None:
+               start: int, budget: TimeBudget) -> None:
         """Walk the stages from ``start`` in list order: off-driver results from the task, driver stages run here
         (with the task's exports) when their needs are met."""
         remote = {r.stage: r for r in answer["results"]}
@@ -184,7 +196,7 @@ class RayValidator:
                 result = remote.get(stage.name) or not_run(stage, candidate, "the Ray task returned no result")
                 candidate.results[stage.name] = result
             else:
-                result = run_or_block(stage, candidate)
+                result = run_or_block(stage, candidate, budget)
             add_result(report, result)
 
     def _gather(self, refs: dict[int, Any], config: ValidationConfig, stages: Sequence[Stage]) -> dict[int, Any]:

@@ -31,6 +31,8 @@ from spade_core.training.errors import UnknownTrainerBackendError
 from spade_core.training.regret import RegretCoefficients
 from spade_core.training.settings import SharedTrainSettings, TrainKnobs
 from spade_core.typed_config import ConfigError
+from spade_core.validation.config import DESIGN_GROUNDING, GroundingThresholds, ValidationKnobs, check_stage_budgets
+from spade_core.validation.stage_hook import stage_names
 
 Generator = Literal["hf", "hf_engine", "vllm"]
 GENERATORS: tuple[Generator, ...] = get_args(Generator)  # model.generator: who samples (see ModelSection)
@@ -134,11 +136,19 @@ class MemorySection:
     embedder: Literal["minilm", "hashing"] = "minilm"  # "minilm": the packaged all-MiniLM-L6-v2; "hashing": lexical
 
 
-@dataclass
-class ValidationSection:
+@dataclass(frozen=True)
+class ValidationSection(ValidationKnobs):
+    """The validation gate: its ValidationConfig knobs (the seed sample and baseline episodes come from
+    ``designer.validation_seeds``, the probe's episodes from ``agent.seeds_per_env``), and the probe model."""
+
     # a capable probe model (any model spec) that plays each candidate unhinted, hinted and hint-only at the
     # calibration stage (spade_core.validation.probe); None: the designer section's calibrate rule decides
     probe: str | None = None
+    # the designer loop's grounding: its document is one corpus sample, so grounding keeps a score and never rejects
+    grounding: GroundingThresholds = field(default_factory=lambda: DESIGN_GROUNDING)
+
+    def __post_init__(self) -> None:
+        check_stage_budgets(self.stage_budget_s, stage_names())
 
 
 @dataclass
@@ -181,7 +191,8 @@ class SelfPlayConfig:
         "regret.k": "agent.seeds_per_env", "agent.sampling": "agent.max_new_tokens and agent.temperature",
         "agent.seed": "seed", "designer.domain": "designer.domains", "designer.seed": "seed", "train.seed": "seed",
         "train.run_dir": "run_dir", "train.generator_max_batch_size": "model.max_batch_size",
-        "train.generator_kv_cache_mb": "model.kv_cache_mb",
+        "train.generator_kv_cache_mb": "model.kv_cache_mb", "validation.seeds": "designer.validation_seeds",
+        "validation.baseline_episodes": "designer.validation_seeds",
     }
 
     run_dir: str = "runs/selfplay"  # where the run writes its config, metrics, checkpoints, report and errors.log

@@ -55,15 +55,13 @@ from spade_core.selfplay.signals import stop_on_signals
 from spade_core.selfplay.small_world import run_comparison
 from spade_core.selfplay.transcripts import pick_examples
 from spade_core.selfplay.verdicts import RoleContext, parameter_count, role_verdicts
-from spade_core.selfplay.wiring import RunParts, build_run, build_trainer, run_store
+from spade_core.selfplay.wiring import RunParts, build_run, build_trainer, run_store, validation_config
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.regret import ARMS, RegretEstimate, arm_of, regret_from_trajectories
 from spade_core.training.weight_sync import WeightSyncMismatchError
 from spade_core.typed_config import derive, load_config, to_dict
-from spade_core.validation import ProbeThresholds
 from spade_core.validation.calibration import AgentProbe, probe_from_spec
 from spade_core.validation.candidate import CalibrationProbe
-from spade_core.validation.config import DESIGN_VALIDATION
 from spade_registry.records import Status
 
 __all__ = ["Progress", "SelfPlay", "latest_checkpoint"]
@@ -292,9 +290,7 @@ class SelfPlay:
                     parts.designer_model.backend, parts.corpus, parts.store, memory=parts.memory,
                     config=derive(DesignConfig, cfg, domain=domain, seed=seeding.designer_seed(self.config.seed, i),
                                   **({} if cfg.memory else MEMORY_OFF)),
-                    validation=replace(DESIGN_VALIDATION, seeds=tuple(range(cfg.validation_seeds)),
-                                       baseline_episodes=cfg.validation_seeds,
-                                       probe=ProbeThresholds(episodes=self.config.agent.seeds_per_env)),
+                    validation=validation_config(self.config),
                     validate=parts.scale.validate_many,
                     # opt-in: validation.probe (a model spec) or designer.calibrate=true (the agent); by default no
                     # stage plays a model

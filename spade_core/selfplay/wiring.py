@@ -27,6 +27,7 @@ from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.regret import RegretConfig
 from spade_core.training.settings import SharedTrainSettings
 from spade_core.typed_config import ConfigError, derive
+from spade_core.validation.config import ProbeThresholds, ValidationConfig
 
 EMBEDDERS: dict[str, Callable[[], Any]] = {"minilm": MiniLMEmbedder, "hashing": HashingEmbedder}
 """``memory.embedder``: the packaged all-MiniLM-L6-v2, or a fast lexical embedder."""
@@ -104,6 +105,14 @@ def rollout_config(config: SelfPlayConfig) -> RolloutConfig:
 def regret_config(config: SelfPlayConfig) -> RegretConfig:
     """The ``regret`` section with K = ``agent.seeds_per_env`` (the paired rollouts the loop plays)."""
     return derive(RegretConfig, config.regret, k=config.agent.seeds_per_env)
+
+
+def validation_config(config: SelfPlayConfig) -> ValidationConfig:
+    """The ``validation`` section's gate knobs, with the seed sample and baseline episodes of
+    ``designer.validation_seeds`` and the probe's episodes of ``agent.seeds_per_env``."""
+    seeds = config.designer.validation_seeds
+    return derive(ValidationConfig, config.validation, seeds=tuple(range(seeds)), baseline_episodes=seeds,
+                  probe=ProbeThresholds(episodes=config.agent.seeds_per_env))
 
 
 def build_embedder(name: str) -> Any:

@@ -56,10 +56,11 @@ def adversary_rate(c: Candidate, family: list[Adversary]) -> AdversaryResult:
     def play_seed(seed: int) -> bool:
         return any(policy_wins(c, member.make(), seed, member.name, member.max_steps) for member in family)
 
-    won = [s for s in screen if play_seed(s)]
+    won = [s for s in c.clock.items(screen, f"screening seeds of {name}") if play_seed(s)]
     played = len(screen)
     if won:
-        for seed in seeds[len(screen): len(screen) + c.config.baseline_episodes]:
+        for seed in c.clock.items(seeds[len(screen): len(screen) + c.config.baseline_episodes],
+                                  f"confirmation seeds of {name}"):
             played += 1
             if play_seed(seed):
                 won.append(seed)

@@ -20,6 +20,7 @@ from spade_core.validation.episodes import (
     play,
 )
 from spade_core.validation.report import StageResult
+from spade_core.validation.stage_clock import StageClock
 from spade_registry.manifest import EnvManifest
 from spade_registry.records import Status
 
@@ -67,6 +68,7 @@ class Candidate:
     fingerprint: Fingerprint | None = None
     replays: dict[tuple[int, int], Episode] = field(default_factory=dict)  # (played seed's reference, on seed)
     results: dict[str, StageResult] = field(default_factory=dict)  # every stage's result so far, by stage name
+    clock: StageClock = field(default_factory=StageClock)  # the running stage's deadline (its loops check it)
 
     def new_env(self):
         assert self.envs is not None
@@ -80,7 +82,9 @@ class Candidate:
 
     def run(self, seed: int, policy: Policy, *, fresh: bool = False, **kwargs: Any) -> Episode:
         """Play one episode on the shared instance (``reset`` starts every episode afresh), or on a brand-new
-        instance when ``fresh`` (the determinism check compares two fresh instances)."""
+        instance when ``fresh`` (the determinism check compares two fresh instances). None starts past the
+        running stage's deadline (:class:`~spade_core.validation.stage_clock.StageBudgetSpent`)."""
+        self.clock.check()
         if fresh:
             env = self.new_env()
             try:
@@ -102,10 +106,10 @@ CANDIDATE_INPUTS: frozenset[str] = frozenset({
 """What every :class:`Candidate` starts with, before any stage runs: any stage may read these."""
 
 CANDIDATE_SHARED: frozenset[str] = frozenset({
-    "all_episodes", "shared_env", "replays", "results", "outcome_status", "duplicate_of",
+    "all_episodes", "shared_env", "replays", "results", "outcome_status", "duplicate_of", "clock",
 })
 """Bookkeeping any stage may read and add to: every episode played so far, the reused instance, cross-seed replays,
-the results so far, the status a failure gives and the duplicate it names."""
+the results so far, the status a failure gives, the duplicate it names and the running stage's deadline."""
 
 CANDIDATE_PRODUCTS: frozenset[str] = frozenset(Candidate.__dataclass_fields__) - CANDIDATE_INPUTS - CANDIDATE_SHARED
 """What stages make for later ones (the parsed module and manifest, the instance factory, the reference's episodes,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -12,8 +14,11 @@ class ProbeThresholds:
     near hinted success → the hint leaks; unhinted 0 while hinted near 1 → only the hint lets the agent in."""
 
     impossible_below: float = 0.0
+    """Hinted success at or below this: impossible for the probe."""
     trivial_above: float = 1.0
+    """Unhinted success at or above this: trivial for the probe."""
     episodes: int = 8
+    """Seeds the probe plays in each arm."""
     hint_only_share: float = 0.5
     """Hint-only success (the hint without the task) at or above this share of hinted success: the hint carries the
     answer (``spade_core.validation.probe``)."""
@@ -33,8 +38,11 @@ class NoveltyThresholds:
     bundled seeds: distinct seeds reach at most 0.65 combined, renamed copies with changed constants 0.94 or more."""
 
     combined: float = 0.85
+    """The mean of the observed-text and code-shape similarities at which a candidate is a near-duplicate."""
     text: float = 0.9
+    """Observed-text similarity that, with ``dynamics``, makes a duplicate whatever the code."""
     dynamics: float = 0.8
+    """Reward and ending dynamics similarity that, with ``text``, makes a duplicate whatever the code."""
     code_and_dynamics: float = 0.9
     """Same dynamics and same code shape (both at or above this) is a duplicate whatever the wording: a reworded,
     renamed copy reaches 1.00 and 1.00; distinct bundled seeds at most 0.67 on the lower of the two."""
@@ -47,25 +55,44 @@ class GroundingThresholds:
     that decide answers on their own over ``min_facts``, at most 1) reaches ``min_score``."""
 
     min_facts: int = 3
+    """Facts of the document that decide answers on their own for a full score."""
     min_score: float = 0.5
+    """The grounding score (0 to 1) a grounded task reaches."""
     require_use: bool = True
     """True (``spade validate --document``): a task that is not grounded fails. False (the designer loop, whose
     document is one sample of a corpus): grounding never rejects; the score is kept with the record."""
 
 
-@dataclass(frozen=True)
-class ValidationConfig:
-    """Seeds, thresholds and per-stage time budgets (seconds) of the pipeline."""
+STAGE_BUDGET_KEY = "validation.stage_budget_s"
+"""How files and messages name the stage-budget knob (``spade validate --stage-budget NAME=SECONDS`` sets it too)."""
 
-    seeds: tuple[int, ...] = tuple(range(50))
-    """The reference's seed sample (solvable on nearly every seed: ``reference_min_success`` of them)."""
+
+def check_stage_budgets(budgets: dict[str, float], stages: Sequence[str] | None = None) -> None:
+    """Every override is a finite number of seconds above 0 and (given the names of the stages in effect) names a
+    stage; raises ``ValueError`` naming the stage, the value and the valid stage names."""
+    for name, seconds in budgets.items():
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (
+                math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"ValidationConfig.stage_budget_s: {name} must be a finite number of seconds above 0, "
+                             f"got {seconds!r}")
+    unknown = sorted(set(budgets) - set(stages)) if stages is not None else []
+    if unknown:
+        raise ValueError(f"ValidationConfig.stage_budget_s: no stage named {unknown}; the stages: "
+                         f"{', '.join(stages or ())}")
+
+
+@dataclass(frozen=True)
+class ValidationKnobs:
+    """The pipeline's knobs a user sets (the self-play ``validation`` section is built on them); the sample sizes a
+    run derives from its own knobs are :class:`ValidationConfig`'s."""
+
     reference_min_success: float = 0.98
+    """The reference solves at least this share of its seeds (games: finishes them)."""
     baseline_max_success: float = 0.1
     """An adversarial policy (constants, copies, enumeration, the hint followed) may win at most this share; it
     fails when the 95% lower confidence bound of its win rate is above it."""
     screen_seeds: int = 1
     """Seeds every adversarial policy plays; one that wins any of them plays ``baseline_episodes`` more."""
-    baseline_episodes: int = 16
     determinism_seeds: int = 2
     """Seeds replayed on fresh and used instances, with and without hint calls."""
     knob_seeds: int = 6
@@ -97,24 +124,43 @@ class ValidationConfig:
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000
+    """A candidate module longer than this (characters) is refused before it is parsed."""
     candidate_budget_s: float = 60.0
     """Total environment time (host-measured, all sandbox calls of all stages) one candidate may use; past it
     every further call fails with a timeout, so code whose every call stays just under the call timeout cannot
     hold validation for minutes."""
-    stage_timeout_s: dict[str, float] = field(default_factory=dict)
-    """Wall-clock limits overriding stages' own budgets, by stage name (each stage declares its budget,
-    ``spade_core.validation.stage_list.Stage.budget_s``: the play-based ones are sized for long bundled games, a
-    60-hand poker match, on a loaded 2-core machine, while ``candidate_budget_s`` bounds the environment's own
-    time)."""
+    stage_budget_s: dict[str, float] = field(default_factory=dict)
+    """Wall-clock budgets (seconds) overriding stages' own, by stage name (each stage declares its budget,
+    ``spade_core.validation.stage_list.Stage.budget_s``). A stage's budget is its deadline: every sandbox call it
+    makes gets at most the time left and its loops stop there; past it the stage fails naming the budget."""
     grounding: GroundingThresholds = field(default_factory=GroundingThresholds)
+    """Grounding verdicts (``spade_core.validation.grounding``)."""
     novelty: NoveltyThresholds = field(default_factory=NoveltyThresholds)
-    probe: ProbeThresholds = field(default_factory=ProbeThresholds)
+    """Near-duplicate verdicts on behavioural fingerprints."""
+
+    def __post_init__(self) -> None:
+        check_stage_budgets(self.stage_budget_s)
 
     def budget(self, stage: str, declared: float) -> float:
-        """The wall-clock limit of ``stage``: its override here, else the budget it declares."""
-        return self.stage_timeout_s.get(stage, declared)
+        """The wall-clock budget of ``stage``: its override here, else the budget it declares."""
+        return float(self.stage_budget_s.get(stage, declared))
 
 
-DESIGN_VALIDATION = ValidationConfig(grounding=GroundingThresholds(require_use=False))
+@dataclass(frozen=True)
+class ValidationConfig(ValidationKnobs):
+    """Seeds, thresholds and per-stage time budgets (seconds) of the pipeline: its knobs, and the sample sizes a
+    self-play run derives (from ``designer.validation_seeds`` and ``agent.seeds_per_env``)."""
+
+    seeds: tuple[int, ...] = tuple(range(50))
+    """The reference's seed sample (solvable on nearly every seed: ``reference_min_success`` of them)."""
+    baseline_episodes: int = 16
+    """Episodes an adversarial policy that won a screening seed plays."""
+    probe: ProbeThresholds = field(default_factory=ProbeThresholds)
+    """The calibration probe's verdicts and episodes."""
+
+
+DESIGN_GROUNDING = GroundingThresholds(require_use=False)
+"""Grounding in the designer loop: its document is one corpus sample, so it never rejects."""
+DESIGN_VALIDATION = ValidationConfig(grounding=DESIGN_GROUNDING)
 """The designer loop's defaults: its grounding document is one corpus sample, so a task that does not build on it
 passes grounding with a low score (kept in its record) rather than failing."""

@@ -42,7 +42,7 @@ def check_determinism(c: Candidate) -> StageResult:
     used = c.new_env()
     first_refs: list[Episode] = []
     probes: list[Episode] = []
-    for seed in seeds:
+    for seed in c.clock.items(seeds, "determinism seeds"):
         hinted = labelled(c.run(seed, reference_policy, fresh=True, record_hints=True), "reference")
         if hinted.error is not None:
             observed, err_causes, err_fix = describe_error(hinted.error)

@@ -212,7 +212,7 @@ def _changed_seeds(c: Candidate, source: str, episodes: list[Episode]) -> list[i
     changed: list[int] = []
     try:
         env = factory()
-        for episode in episodes:
+        for episode in c.clock.items(episodes, "perturbed replays"):
             other = play(env, episode.seed, reference_policy)
             if other.error is None and other.actions != episode.actions:
                 changed.append(episode.seed)
@@ -260,7 +260,7 @@ def measure(c: Candidate, min_facts: int) -> GroundingEvidence:
         probes = sorted(literals, key=lambda lit: (lit.text not in answers, lit in in_play))[:MAX_FACT_PROBES]
         on = [e for e in episodes if e.seed in changed]
         started = time.perf_counter()
-        for lit in probes:
+        for lit in c.clock.items(probes, "fact perturbations"):
             if time.perf_counter() - started > FACT_PROBE_SECONDS:
                 probed_all = False
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ def _hinted_references(c: Candidate) -> list[Episode]:
     wanted = c.config.hint_episodes
     usable = [e for e in c.reference_episodes if e.error is None and (e.success or not single_player(c))]
     out = []
-    for episode in usable[:wanted]:
+    for episode in c.clock.items(usable[:wanted], "hint replays"):
         if len(episode.hints) != len(episode.steps):
             episode = labelled(c.run(episode.seed, reference_policy, record_hints=True), "reference")
         if episode.error is None and len(episode.hints) == len(episode.steps):
@@ -53,7 +54,7 @@ class _LeakTally:
     example: str = ""
 
 
-def scan_hint_leaks(episodes: list[Episode], *, final_answers: bool) -> dict[tuple[str, str], _LeakTally]:
+def scan_hint_leaks(episodes: Iterable[Episode], *, final_answers: bool) -> dict[tuple[str, str], _LeakTally]:
     """Run every decoder over the hint at every turn of every episode, against the final answer and the next
     reference action. A strong leak counts only where the observation at that turn does not already give the
     target away; a weak one (a short answer, a nearby number) is judged by consistency: it must track the target
@@ -101,7 +102,7 @@ def check_hint(c: Candidate) -> StageResult:
     assert c.manifest is not None
     stage = "hint"
     episodes = _hinted_references(c)
-    tallies = scan_hint_leaks(episodes, final_answers=single_player(c))
+    tallies = scan_hint_leaks(c.clock.items(episodes, "hint episodes scanned"), final_answers=single_player(c))
     scanned = tallies.pop(("turns", "")).turns
     needed = c.config.hint_leak_min_share * scanned
     for (what, decoder), tally in sorted(tallies.items(), key=lambda kv: (not kv[1].strong, -kv[1].turns)):

@@ -95,7 +95,7 @@ def _extra_episodes(c: Candidate, reference: Episode) -> list[Episode]:
     whole = c.manifest.max_turns
     out = []
     words = [template.render(w) for w in GIVING_UP] if not template.raw else []
-    for word in dict.fromkeys([*GIVING_UP, *words]):
+    for word in c.clock.items(dict.fromkeys([*GIVING_UP, *words]), "giving-up words"):
         out.append(labelled(play(c.env(), reference.seed, replaying([word]), max_steps=cap),
                              f"playing {word!r} every turn"))
     acts = reference.actions

@@ -47,7 +47,7 @@ def check_knobs(c: Candidate) -> StageResult:
     if not knobs:
         return ok(stage, "no difficulty knob with a range")
     seeds = list(c.config.seeds[: max(1, c.config.knob_seeds)])
-    for knob in knobs:
+    for knob in c.clock.items(knobs, "difficulty knobs"):
         low, high = (_episodes(c, _at(knob, value), seeds) for value in (knob.min, knob.max))
         if all(a.trace() == b.trace() for a, b in zip(low, high, strict=True)):
             return fail_rule(stage, f"difficulty '{knob.name}' at its min ({knob.min}) and at its max ({knob.max}) "

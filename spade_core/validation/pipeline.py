@@ -38,6 +38,11 @@ def sandbox_handles(source: str, env_id: str, *, budget: TimeBudget | None = Non
     return designer_handle_factory(source, env_id=env_id, budget=budget)
 
 
+def candidate_budget(config: ValidationConfig) -> TimeBudget:
+    """The sandbox time one candidate may use in all its stages (each stage runs within its own deadline too)."""
+    return TimeBudget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s")
+
+
 def allowed_modules() -> dict[str, list[str]]:
     """Stand-in modules (and their names) that designer code may import, including plugin contributions."""
     from spade_core.sandbox.allowlist import merged_allowlist
@@ -80,7 +85,7 @@ def validate_source(
     config = config or ValidationConfig()
     stages = stages_in_effect()
     check_budget_overrides(config, stages)
-    budget = TimeBudget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s")
+    budget = candidate_budget(config)
     candidate = new_candidate(source, file=file, config=config, store=store, document=document, probe=probe,
                               memory=memory, handles=partial(handles, budget=budget))
     report = new_report(candidate)

@@ -62,7 +62,7 @@ def check_public_info(c: Candidate) -> StageResult:
     differing = [(a, b) for a, b in combinations(refs, 2) if refs[a].actions != refs[b].actions
                  and not matrix[(a, b)].success and not matrix[(b, a)].success]
     blind = []
-    for a, b in differing:
+    for a, b in c.clock.items(differing, "seed pairs"):
         same = history(probes[a]) == history(probes[b]) and all(
             history(matrix[(k, a)]) == history(matrix[(k, b)]) for k in refs if k not in (a, b))
         between = _between(refs[a].actions[0], refs[b].actions[0]) if same else None

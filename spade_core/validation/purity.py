@@ -64,7 +64,7 @@ def check_purity(c: Candidate) -> StageResult:
     fix = ["make privileged_hint() and reference_action() read state only; compute the answer in reset"]
     limit = c.manifest.max_turns
     compared = 0
-    for index, seed in enumerate(c.config.seeds[: max(1, c.config.determinism_seeds)]):
+    for index, seed in enumerate(c.clock.items(c.config.seeds[: max(1, c.config.determinism_seeds)], "seeds")):
         try:
             reference = play_reading(c.env(), seed, None, 1, limit)
             if reference.error is not None:

@@ -28,7 +28,7 @@ def check_reference(c: Candidate) -> StageResult:
     assert c.manifest is not None
     done = {e.seed for e in c.reference_episodes}
     seeds = c.config.seeds if c.manifest.players == 1 else c.config.seeds[: c.config.seat_games]
-    for i, seed in enumerate(seeds):
+    for i, seed in enumerate(c.clock.items(seeds, "reference seeds")):
         if seed not in done:
             record = i < c.config.hint_episodes
             c.reference_episodes.append(labelled(c.run(seed, reference_policy, record_hints=record), "reference"))

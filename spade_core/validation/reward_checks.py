@@ -80,7 +80,7 @@ def _edge_episodes(c: Candidate) -> list[tuple[Any, Episode]]:
     assert c.manifest is not None
     seed = c.config.seeds[0]
     out = []
-    for probe in edge_inputs(answer_template(c), c.manifest.max_action_chars):
+    for probe in c.clock.items(edge_inputs(answer_template(c), c.manifest.max_action_chars), "edge inputs"):
         episode = Episode(seed=seed, label=f"edge input: {probe.what}")
         env = c.env()
         try:

@@ -20,13 +20,13 @@ from spade_core.errors import PluginError, StageListError
 from spade_core.plugins.contributions import ValidationStageSpec, load_object
 from spade_core.plugins.manager import PluginRegistry, get_plugins
 from spade_core.validation.candidate import CANDIDATE_INPUTS, CANDIDATE_SHARED, Candidate
-from spade_core.validation.config import ValidationConfig
+from spade_core.validation.config import ValidationConfig, check_stage_budgets
 from spade_core.validation.stage_list import STAGES, Stage
 from spade_registry.records import Status
 
 HOOK = "spade_validation_stages"
 NAME_FORMAT = linear_re.compile(r"[a-z][a-z0-9_]{0,47}")
-"""A stage name: it keys reports, budgets (``ValidationConfig.stage_timeout_s``) and the designer prompt."""
+"""A stage name: it keys reports, budgets (``ValidationConfig.stage_budget_s``) and the designer prompt."""
 BUDGET_RULE = "budget_s must be a positive number of seconds"
 REJECTIONS: tuple[Status, ...] = (Status.FAILED, Status.TRIVIAL, Status.IMPOSSIBLE, Status.DUPLICATE)
 """The record statuses a stage's failure may give."""
@@ -180,12 +180,16 @@ def _where(name: str, plugin: str) -> str:
 
 
 def check_budget_overrides(config: ValidationConfig, stages: Sequence[Stage]) -> None:
-    """``ValidationConfig.stage_timeout_s`` names only stages in effect (a misspelt name would change nothing)."""
-    names = {stage.name for stage in stages}
-    unknown = sorted(set(config.stage_timeout_s) - names)
-    if unknown:
-        raise StageListError(f"ValidationConfig.stage_timeout_s names no stage {unknown}; stages: "
-                             f"{', '.join(stage.name for stage in stages)}")
+    """``ValidationConfig.stage_budget_s`` names only stages in effect (a misspelt name would change nothing)."""
+    try:
+        check_stage_budgets(config.stage_budget_s, [stage.name for stage in stages])
+    except ValueError as exc:
+        raise StageListError(str(exc)) from None
+
+
+def stage_names() -> list[str]:
+    """The names of the stages in effect, in order (what ``stage_budget_s`` may name)."""
+    return [stage.name for stage in stages_in_effect()]
 
 
 def reset_stage_cache() -> None:

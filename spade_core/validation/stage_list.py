@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from spade_core.plugins.contributions import VALUE_ANSWERS, AnswerKind
 from spade_core.plugins.domains import answer_kind
 from spade_core.sandbox.budgets import TimeBudget
 from spade_core.validation.baselines import check_baselines
-from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
+from spade_core.validation.calibration import check_calibration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.determinism import SAME_TASK_SEEDS, check_determinism, check_start_state
@@ -34,6 +35,7 @@ from spade_core.validation.purity import check_purity
 from spade_core.validation.reference import check_reference
 from spade_core.validation.report import StageResult, ValidationReport, Verdict, describe_error, fail, ok
 from spade_core.validation.reward_checks import check_reward_range
+from spade_core.validation.stage_clock import StageBudgetSpent, StageClock
 from spade_core.validation.static_checks import (
     check_contract,
     check_exact_duplicate,
@@ -61,7 +63,8 @@ class Stage:
     stage passed or was skipped (an expensive stage, such as one that plays a model). ``reads``: :class:`Candidate`
     attributes it reads that a stage it needs (directly or through others) exports; the inputs every candidate starts
     with (:data:`~spade_core.validation.candidate.CANDIDATE_INPUTS`) need no declaring. ``budget_s``: its wall-clock
-    limit in seconds (``ValidationConfig.stage_timeout_s`` may override it by name). ``domains``: it applies only to
+    budget in seconds, the one home of its default (``ValidationConfig.stage_budget_s`` overrides it by name;
+    it is enforced while the stage runs, :mod:`.stage_clock`). ``domains``: it applies only to
     candidates of these domains (empty: every candidate); others report it skipped. ``answer_kinds``: it applies only
     to candidates whose domain's answers are of these kinds (:data:`~spade_core.plugins.contributions.AnswerKind`;
     empty: every kind), where its property holds. ``origin``: the plugin that added it (empty: built in).
@@ -169,7 +172,8 @@ STAGES: tuple[Stage, ...] = (
           reads=("envs",), exports=("fingerprint",)),
     Stage("novelty", check_novelty, off_driver=False, runs_code=False, budget_s=10.0, rejects_as=Status.DUPLICATE,
           needs=("behaviour",), reads=("fingerprint",), rule="behaves unlike every stored environment"),
-    Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
+    # its deadline covers the probe model's own play too (a tiny model on a loaded CPU: 50 s for 3 arms x 8 seeds)
+    Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=300.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
                "far fewer from the hint alone"),
@@ -188,23 +192,29 @@ def stage_named(name: str) -> Stage:
 
 
 def run_stage(stage: Stage, c: Candidate, budget: TimeBudget | None = None) -> StageResult:
-    """Run one stage, time it, and turn any unexpected exception into a failed result naming it. The result carries
-    the stage's name and, when it failed, the record status the failure gives; it is kept in ``c.results``. A
-    failure after ``budget`` (the candidate's sandbox time) ran out reports the budget."""
+    """Run one stage within its budget, time it, and turn any unexpected exception into a failed result naming it.
+    The result carries the stage's name and, when it failed, the record status the failure gives; it is kept in
+    ``c.results``. The stage's budget is a deadline its work checks while it runs (:mod:`.stage_clock`): every
+    sandbox call gets at most the time left (through ``budget``, the candidate's sandbox time, which a failure after
+    it ran out reports), and past the deadline the stage fails naming its budget and how far it got."""
     started = time.perf_counter()
     c.outcome_status = None
+    c.clock = clock = StageClock.start(stage.name, c.config.budget(stage.name, stage.budget_s))
     try:
-        result = stage.check(c)
+        with budget.within(clock.deadline, clock.spent_message) if budget is not None else nullcontext():
+            result = stage.check(c)
+    except StageBudgetSpent:
+        result = StageResult(stage.name, Verdict.FAILED)
     except Exception as exc:  # a stage must end with a verdict, never crash the validator
         observed, causes, fix = describe_error(exc)
         result = fail(stage.name, observed, causes, fix)
+    finally:
+        c.clock = StageClock()  # none outside a stage
     result.stage = stage.name
     result.seconds = time.perf_counter() - started
-    stage_budget = c.config.budget(stage.name, stage.budget_s)
-    if not result.failed and result.seconds - float(result.details.get(PROBE_SECONDS, 0.0)) > stage_budget:
-        result = StageResult(stage.name, Verdict.FAILED, f"the stage took {result.seconds:.1f} s, over its "
-                             f"{stage_budget:.0f} s budget", ["the environment is too slow"],
-                             ["make reset/step cheap (milliseconds)"], seconds=result.seconds)
+    if clock.expired():  # whatever the stage made of cut-off work, it did not finish within its budget
+        result, c.outcome_status = over_budget(stage, clock, result.seconds), Status.FAILED
+        c.shared_env = None  # its instance may have been killed mid-call
     spent = budget.spent() if result.failed and budget is not None else None
     if spent is not None:
         result = fail(stage.name, str(spent), ["every call of the environment is slow"],
@@ -213,6 +223,17 @@ def run_stage(stage: Stage, c: Candidate, budget: TimeBudget | None = None) -> S
     if result.failed:
         result.status = Status(c.outcome_status or stage.rejects_as)
     c.results[stage.name] = result
+    return result
+
+
+def over_budget(stage: Stage, clock: StageClock, seconds: float) -> StageResult:
+    """The result of a stage whose deadline passed: a rejection with the status ``failed`` (a stage too slow to
+    finish fails, as it did when its time was judged after it returned, whatever its cut-off check would have
+    said)."""
+    result = fail(stage.name, clock.spent_message(),
+                  ["the environment's calls are slow", "its observations or hints are long to analyse"],
+                  ["make reset/step cheap (milliseconds) and keep observations short"], budget_s=clock.budget_s)
+    result.seconds = seconds
     return result
 
 

@@ -29,7 +29,7 @@ def replay_matrix(c: Candidate, *, full: bool) -> dict[tuple[int, int], Episode]
     on every other seed; else on the next two (enough for a swap rate)."""
     refs = solved_references(c)
     shifts = range(1, len(refs)) if full else range(1, min(3, len(refs)))
-    for i, b in enumerate(refs):
+    for i, b in enumerate(c.clock.items(refs, "solved seeds replayed")):
         for a in (refs[(i + k) % len(refs)] for k in shifts):
             if (b.seed, a.seed) not in c.replays:
                 episode = c.run(a.seed, replaying(b.actions), max_steps=len(b.actions))

@@ -43,7 +43,7 @@ def check_verifier(c: Candidate) -> StageResult:
         return _seat_bias(c)
     solved = [e for e in c.reference_episodes if e.success][:2]
     tried = 0
-    for episode in solved:
+    for episode in c.clock.items(solved, "solved episodes"):
         final = episode.steps[-1][0]
         tolerance = Fraction(0)  # the task's own: the largest sane deviation its verifier accepts
         for probe, moved in tolerance_probes(final):

@@ -41,7 +41,7 @@ def test_ray_runs_the_same_list_with_every_input(tmp_path: Path) -> None:
     store = open_store(tmp_path / "registry.sqlite3")
     config = ValidationConfig(seeds=(0, 1, 2), baseline_episodes=3, probe=ProbeThresholds(episodes=2))
     # generous budgets: a stage over its time budget on a loaded machine would make the comparison about timing
-    config = replace(config, stage_timeout_s={stage.name: 300.0 for stage in stages})
+    config = replace(config, stage_budget_s={stage.name: 300.0 for stage in stages})
     document = (GROUNDING / "french_revolution.txt").read_text()
     good = (GROUNDING / "grounded_revolution_dates.py").read_text()
     sources = [("dates", good), ("label", (GROUNDING / "ungrounded_multiplication_label.py").read_text()),

@@ -84,7 +84,7 @@ def test_stage_names_statuses_and_hint_option_are_defined_once() -> None:
                           code) == 0
     # one stage list; every budget names a real stage
     assert len(STAGE_NAMES) == len(set(STAGE_NAMES))
-    assert set(ValidationConfig().stage_timeout_s) <= set(STAGE_NAMES)
+    assert set(ValidationConfig().stage_budget_s) <= set(STAGE_NAMES)
     assert not any(path.read_text().count("PIPELINE") for path in (ROOT / "spade_core" / "validation").glob("*.py")
                    if path.name != "stage_list.py")
 

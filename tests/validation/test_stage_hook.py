@@ -80,7 +80,7 @@ def spec(name: str = "episodes", **fields) -> ValidationStageSpec:
 def test_the_built_in_list_declares_a_budget_and_its_reads_for_every_stage() -> None:
     check_stage_list(STAGES)
     assert all(stage.budget_s > 0 for stage in STAGES)
-    assert ValidationConfig().stage_timeout_s == {}  # budgets live with the stages; the config only overrides
+    assert ValidationConfig().stage_budget_s == {}  # budgets live with the stages; the config only overrides
 
 
 def test_an_added_stage_runs_after_the_built_in_ones_and_before_the_probe_model() -> None:
@@ -128,8 +128,8 @@ def test_a_hook_that_returns_something_else_is_refused_by_plugin_name() -> None:
 
 
 def test_a_budget_override_for_no_stage_is_an_error() -> None:
-    with pytest.raises(StageListError, match=r"stage_timeout_s names no stage \['refrence'\]"):
-        validate_source("x = 1", config=ValidationConfig(stage_timeout_s={"refrence": 5.0}))
+    with pytest.raises(StageListError, match=r"stage_budget_s: no stage named \['refrence'\]; the stages: structure"):
+        validate_source("x = 1", config=ValidationConfig(stage_budget_s={"refrence": 5.0}))
 
 
 @settings(max_examples=60, deadline=None)
@@ -161,9 +161,10 @@ def test_an_added_stage_reads_what_its_needs_export_and_is_reported(added_stage)
 def test_an_added_stage_over_its_own_budget_fails_naming_it(added_stage) -> None:
     added_stage(spec("slow", check=f"{__name__}:slow_check", budget_s=0.05, needs=(), reads=()))
     report = validate_source(SeedEnvironment(MATH_SEED).source(), file="chain.py", config=SEEDS)
-    assert report.failed_stage == "slow" and "over its 0 s budget" in report.message
+    assert report.failed_stage == "slow" and "the stage's budget of 0.05 s was spent" in report.message
+    assert "validation.stage_budget_s.slow" in report.message
     relaxed = validate_source(SeedEnvironment(MATH_SEED).source(), file="chain.py",
-                              config=ValidationConfig(seeds=SEEDS.seeds, stage_timeout_s={"slow": 5.0}))
+                              config=ValidationConfig(seeds=SEEDS.seeds, stage_budget_s={"slow": 5.0}))
     assert relaxed.accepted, relaxed.repair_message()
 
 
