@@ -14,11 +14,12 @@ from spade_core.errors import SpadeError
 from spade_core.gym_bridge import register_store
 from spade_core.gym_bridge.register import register_on_import
 from spade_core.plugins import hookimpl
+from spade_core.plugins.hookspecs import DISTRIBUTION
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())  # this package's logger: silent until an app configures logging
 
 try:
-    __version__ = version("spade-rl")
+    __version__ = version(DISTRIBUTION)
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+local"
 

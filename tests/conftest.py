@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, settings
 _STORE_DIR = Path(tempfile.mkdtemp(prefix="spade-test-store-"))
 os.environ["SPADE_STORE"] = str(_STORE_DIR / "registry.sqlite3")
 os.environ["SPADE_FINGERPRINT_CACHE"] = str(_STORE_DIR / "fingerprints")  # seeds are played once per session
+os.environ["SPADE_SEED_VERDICT_CACHE"] = str(_STORE_DIR / "seed-verdicts")  # plugin seeds gated once per session
 
 settings.register_profile(
     "spade", derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]

@@ -56,8 +56,12 @@ def test_a_wrong_enum_value_in_a_file_names_the_key_and_the_choices(key: str, tm
 
 
 def test_unknown_domains_and_backends_fail_at_load() -> None:
-    with pytest.raises(ConfigError, match=r"designer.domains: unknown domain\(s\) \['mth'\]; loaded: .*'math'"):
+    with pytest.raises(ConfigError, match=r"designer.domains: unknown domain\(s\) \['mth'\]; installed: .*'math'"):
         load_config(SelfPlayConfig, None, ["designer.domains=[math, mth]"])
+    # every list of domain names is checked the same way (a typo never waits for an iteration to fail)
+    with pytest.raises(ConfigError, match=r"agent.domains: unknown domain\(s\) \['gmaes'\]; installed: .*'games'"):
+        load_config(SelfPlayConfig, None, ["agent.domains=[math, gmaes]"])
+    assert load_config(SelfPlayConfig, None, ["agent.domains=null"]).agent.domains is None
     with pytest.raises(ConfigError, match=r"train.backend: no trainer backend named 'nope'; installed: .*'reference'"):
         load_config(SelfPlayConfig, None, ["train.backend=nope"])
 

@@ -19,7 +19,7 @@ from gymnasium.utils.env_checker import check_env
 from spade_core.cli.main import cli, console
 from spade_core.corpora import open_corpus, topic_weights_for
 from spade_core.designer.loop import DesignConfig, Designer
-from spade_core.gym_bridge import register_store
+from spade_core.gym_bridge import open_store, register_store
 from spade_core.plugins import get_plugins
 from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.plugins.domains import answer_kind, get_domain
@@ -29,6 +29,7 @@ from spade_core.selfplay.metrics import read_metrics
 from spade_core.training.regret import ARMS
 from spade_core.typed_config import load_config
 from spade_core.validation import validate_source
+from spade_core.validation.seed_gate import gate_plugin_seeds
 from spade_registry.store import RegistryStore
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -52,6 +53,7 @@ def test_installed_from_its_own_project_and_listed_by_spade_plugins(monkeypatch:
 
 
 def test_its_seeds_run_through_gymnasium(store_path: Path) -> None:
+    gate_plugin_seeds(open_store(store_path))  # a third-party plugin's seeds are registered once the gate passed them
     register_store(store_path)
     for name in ("ExampleCoinTally", "ExampleShelfCount"):
         env_id = next(i for i in gym.registry if i.startswith(f"spade/{name}-v"))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from spade_core.gym_bridge import open_store, register_store
 from spade_core.plugins import PluginRegistry, get_plugins, hookimpl
 from spade_core.plugins.contributions import SeedEnvironment
+from spade_core.validation.seed_gate import gate_plugin_seeds
 
 
 def test_bundled_plugins_load_through_entry_points() -> None:
@@ -24,6 +26,8 @@ def test_third_party_plugin_contributes_a_domain_and_its_environments() -> None:
     modules = [s.module for s in registry.collect_flat("spade_seed_environments")]
     assert "spade_example_plugin.seeds.coin_tally" in modules
     assert "tally" in {d.name for d in registry.collect_flat("spade_domains")}
+    gate_plugin_seeds(open_store())  # its seeds pass the gate (as `spade list` would run it), then register
+    register_store()
     env = gym.make("spade/ExampleCoinTally-v0", rounds=2)
     env.reset(seed=0)
     for _ in range(2):

@@ -42,8 +42,8 @@ def validate(store: Path, *paths: Path, register: bool = False) -> tuple[int, li
                                   "TicTacToe", "tic_tac_toe", "Arithmetic_Chain"])
 def test_a_designer_environment_named_like_a_bundled_one_is_refused(tmp_path: Path, store_path: Path,
                                                                       name: str) -> None:
-    candidate = tmp_path / "candidate.py"
-    candidate.write_text(renamed(name), encoding="utf-8")
+    candidate = tmp_path / "candidate.py"  # not the seed's own code (that is validated as the seed itself)
+    candidate.write_text(renamed(name).replace('"description": "', '"description": "A variant. ', 1), encoding="utf-8")
     code, rows = validate(store_path, candidate, register=True)
     assert code == 1
     (row,) = rows

@@ -24,7 +24,8 @@ from spade_core.corpora import open_corpus
 from spade_core.designer.loop import DesignConfig, Designer
 from spade_core.display import aligned_rows, clean, echo, json_text, markup, text
 from spade_core.errors import PluginError, SpadeError
-from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
+from spade_core.gym_bridge import open_store, register_store
+from spade_core.gym_bridge.seeds import installed_seed_of, refused_seeds
 from spade_core.memory import EnvironmentMemory
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.models.resolve import LoadOptions
@@ -43,6 +44,7 @@ from spade_core.validation import ValidationConfig, validate_many
 from spade_core.validation.calibration import probe_from_spec
 from spade_core.validation.config import check_stage_budgets
 from spade_core.validation.pipeline import record_outcome
+from spade_core.validation.seed_gate import gate_plugin_seeds
 from spade_core.validation.stage_hook import stage_names
 from spade_registry.records import Status
 
@@ -77,9 +79,10 @@ def cli(ctx: click.Context, store: str | None) -> None:
 
 
 def _store(ctx: click.Context):
+    """The store, with every plugin's seeds synced (third-party ones through the gate, once per code)."""
     store = open_store(ctx.obj["store"])
-    result = sync_seed_environments(store)
-    for problem in result.errors:
+    result = gate_plugin_seeds(store)
+    for problem in [*result.errors, *map(str, result.refused)]:
         err_console.print(f"[yellow]warning:[/] {markup(problem)}", highlight=False)
     return store
 
@@ -288,9 +291,11 @@ def validate(ctx: click.Context, path: str, as_json: bool, register: bool, worke
     sources = [(str(f), f.read_text(encoding="utf-8", errors="surrogateescape")) for f in files]
     document = (Path(document_file).read_text(encoding="utf-8", errors="replace")
                 if document_file is not None else None)
-    # the registry's environments (bundled seeds included) are what novelty compares with
+    # the registry's environments (bundled seeds included) are what novelty compares with; an installed seed's own
+    # file is validated as that seed (not as a duplicate of itself)
     reports = validate_many(sources, workers=workers, store=store, document=document, memory=BehaviourIndex(store),
-                            probe=probe, config=ValidationConfig(stage_budget_s=stage_budgets))
+                            probe=probe, config=ValidationConfig(stage_budget_s=stage_budgets),
+                            installed_seeds=[installed_seed_of(source) for _, source in sources])
     if register:
         for (_, source), report in zip(sources, reports, strict=True):
             record_outcome(store, source, report, provenance={"source": "spade validate", "file": report.file})
@@ -548,9 +553,13 @@ def _fmt_opt(value: float | None) -> str:
 
 
 @cli.command()
-def plugins() -> None:
-    """Show loaded plugins, where they come from, what they contribute, and any that failed."""
+@click.pass_context
+def plugins(ctx: click.Context) -> None:
+    """Show loaded plugins, where they come from, what they contribute, and any that failed (exit code 1 when a
+    seed module cannot be found or the validation gate refused a third-party seed)."""
     registry = get_plugins()
+    store = open_store(ctx.obj["store"])
+    synced = gate_plugin_seeds(store, registry)
     contributions: dict[str, dict[str, list[str]]] = {}
     for hook in all_hook_names():
         if hook == PACK_HOOK:  # packs are data, listed apart from code below
@@ -570,7 +579,9 @@ def plugins() -> None:
         console.print(packs)
     for failure in registry.failures:
         err_console.print(f"[red]failed:[/] {markup(failure)}", highlight=False)
-    broken = _broken_seed_paths(registry)
+    for problem in synced.errors:
+        err_console.print(f"[yellow]warning:[/] {markup(problem)}", highlight=False)
+    broken = [*_broken_seed_paths(registry), *map(str, refused_seeds(store, registry))]
     for problem in broken:
         err_console.print(f"[red]failed:[/] {markup(problem)}", highlight=False)
     if broken:

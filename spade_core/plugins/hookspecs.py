@@ -13,6 +13,8 @@ import pluggy
 
 PROJECT_NAME = "spade"
 ENTRY_POINT_GROUP = "spade"
+DISTRIBUTION = "spade-rl"
+"""SPADE's own distribution: its plugins' seeds are gated by its test suite (:mod:`spade_core.gym_bridge.seeds`)."""
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -95,4 +97,4 @@ def all_hook_names() -> list[str]:
     return [name for name, value in globals().items() if name.startswith("spade_") and callable(value)]
 
 
-__all__: list[Any] = ["hookimpl", "hookspec", "PROJECT_NAME", "ENTRY_POINT_GROUP", "all_hook_names"]
+__all__: list[Any] = ["hookimpl", "hookspec", "PROJECT_NAME", "ENTRY_POINT_GROUP", "DISTRIBUTION", "all_hook_names"]

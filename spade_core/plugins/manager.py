@@ -85,6 +85,10 @@ class PluginRegistry:
         self.loaded.append(LoadedPlugin(name, distribution, version, module))
         return True
 
+    def distribution_of(self, name: str) -> str:
+        """The distribution plugin ``name`` was installed from (``"local"`` for one registered in-process)."""
+        return self._dist_of.get(name, "local")
+
     @property
     def complete(self) -> bool:
         """False when some plugin was mid-import at discovery: its hooks are missing from this registry."""
@@ -113,7 +117,7 @@ class PluginRegistry:
                 result = impl.function(*[kwargs[arg] for arg in impl.argnames])
             except Exception as exc:  # isolate the failing plugin
                 self.failures.append(
-                    PluginFailure(impl.plugin_name, self._dist_of.get(impl.plugin_name, "local"), hook_name,
+                    PluginFailure(impl.plugin_name, self.distribution_of(impl.plugin_name), hook_name,
                                   f"{type(exc).__name__}: {exc}")
                 )
                 continue

@@ -7,12 +7,13 @@ each default is written once, beside the component, and the run hands the sectio
 ``agent.seeds_per_env``, a designer run's domain and seed, the trainer's seed and run directory) is no key of the
 file: setting one fails, naming the knob to set (``SelfPlayConfig.DERIVED_KEYS``). Enum-like knobs are ``Literal``
 types and every section checks its values when it is built, so a wrong value fails when the file is loaded, naming
-the key and the allowed values; so do an unknown designer domain and an unknown trainer backend. The comments beside
+the key and the allowed values; so do an unknown domain in any list of domains (:func:`check_domain_lists`) and an unknown trainer backend. The comments beside
 the fields (here and in the component classes) are their help (``spade selfplay --help-config``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal, get_args
 
 from spade_core.designer.loop import DesignKnobs
@@ -33,6 +34,27 @@ from spade_core.training.settings import SharedTrainSettings, TrainKnobs
 from spade_core.typed_config import ConfigError
 from spade_core.validation.config import DESIGN_GROUNDING, GroundingThresholds, ValidationKnobs, check_stage_budgets
 from spade_core.validation.stage_hook import stage_names
+
+DOMAIN_LIST = MappingProxyType({"domain_list": True})
+"""The metadata of a config field that lists domain names: :func:`check_domain_lists` checks every such list when
+the config loads, against the installed domains."""
+
+
+def check_domain_lists(config: Any, prefix: str = "") -> None:
+    """Every list of domain names in ``config`` (a field with :data:`DOMAIN_LIST` metadata, in any section) names
+    installed domains only; ConfigError naming the key, the unknown names and the installed ones otherwise."""
+    loaded = None
+    for f in fields(config):
+        value = getattr(config, f.name)
+        if is_dataclass(value) and not isinstance(value, type):
+            check_domain_lists(value, f"{prefix}{f.name}.")
+        elif f.metadata.get("domain_list") and value is not None:
+            loaded = loaded if loaded is not None else loaded_domains()
+            unknown = [d for d in value if d not in loaded]
+            if unknown:
+                raise ConfigError(f"{prefix}{f.name}: unknown domain(s) {unknown}; installed: {sorted(loaded)} (a "
+                                  "plugin adds a domain through spade_domains; `spade plugins` lists them)")
+
 
 Generator = Literal["hf", "hf_engine", "vllm"]
 GENERATORS: tuple[Generator, ...] = get_args(Generator)  # model.generator: who samples (see ModelSection)
@@ -62,7 +84,7 @@ class DesignerSection(DesignKnobs):
     what self-play decides around it."""
 
     # default: the loaded domains whose DomainSpec says selfplay_default (short, CPU-quick episodes)
-    domains: list[str] = field(default_factory=default_domains)
+    domains: list[str] = field(default_factory=default_domains, metadata=DOMAIN_LIST)
     candidates_per_iteration: int = 2  # new environments the designer writes per iteration, split over the domains
     corpus: str = "wiki"  # grounding documents: wiki, jsonl:PATH, parquet:PATH, hf:PATH, a plugin corpus name
     validation_seeds: int = 6  # seeds each candidate is validated on (and baseline episodes played)
@@ -72,14 +94,6 @@ class DesignerSection(DesignKnobs):
     openai: OpenAIOptions = field(default_factory=OpenAIOptions)  # requests to an openai: designer.model
     enabled: bool = True  # False: no designer phase, the agent trains on a fixed pool (agent.domains/pool_tags/pool_ids)
     memory: bool = True  # False: no pool neighbours and no past failures in the prompt (neighbours = failures = 0)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        loaded = loaded_domains()
-        unknown = [d for d in self.domains if d not in loaded]
-        if unknown:
-            raise ConfigError(f"designer.domains: unknown domain(s) {unknown}; loaded: {sorted(loaded)} (a plugin adds "
-                              "a domain through spade_domains; `spade plugins` lists them)")
 
 
 @dataclass(frozen=True)
@@ -97,7 +111,7 @@ class AgentSection(RolloutKnobs):
     max_env_turns: int | None = None
     # replay only these domains (None: every domain); the default, the selfplay_default domains, keeps to short
     # observations on a CPU
-    domains: list[str] | None = field(default_factory=default_domains)
+    domains: list[str] | None = field(default_factory=default_domains, metadata=DOMAIN_LIST)
     train_on_hinted: bool = False  # also train on the hinted episodes (off: they only measure regret)
     pool_tags: list[str] | None = None  # replay only environments carrying one of these tags (None: any)
     pool_ids: list[str] | None = None  # replay only these environment ids (None: any)
@@ -214,3 +228,6 @@ class SelfPlayConfig:
     pool: PoolHealthConfig = field(default_factory=PoolHealthConfig)  # retiring trivial/impossible/hint-copying envs
     validation: ValidationSection = field(default_factory=ValidationSection)
     small_world: SmallWorldSection = field(default_factory=SmallWorldSection)
+
+    def __post_init__(self) -> None:
+        check_domain_lists(self)  # every domain list of every section, in this one place

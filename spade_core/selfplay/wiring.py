@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.corpora import open_corpus
-from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
+from spade_core.gym_bridge import open_store, register_store
 from spade_core.heap import fix_mmap_threshold, limit_arenas
 from spade_core.memory import EnvironmentMemory, HashingEmbedder, MiniLMEmbedder
 from spade_core.models.base import SamplingParams
@@ -28,6 +28,7 @@ from spade_core.training.regret import RegretConfig
 from spade_core.training.settings import SharedTrainSettings
 from spade_core.typed_config import ConfigError, derive
 from spade_core.validation.config import ProbeThresholds, ValidationConfig
+from spade_core.validation.seed_gate import gate_plugin_seeds
 
 EMBEDDERS: dict[str, Callable[[], Any]] = {"minilm": MiniLMEmbedder, "hashing": HashingEmbedder}
 """``memory.embedder``: the packaged all-MiniLM-L6-v2, or a fast lexical embedder."""
@@ -62,7 +63,7 @@ def build_run(config: SelfPlayConfig, run_dir: Path, *, data_parallel: Any = Non
     """Open the store (seeds synced, accepted environments registered) and build every part of the run."""
     configure_heap(config.model)  # before the first threaded work: see spade_core.heap
     store = open_store(run_store(config))
-    sync_seed_environments(store)
+    gate_plugin_seeds(store)  # third-party seeds go through the gate here, once per code (spade_core.gym_bridge.seeds)
     start_pool(config, store)
     register_store(run_store(config))
     memory = EnvironmentMemory(store, embedder=build_embedder(config.memory.embedder))

@@ -57,6 +57,9 @@ class Candidate:
     probe: Policy | CalibrationProbe | None = None
     memory: NoveltyMemory | None = None
     content_hash: str = ""
+    installed_seed: str | None = None
+    """The module of the installed plugin seed whose exact code (same content hash) this candidate is: it is validated
+    as that seed, so ``exact_duplicate`` and ``novelty`` do not compare it with its own name or record."""
     tree: ast.Module | None = None
     manifest: EnvManifest | None = None
     envs: EnvFactory | None = None
@@ -101,7 +104,7 @@ class Candidate:
 
 CANDIDATE_INPUTS: frozenset[str] = frozenset({
     "source", "file", "config", "handle_factory_for", "allowed_modules", "store", "document", "probe", "memory",
-    "content_hash",
+    "content_hash", "installed_seed",
 })
 """What every :class:`Candidate` starts with, before any stage runs: any stage may read these."""
 

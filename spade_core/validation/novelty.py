@@ -51,6 +51,15 @@ def check_behaviour(c: Candidate) -> StageResult:
                        f"({record.errors} ended in an error)", details=details)
 
 
+def _own_record(c: Candidate) -> set[int]:
+    """The stored record that is this candidate itself: an installed seed's own record (same content hash), which
+    novelty does not compare it with; empty for any other candidate."""
+    if c.installed_seed is None or c.store is None:
+        return set()
+    record = c.store.find_by_hash(c.content_hash)
+    return set() if record is None else {record.rid}
+
+
 def check_novelty(c: Candidate) -> StageResult:
     if c.memory is None:
         return StageResult("novelty", Verdict.SKIPPED, "no environment memory given, so the candidate was not "
@@ -58,7 +67,8 @@ def check_novelty(c: Candidate) -> StageResult:
     if c.fingerprint is None:
         return StageResult("novelty", Verdict.SKIPPED, "no behavioural fingerprint (the behaviour stage did not run)")
     thresholds = c.config.novelty
-    matches = c.memory.nearest(c.fingerprint, 1, score=score(thresholds))
+    own = _own_record(c)
+    matches = [m for m in c.memory.nearest(c.fingerprint, 1 + len(own), score=score(thresholds)) if m.rid not in own]
     if not matches:
         return StageResult("novelty", Verdict.PASSED, "no stored environment to compare with")
     best = matches[0]

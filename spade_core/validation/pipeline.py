@@ -54,12 +54,12 @@ def new_candidate(source: str, *, file: str, config: ValidationConfig, store: Re
                   document: str | None = None, probe: Policy | CalibrationProbe | None = None,
                   memory: NoveltyMemory | None = None,
                   handles: Callable[[str, str], HandleFactory] = sandbox_handles,
-                  modules: dict[str, list[str]] | None = None) -> Candidate:
+                  modules: dict[str, list[str]] | None = None, installed_seed: str | None = None) -> Candidate:
     """A candidate as every path starts it (non-text input becomes empty source, which ``structure`` rejects)."""
     candidate = Candidate(
         source=source if isinstance(source, str) else "", file=file, config=config, handle_factory_for=handles,
         allowed_modules=modules if modules is not None else allowed_modules(), store=store, document=document,
-        probe=probe, memory=memory,
+        probe=probe, memory=memory, installed_seed=installed_seed,
     )
     candidate.content_hash = content_hash(candidate.source)
     return candidate
@@ -75,11 +75,13 @@ def validate_source(
     probe: Policy | CalibrationProbe | None = None,
     memory: NoveltyMemory | None = None,
     handles: Handles = sandbox_handles,
+    installed_seed: str | None = None,
 ) -> ValidationReport:
     """Validate one candidate module through the stages in effect (the built-in ones and those plugins add,
     :func:`~spade_core.validation.stage_hook.stages_in_effect`); every stage whose needs are met runs. ``store``:
     exact duplicates; ``document``: grounding; ``memory``: novelty (e.g. ``BehaviourIndex(store)``); ``probe``:
-    calibration. A stage whose input is missing is reported as skipped. Never raises for bad candidates (a stage list
+    calibration; ``installed_seed``: the module of the installed plugin seed this source is exactly (same content
+    hash), validated as that seed (:attr:`Candidate.installed_seed`). A stage whose input is missing is reported as skipped. Never raises for bad candidates (a stage list
     that plugins broke raises :class:`~spade_core.errors.StageListError`)."""
     started = time.perf_counter()
     config = config or ValidationConfig()
@@ -87,7 +89,7 @@ def validate_source(
     check_budget_overrides(config, stages)
     budget = candidate_budget(config)
     candidate = new_candidate(source, file=file, config=config, store=store, document=document, probe=probe,
-                              memory=memory, handles=partial(handles, budget=budget))
+                              memory=memory, handles=partial(handles, budget=budget), installed_seed=installed_seed)
     report = new_report(candidate)
     try:
         run_stages(stages, candidate, report, budget)
@@ -139,15 +141,18 @@ def validate_many(
     *,
     workers: int = 4,
     documents: Sequence[str | None] | None = None,
+    installed_seeds: Sequence[str | None] | None = None,
     **kwargs: Any,
 ) -> list[ValidationReport]:
-    """Validate ``(file, source)`` pairs concurrently (``documents[i]`` grounds candidate ``i``); one candidate's
-    hang is bounded by the sandbox's call timeouts and never stalls the others. Reports come back in input order."""
+    """Validate ``(file, source)`` pairs concurrently (``documents[i]`` grounds candidate ``i``; ``installed_seeds[i]``
+    names the installed plugin seed candidate ``i`` is, or None); one candidate's hang is bounded by the sandbox's
+    call timeouts and never stalls the others. Reports come back in input order."""
     grounding = list(documents) if documents is not None else [kwargs.pop("document", None)] * len(sources)
+    seeds = list(installed_seeds) if installed_seeds is not None else [None] * len(sources)
     memory: NoveltyMemory | None = kwargs.get("memory")
     if memory is not None:
         memory.refresh()  # fingerprint stored environments once, before any candidate's novelty stage is timed
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(validate_source, source, file=file, document=doc, **kwargs)
-                   for (file, source), doc in zip(sources, grounding, strict=True)]
+        futures = [pool.submit(validate_source, source, file=file, document=doc, installed_seed=seed, **kwargs)
+                   for (file, source), doc, seed in zip(sources, grounding, seeds, strict=True)]
         return [f.result() for f in futures]

@@ -84,6 +84,8 @@ def check_exact_duplicate(c: Candidate) -> StageResult:
     stage = "exact_duplicate"
     if c.store is None:
         return skipped(stage, "no registry store given")
+    if c.installed_seed is not None:  # its name and its stored record are its own, not another environment's
+        return ok(stage, f"the installed seed {c.installed_seed} itself (its name and stored record are its own)")
     reserved = c.store.reserved_name_problem(c.manifest.name) if c.manifest is not None else None
     if reserved:  # a designer environment never takes a bundled one's name (nor its unversioned id)
         return fail(stage, reserved, ["ENV_SPEC['name'] repeats a bundled environment's name"],
