@@ -14,6 +14,8 @@ with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances. 
 keeps the step p50 and the 64-per-message figure within 1.2x of the figures before it (BEFORE_HARDENING, printed
 beside them; ``--against REF`` measures both implementations in one run, which is what counts on a loaded machine).
 Issue 34: an idle pool's launcher and workers together use under 0.5 % of a core (``--idle``, 60 s).
+Issue 35: every episode starts from a fresh module namespace and instance; the reset figure (a reset after a played
+step, in-process and sandboxed, and beside a git ref with ``--against``) is what that costs.
 """
 
 from __future__ import annotations
@@ -125,6 +127,17 @@ def bench_step(pool: WorkerPool, n: int) -> None:
     _row("sandboxed step p50", _pct(sandboxed, 0.5) * us, _pct(base, 0.5) * us, "us",
          f"(target <= 100 us; before hardening {BEFORE_HARDENING['step_p50_us']} us)")
     _row("sandboxed step p99", _pct(sandboxed, 0.99) * us, _pct(base, 0.99) * us, "us")
+    resets = {}
+    for label, handle in (("plain", plain), ("sandboxed", remote)):
+        samples = []
+        for i in range(max(n // 4, 50)):  # every reset after a played step: a fresh namespace and instance
+            t = time.perf_counter()
+            handle.reset(i, {})
+            samples.append(time.perf_counter() - t)
+            handle.step("a")
+        resets[label] = samples
+    _row("sandboxed reset p50 (new namespace, instance)", _pct(resets["sandboxed"], 0.5) * us,
+         _pct(resets["plain"], 0.5) * us, "us")
     remote.close()
 
 
@@ -307,6 +320,12 @@ try:
         t = time.perf_counter()
         one.step("a")
         steps.append(time.perf_counter() - t)
+    resets = []
+    for i in range(n // 4):  # each reset follows a played episode (the start of every episode in a rollout)
+        t = time.perf_counter()
+        one.reset(i, {})
+        resets.append(time.perf_counter() - t)
+        one.step("a")
     many = [SandboxedInnerEnv(source, env_id=f"b{i}", pool=pool) for i in range(64)]
     call_many([(h, "reset", (0, {})) for h in many])
     for _ in range(20):
@@ -320,7 +339,9 @@ finally:
     pool.shutdown()
 steps.sort()
 batches.sort()
-print(json.dumps({"step_p50_us": steps[len(steps) // 2] * 1e6, "batch64_p50_us": batches[len(batches) // 2] * 1e6}))
+resets.sort()
+print(json.dumps({"step_p50_us": steps[len(steps) // 2] * 1e6, "batch64_p50_us": batches[len(batches) // 2] * 1e6,
+                  "reset_p50_us": resets[len(resets) // 2] * 1e6}))
 """
 
 
@@ -352,11 +373,13 @@ def bench_against(ref: str, repeats: int, n: int, rounds: int) -> None:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], capture_output=True)
         shutil.rmtree(other.parent, ignore_errors=True)
-    for key, label in (("step_p50_us", "sandboxed step p50"), ("batch64_p50_us", "per env-step, 64 per message")):
+    for key, label in (("step_p50_us", "sandboxed step p50"), ("batch64_p50_us", "per env-step, 64 per message"),
+                       ("reset_p50_us", "sandboxed reset p50, after a step")):
         now = statistics.median(r[key] for r in runs["now"])
         before = statistics.median(r[key] for r in runs["ref"])
-        print(f"  {label:<32} now {now:8.2f} us   {ref[:12]} {before:8.2f} us   x{now / before:5.2f} "
-              f"(bound x1.20; README before hardening {BEFORE_HARDENING[key]} us)")
+        note = (f"bound x1.20; README before hardening {BEFORE_HARDENING[key]} us" if key in BEFORE_HARDENING
+                else "a fresh module namespace and instance per episode")
+        print(f"  {label:<34} now {now:8.2f} us   {ref[:12]} {before:8.2f} us   x{now / before:5.2f} ({note})")
 
 
 def main() -> None:

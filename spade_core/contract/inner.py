@@ -15,6 +15,7 @@ handle returns, so handles pass raw values through.
 
 from __future__ import annotations
 
+import copy
 import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
@@ -81,12 +82,22 @@ def load_trusted_module(module_path: str) -> tuple[dict[str, Any], type]:
 
 class LocalInnerEnv:
     """Runs trusted environment code in this process (bundled seed environments only); every call has a wall-clock
-    deadline (:mod:`spade_core.contract.deadline`), so a step that never ends becomes a recorded timeout."""
+    deadline (:mod:`spade_core.contract.deadline`), so a step that never ends becomes a recorded timeout.
+
+    Episodes are hermetic: a ``reset`` after the instance was used constructs the class again with a fresh copy of
+    the same knobs, so no attribute an episode left behind reaches the next one (the sandbox does the same and
+    re-runs the module body as well; trusted modules are imported once)."""
 
     def __init__(self, cls: type, knobs: Mapping[str, Any], *, deadline_s: float = IN_PROCESS_DEADLINE_S) -> None:
         self._deadline_s = deadline_s
+        self._cls = cls
+        self._knobs = dict(knobs)
         self._name = getattr(cls, "__name__", "environment")
-        self._env = self._call(lambda: cls(**dict(knobs)), "__init__")
+        self._env = self._build()
+        self._used = False
+
+    def _build(self) -> Any:
+        return self._call(lambda: self._cls(**copy.deepcopy(self._knobs)), "__init__")
 
     def _call(self, fn: Callable[[], Any], method: str) -> Any:
         return call_with_deadline(fn, seconds=self._deadline_s, what=f"{self._name}.{method}")
@@ -97,15 +108,21 @@ class LocalInnerEnv:
         return self._env
 
     def reset(self, seed: int, options: dict[str, Any] | None) -> Any:
+        if self._used:
+            self._env = self._build()
+        self._used = True
         return self._call(lambda: self._env.reset(EpisodeRandom(seed), dict(options or {})), "reset")
 
     def step(self, action: str) -> Any:
+        self._used = True
         return self._call(lambda: self._env.step(action), "step")
 
     def privileged_hint(self) -> Any:
+        self._used = True
         return self._call(self._env.privileged_hint, "privileged_hint")
 
     def reference_action(self) -> Any:
+        self._used = True
         return self._call(self._env.reference_action, "reference_action")
 
     def close(self) -> None:

@@ -3,13 +3,17 @@
 A worker is forked by the launcher (:mod:`.launcher`), isolates itself (:func:`.limits.apply_worker_isolation`),
 sends a ``hello`` frame and then serves one request at a time. It hosts any number of environment instances of
 *one* code record; every instance gets its own module namespace (re-executed from the cached code object), so
-instances never share module-level state.
+instances never share module-level state. Episodes are hermetic too: a ``reset`` after the instance was used
+re-runs the module body from the code object and constructs the class again with the same knobs before it resets,
+so nothing an episode leaves behind (a module global, a class attribute, a default argument, a closure cell, an
+attribute of the instance) reaches the next one.
 
 Requests (JSON objects, ``op`` first) and their ``ok`` results:
 
 - ``load {key, source, module}`` -> ``{"spec": ENV_SPEC, "cls": name}``: compile under the policy, run once
 - ``new {iid, key, knobs}`` -> ``null``: a fresh namespace and ``cls(**knobs)``
-- ``call {iid, m, a}`` -> the raw return value of ``reset``/``step``/``hint``/``ref``
+- ``call {iid, m, a}`` -> the raw return value of ``reset``/``step``/``hint``/``ref`` (``reset`` on a used instance
+  first rebuilds it: a fresh namespace and ``cls(**knobs)`` again)
 - ``batch {calls: [[iid, m, a], ...]}`` -> ``[[status, value, seconds], ...]`` in order
 - ``del {iid}``, ``probe``
 - agent workers: ``exec {key, source}`` (the agent's code), ``test {source}`` (statements), ``eval {setup, exprs}``
@@ -24,12 +28,14 @@ Failures come back as ``{"err": {"cause", "type", "msg", "line"}}`` with cause `
 
 from __future__ import annotations
 
+import copy
 import os
 import signal
 import socket
 import sys
 import time
 import traceback
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +51,9 @@ ENV_FILENAME = "<env>"
 TEST_FILENAME = "<test>"
 METHODS = {"reset": "reset", "step": "step", "hint": "privileged_hint", "ref": "reference_action"}
 MAX_MESSAGE = 64 * 1024 * 1024
+MODULE_SUFFIX = "__sandboxed"
+"""Appended to the module name the host gives, so a sandboxed namespace never takes the place of a real module in
+``sys.modules``."""
 
 
 class CallTimeout(BaseException):
@@ -60,15 +69,24 @@ class _CodeEntry:
 
     def __init__(self, code: Any, module: str) -> None:
         self.code = code
-        self.module = module
+        self.module = f"{module}{MODULE_SUFFIX}"
 
 
 class _Instance:
-    __slots__ = ("env", "module_name")
+    """One hosted instance: what it is built from (code, knobs) and the module and object of the current episode.
 
-    def __init__(self, env: Any, module_name: str) -> None:
-        self.env = env
-        self.module_name = module_name
+    ``used`` is set by the first call on ``env`` (and by a build that failed); a ``reset`` of a used instance builds
+    ``module`` and ``env`` afresh first."""
+
+    __slots__ = ("entry", "knobs", "where", "module", "env", "used")
+
+    def __init__(self, entry: _CodeEntry, knobs: dict[str, Any], where: str) -> None:
+        self.entry = entry
+        self.knobs = knobs
+        self.where = where
+        self.module: types.ModuleType | None = None
+        self.env: Any = None
+        self.used = False
 
 
 CURRENT: Worker | None = None
@@ -86,7 +104,6 @@ class Worker:
         self.builtins = guards.make_builtins(standins)
         self.codes: dict[str, _CodeEntry] = {}
         self.instances: dict[int, _Instance] = {}
-        self.counter = 0
         self.timeout = limits.call_timeout_s
         self.buffer = bytearray()
         self.code_ns: dict[str, Any] = {}
@@ -245,48 +262,69 @@ class Worker:
             entry = self.codes[key] = _CodeEntry(code, module)
         return entry
 
-    def namespace(self, entry: _CodeEntry) -> tuple[str, dict[str, Any]]:
-        self.counter += 1
-        name = f"{entry.module}__{self.counter}"
-        module = guards.make_module(self.builtins, name)
+    def namespace(self, entry: _CodeEntry) -> types.ModuleType:
+        """Run the module body from the compiled code object in a fresh module.
+
+        Every namespace of a code record has the same name (the record's module name): an object's ``repr``
+        shows it, so a name per instance or per episode would let the code count how many came before it. The
+        module is registered in ``sys.modules`` under that name while its own code runs (:meth:`activate`), so a
+        trusted helper that looks a class's module up (``dataclass``) finds the right one."""
+        module = guards.make_module(self.builtins, entry.module)
         try:
             exec(entry.code, module.__dict__)  # restricted code object, guarded globals
         except BaseException:
-            guards.drop_module(name)
+            guards.drop_module(entry.module)
             raise
-        return name, module.__dict__
+        return module
 
     def op_load(self, request: dict[str, Any]) -> Any:
         entry = self.compiled(request["key"], request["source"], request.get("module") or "env")
-        name, ns = self.namespace(entry)
+        module = self.namespace(entry)
         try:
-            cls = find_env_class(ns, module_name=name, where=request.get("where") or "environment module")
-            return {"spec": ns.get("ENV_SPEC"), "cls": cls.__name__}
+            cls = find_env_class(module.__dict__, module_name=entry.module,
+                                 where=request.get("where") or "environment module")
+            return {"spec": module.__dict__.get("ENV_SPEC"), "cls": cls.__name__}
         finally:
-            guards.drop_module(name)
+            guards.drop_module(entry.module)
+
+    def build(self, instance: _Instance) -> None:
+        """A fresh namespace and a fresh ``cls(**knobs)`` for ``instance`` (the knobs are copied each time, so a
+        constructor that changes a list it was given changes only its own copy)."""
+        instance.module, instance.env, instance.used = None, None, True  # a failed build is retried on reset
+        self.phase = "module"
+        module = self.namespace(instance.entry)
+        cls = find_env_class(module.__dict__, module_name=instance.entry.module, where=instance.where)
+        self.phase = "__init__"
+        instance.env = cls(**copy.deepcopy(instance.knobs))
+        instance.module, instance.used = module, False
+        self.phase = None
 
     def op_new(self, request: dict[str, Any]) -> Any:
         self.phase = "module"
         entry = self.compiled(request["key"], request.get("source"), request.get("module") or "env")
-        name, ns = self.namespace(entry)
-        try:
-            cls = find_env_class(ns, module_name=name, where=request.get("where") or "environment module")
-            self.phase = "__init__"
-            env = cls(**dict(request.get("knobs") or {}))
-        except BaseException:
-            guards.drop_module(name)
-            raise
-        old = self.instances.pop(request["iid"], None)
-        if old is not None:
-            guards.drop_module(old.module_name)
-        self.instances[request["iid"]] = _Instance(env, name)
+        instance = _Instance(entry, dict(request.get("knobs") or {}), request.get("where") or "environment module")
+        self.build(instance)
+        self.instances[request["iid"]] = instance
         return None
+
+    @staticmethod
+    def activate(instance: _Instance) -> None:
+        """Register the instance's module under its name for the duration of its call (see :meth:`namespace`)."""
+        if instance.module is not None:
+            sys.modules[instance.entry.module] = instance.module
 
     def call(self, iid: int, method: str, arg: Any) -> Any:
         instance = self.instances.get(iid)
         if instance is None:
             raise EnvLoadError(f"instance {iid} does not exist in this worker")
+        if method == "reset" and instance.used:
+            self.build(instance)  # hermetic episodes: nothing the last episode left behind reaches this one
         env = instance.env
+        if env is None:
+            raise EnvLoadError(f"instance {iid} could not be rebuilt for a new episode (its module body or "
+                               "constructor failed); call reset() again")
+        instance.used = True
+        self.activate(instance)
         if method == "step":
             return env.step(arg)
         if method == "reset":
@@ -302,10 +340,13 @@ class Worker:
     def op_del(self, request: dict[str, Any]) -> Any:
         instance = self.instances.pop(request["iid"], None)
         if instance is not None:
-            guards.drop_module(instance.module_name)
+            self.activate(instance)
             close = getattr(instance.env, "close", None)
-            if callable(close):
-                close()
+            try:
+                if callable(close):
+                    close()
+            finally:
+                guards.drop_module(instance.entry.module)
         return None
 
     # -- code execution (agent-written code, tests; only in agent workers) -----------------------------------

@@ -81,8 +81,9 @@ def test_co_hosted_instances_share_no_mutable_state(pool) -> None:
     b = SandboxedInnerEnv(LEAKY, env_id="leaky/b", pool=pool)
     try:
         assert a.worker_pid == b.worker_pid  # same code record, same worker: the hard case
-        assert a.reset(0, {})[0].endswith(": 1") and a.reset(1, {})[0].endswith(": 2")
-        assert b.reset(0, {})[0].endswith(": 1")  # module globals are per instance
+        # module globals are per episode (each reset re-runs the module body), so per instance as well
+        assert a.reset(0, {})[0].endswith(": 1") and a.reset(1, {})[0].endswith(": 1")
+        assert b.reset(0, {})[0].endswith(": 1")
         for action in ("register", "table", "heap"):
             with pytest.raises(SandboxError) as info:
                 a.step(action)
