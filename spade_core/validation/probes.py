@@ -33,9 +33,16 @@ CALENDAR_NAMES = frozenset({"monday", "tuesday", "wednesday", "thursday", "frida
 is the same answer, not a near miss."""
 
 
+LETTER_ANSWERS = frozenset({"yes", "no"})
+"""Answers whose first letter is their standard abbreviation (Y/N): that letter is the same answer."""
+
+
 def abbreviates(short: str, answer: str) -> bool:
-    """Whether ``short`` is a standard abbreviation of the word ``answer`` (of :data:`CALENDAR_NAMES`)."""
+    """Whether ``short`` is a standard abbreviation of the word ``answer`` (of :data:`CALENDAR_NAMES` or
+    :data:`LETTER_ANSWERS`)."""
     word, cut = answer.strip().lower(), short.strip().rstrip(".").lower()
+    if word in LETTER_ANSWERS:
+        return cut == word[:1]
     return word in CALENDAR_NAMES and len(cut) >= 2 and word.startswith(cut)
 
 

@@ -151,7 +151,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("verifier", check_verifier, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
           reads=_PLAYS,
           rule="near misses (sign flip, neighbour, permutation, answer in longer text, moved 2%) wrong, equivalent "
-               "forms (spaces, 42.0, 2/6 for 1/3, Tue for Tuesday, within a stated tolerance up to 1%) right; "
+               "forms (spaces, 42.0, 2/6 for 1/3, Tue for Tuesday, N for no, within a stated tolerance up to 1%) right; "
                "two-player games: no seat wins "
                f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games"),
     Stage("swap", check_swap, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
