@@ -44,7 +44,7 @@ import time
 import traceback
 from typing import Any
 
-from spade_core.sandbox import limits, scratch
+from spade_core.sandbox import limits, oslayers, scratch
 
 BOOTSTRAP = """
 import os, sys, types
@@ -420,15 +420,10 @@ def _pidfd(pid: int) -> int | None:
 
 
 def _has_capabilities() -> bool:
-    """Whether this process holds any effective capability (then RLIMIT_NPROC may not bind its workers)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("CapEff:"):
-                    return int(line.split()[1], 16) != 0
-    except (OSError, ValueError):
-        pass
-    return True
+    """Whether this process holds any effective capability (then RLIMIT_NPROC may not bind its workers); True when
+    unknown."""
+    caps = oslayers.effective_capabilities()
+    return caps is None or caps != 0
 
 
 def _kill(pid: int) -> None:

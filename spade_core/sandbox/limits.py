@@ -175,6 +175,14 @@ def filesystem_view_works(limits: SandboxLimits, probe_dir: str) -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def cpu_armed_from_outside(limits: SandboxLimits) -> bool:
+    """Whether the host can set a worker's ``RLIMIT_CPU`` with ``prlimit`` while it runs: always for a worker of
+    the host's own uid, and for a worker whose uid was dropped only with ``CAP_SYS_RESOURCE`` (a container may run
+    the host as root without it). Computed alike by the host and, before its uid drop, by the worker."""
+    drops_uid = limits.drop_uid and os.geteuid() == 0
+    return not drops_uid or oslayers.has_capability(oslayers.CAP_SYS_RESOURCE)
+
+
 def seccomp_program(limits: SandboxLimits) -> tuple[bytes | None, str]:
     """Compile the seccomp filter once (in the launcher); returns ``(program or None, status)``."""
     if not limits.seccomp:
@@ -241,10 +249,18 @@ def apply_worker_isolation(
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     # The host re-arms RLIMIT_CPU from outside before each message (prlimit on this pid); as root it moves the
-    # hard limit too, so a worker that ignores SIGXCPU is killed one second past its budget.
-    cpu_hard = min(limits.cpu_s_per_call + 1, limits.cpu_s_per_worker) if os.geteuid() == 0 else limits.cpu_s_per_worker
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, cpu_hard))
-    status["rlimits"] = "on"
+    # hard limit too (with CAP_SYS_RESOURCE, which raising a hard limit needs), so a worker that ignores SIGXCPU is killed one second past its budget. A host that cannot
+    # re-arm it (the worker runs as another user and the host lacks CAP_SYS_RESOURCE) gives the worker its whole
+    # CPU budget at once: each call is then bounded by its wall-clock deadline alone.
+    if cpu_armed_from_outside(limits):
+        cpu_hard = (min(limits.cpu_s_per_call + 1, limits.cpu_s_per_worker)
+                    if oslayers.has_capability(oslayers.CAP_SYS_RESOURCE) else limits.cpu_s_per_worker)
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_call, cpu_hard))
+        status["rlimits"] = "on"
+    else:
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s_per_worker, limits.cpu_s_per_worker))
+        status["rlimits"] = ("on (CPU: the worker's whole budget; the host lacks CAP_SYS_RESOURCE to re-arm it per "
+                             "call, so calls are bounded by their wall-clock deadline)")
 
     if not limits.ipc_namespace:
         status["ipcns"] = "off: disabled by SandboxLimits.ipc_namespace"

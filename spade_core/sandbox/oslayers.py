@@ -54,6 +54,29 @@ _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctype
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 
 
+CAP_SYS_RESOURCE = 24
+"""The capability ``prlimit`` needs to set the limits of a process running as another user (a worker after its uid
+drop)."""
+
+
+def effective_capabilities() -> int | None:
+    """This process's effective capability set (``CapEff`` in ``/proc/self/status``); None when it cannot be read."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("CapEff:"):
+                    return int(line.split()[1], 16)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def has_capability(cap: int) -> bool:
+    """Whether this process holds ``cap`` in its effective set (False when unknown)."""
+    caps = effective_capabilities()
+    return caps is not None and bool(caps >> cap & 1)
+
+
 def _fail(what: str) -> LayerUnavailable:
     err = ctypes.get_errno()
     return LayerUnavailable(err, f"{what}: {os.strerror(err)} (errno {errno.errorcode.get(err, err)})")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
@@ -40,7 +39,7 @@ from spade_core.errors import (
     SandboxTimeout,
     SpadeError,
 )
-from spade_core.sandbox import wire
+from spade_core.sandbox import oslayers, wire
 from spade_core.sandbox.allowlist import AllowList
 from spade_core.sandbox.budgets import (
     CPU_CHECK_S,
@@ -127,7 +126,7 @@ class WorkerPool(WorkerLifecycle):
         self._iids = itertools.count(1)
         self.replays = 0
         self._allowance: ReplyAllowance | None = None
-        self._can_raise_cpu_hard = os.geteuid() == 0
+        self._can_raise_cpu_hard = oslayers.has_capability(oslayers.CAP_SYS_RESOURCE)
 
     def _ungroup(self, worker: Worker) -> None:
         if worker.group is not None:

@@ -26,7 +26,7 @@ from spade_core.sandbox import cleanup, scratch
 from spade_core.sandbox.allowlist import AllowList, merged_allowlist
 from spade_core.sandbox.channel import ChannelError, Worker
 from spade_core.sandbox.launcher import BOOTSTRAP
-from spade_core.sandbox.limits import SAFE_ENVIRON, SandboxLimits
+from spade_core.sandbox.limits import SAFE_ENVIRON, SandboxLimits, cpu_armed_from_outside
 
 _PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -236,6 +236,8 @@ class WorkerLifecycle:
             host_end.close()
             raise SandboxCrashed(f"the launcher could not start a worker: {reply}")
         worker = Worker(host_end, int(reply["pid"]), next(self._serials))
+        if not cpu_armed_from_outside(self.limits):
+            worker.cpu_armed = self.limits.cpu_s_per_worker  # armed at spawn with its whole budget, never re-armed
         self._workers[worker.serial] = worker
         return worker
 

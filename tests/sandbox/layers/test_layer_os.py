@@ -10,6 +10,8 @@ import pytest
 from layer_support import alive, pwn, wait_dead
 
 from spade_core.errors import SandboxCrashed, SandboxError
+from spade_core.sandbox.limits import cpu_armed_from_outside
+from spade_core.sandbox.oslayers import CAP_SYS_RESOURCE, has_capability
 
 LIBC = "import ctypes, errno\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 
@@ -135,9 +137,39 @@ def test_seccomp_refuses_any_rlimit_change(compromised) -> None:
     finally:
         compromised.release(worker)
     assert "set" not in outcomes and before == after, (outcomes, before, after)
-    assert after[1] <= compromised.limits.cpu_s_per_call + 3  # the host set the hard limit near the call budget
+    if cpu_armed_from_outside(compromised.limits) and has_capability(CAP_SYS_RESOURCE):
+        assert after[1] <= compromised.limits.cpu_s_per_call + 3  # the host set the hard limit near the call budget
+    else:  # the host cannot move a dropped-uid worker's limits: the whole budget was set at spawn, and said so
+        assert after == [compromised.limits.cpu_s_per_worker] * 2, after
+        assert "CAP_SYS_RESOURCE" in compromised.layers()["rlimits"]
 
 
+SPIN_IN_CALL = """
+import time
+end = time.process_time() + SPIN_S
+while time.process_time() < end:
+    pass
+result = time.process_time()
+"""
+
+
+def test_a_worker_outlives_many_calls_whose_cpu_adds_up_past_one_call_budget(fresh_pool) -> None:
+    """The per-call CPU limit bounds one call, not the worker's life: calls of 0.4 s CPU each, together far past
+    ``cpu_s_per_call`` + 1, all return from the same worker (re-armed from outside before each call where the host
+    may, or given its whole budget at spawn where it may not)."""
+    pool = fresh_pool(cpu_s_per_call=1)
+    worker = pool.single_use_worker()
+    try:
+        used = [pwn(pool, worker, SPIN_IN_CALL.replace("SPIN_S", "0.4"))["ok"] for _ in range(7)]
+        assert used[-1] > pool.limits.cpu_s_per_call + 1.5, used
+        assert alive(worker.pid)
+    finally:
+        pool.release(worker)
+
+
+@pytest.mark.skipif(not has_capability(CAP_SYS_RESOURCE),
+                    reason="setting a dropped-uid worker's hard CPU limit from outside needs CAP_SYS_RESOURCE; "
+                           "without it the rlimits layer gives the whole budget at spawn (tested above)")
 def test_hard_cpu_limit_set_from_outside_kills_an_idle_spinner(fresh_pool) -> None:
     """Seccomp off: the worker raises its soft limit to the hard one and ignores SIGXCPU, then spins with no
     call in flight; the hard limit the host set (one second past the call budget) kills it."""
