@@ -243,7 +243,7 @@ def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> None:
 
     env_id = latest_id(MULTI_TURN_GAME)
     specs = [EpisodeSpec(env_id, seed=s) for s in range(args.episodes)]
-    engine = HFGenerator(model, tokenizer, max_batch_size=64)
+    engine = HFGenerator(model, tokenizer, max_batch_size=64, kv_cache_mb=args.kv_cache_mb)
     full = HFGenerator(model, tokenizer, max_batch_size=64, kv_cache_mb=0)
     print(f"model={args.model} threads={torch.get_num_threads()} max_new_tokens={args.max_new_tokens} "
           f"{env_id}: {args.episodes} episodes x {args.turns} turns (forced), all at once")
@@ -274,6 +274,9 @@ def main() -> None:
                         help="long multi-turn episodes: kept KV vs full history vs a raw loop (see above)")
     parser.add_argument("--turns", type=int, default=30, help="--multi-turn: turns every episode plays")
     parser.add_argument("--cache", type=Path, default=None, help="where the converted smollm2 folder is kept")
+    parser.add_argument("--kv-cache-mb", type=int, default=4096,
+                        help="--multi-turn: the engine's kept key/value budget (16 x 30 SmolLM2 turns keep ~1.7 GB; "
+                             "a smaller budget evicts, and the evictions are printed)")
     args = parser.parse_args()
 
     import torch

@@ -73,7 +73,9 @@ def guess_share(c: Candidate, seeds: list[int]) -> float:
     """The share of ``seeds`` one blind guess wins when the answer space is small: the share of the commonest of
     the answers (final actions, spaces and case aside) the reference gives on those seeds' solved puzzles, when it
     gives two or more (yes/no: about 1/2; one of four options: about 1/4). 0 when the reference gives one answer on
-    every seed (then a constant wins everywhere, which no allowance may excuse) and for games of several players."""
+    every seed (then a constant wins everywhere, which no allowance may excuse), when its commonest answer is
+    confidently more common than ``max_guess_share`` (a task whose answer is nearly always the same), and for games
+    of several players."""
     if not single_player(c):
         return 0.0
     played = {e.seed: e for e in c.reference_episodes}
@@ -83,7 +85,10 @@ def guess_share(c: Candidate, seeds: list[int]) -> float:
         if episode.success and episode.steps:
             answer = episode.steps[-1][0].strip().lower()
             answers[answer] = answers.get(answer, 0) + 1
-    return max(answers.values()) / len(seeds) if len(answers) >= 2 else 0.0
+    commonest = max(answers.values(), default=0)
+    if len(answers) < 2 or too_often(commonest, len(seeds), c.config.max_guess_share):
+        return 0.0  # one answer everywhere, or one answer far more often than a small space's chance
+    return commonest / len(seeds)
 
 
 def check_baselines(c: Candidate) -> StageResult:

@@ -91,6 +91,11 @@ class ValidationKnobs:
     baseline_max_success: float = 0.1
     """An adversarial policy (constants, copies, enumeration, the hint followed) may win at most this share; it
     fails when the 95% lower confidence bound of its win rate is above it."""
+    max_guess_share: float = 0.6
+    """In a small answer space (yes/no, one of a few options) a blind guess is right by chance as often as the
+    commonest answer, and that share replaces ``baseline_max_success``, unless the commonest answer is confidently
+    (95% lower bound) more common than this: a balanced yes/no task passes, one whose answer is nearly always the
+    same does not."""
     screen_seeds: int = 1
     """Seeds every adversarial policy plays; one that wins any of them plays ``baseline_episodes`` more."""
     determinism_seeds: int = 2
