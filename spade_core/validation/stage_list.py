@@ -31,6 +31,8 @@ from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
 from spade_core.validation.public_info import check_public_info
 from spade_core.validation.purity import RULE as PURITY_RULE
 from spade_core.validation.purity import check_purity
+from spade_core.validation.read_only import RULE as READ_ONLY_RULE
+from spade_core.validation.read_only import check_read_only
 from spade_core.validation.reference import check_reference
 from spade_core.validation.report import StageResult, ValidationReport, Verdict, describe_error, fail, ok
 from spade_core.validation.reward_checks import check_reward_range
@@ -169,6 +171,8 @@ STAGES: tuple[Stage, ...] = (
           reads=("envs",), exports=("fingerprint",)),
     Stage("novelty", check_novelty, off_driver=False, runs_code=False, budget_s=10.0, rejects_as=Status.DUPLICATE,
           needs=("behaviour",), reads=("fingerprint",), rule="behaves unlike every stored environment"),
+    Stage("read_only", check_read_only, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
+          reads=_PLAYS, rule=READ_ONLY_RULE),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
