@@ -94,6 +94,9 @@ class ValidationConfig:
     public_info_max_share: float = 0.5
     """Pairs of seeds with different references that no tried action sequence tells apart: more than this share
     fails ``public_info``."""
+    shown_value_max_share: float = 0.5
+    """One value the task shows (option #k, item #k of a list, the k-th number), given as the answer, may win at
+    most this share of seeds (``spade_core.validation.shown_values``); more fails ``shown_values``."""
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000

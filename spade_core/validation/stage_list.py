@@ -36,6 +36,8 @@ from spade_core.validation.read_only import check_read_only
 from spade_core.validation.reference import check_reference
 from spade_core.validation.report import StageResult, ValidationReport, Verdict, describe_error, fail, ok
 from spade_core.validation.reward_checks import check_reward_range
+from spade_core.validation.shown_values import RULE as SHOWN_VALUES_RULE
+from spade_core.validation.shown_values import check_shown_values
 from spade_core.validation.static_checks import (
     check_contract,
     check_exact_duplicate,
@@ -173,6 +175,8 @@ STAGES: tuple[Stage, ...] = (
           needs=("behaviour",), reads=("fingerprint",), rule="behaves unlike every stored environment"),
     Stage("read_only", check_read_only, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
           reads=_PLAYS, rule=READ_ONLY_RULE),
+    Stage("shown_values", check_shown_values, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=SHOWN_VALUES_RULE, answer_kinds=VALUE_ANSWERS),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
