@@ -38,6 +38,8 @@ from spade_core.validation.report import StageResult, ValidationReport, Verdict,
 from spade_core.validation.reward_checks import check_reward_range
 from spade_core.validation.shown_values import RULE as SHOWN_VALUES_RULE
 from spade_core.validation.shown_values import check_shown_values
+from spade_core.validation.stalling import RULE as STALLING_RULE
+from spade_core.validation.stalling import check_stalling
 from spade_core.validation.static_checks import (
     check_contract,
     check_exact_duplicate,
@@ -177,6 +179,8 @@ STAGES: tuple[Stage, ...] = (
           reads=_PLAYS, rule=READ_ONLY_RULE),
     Stage("shown_values", check_shown_values, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=SHOWN_VALUES_RULE, answer_kinds=VALUE_ANSWERS),
+    Stage("stalling", check_stalling, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
+          reads=_PLAYS, rule=STALLING_RULE),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
