@@ -27,6 +27,8 @@ from spade_core.validation.invariants import check_invariance, check_reward_rule
 from spade_core.validation.knobs import RULE as KNOBS_RULE
 from spade_core.validation.knobs import check_knobs
 from spade_core.validation.novelty import check_behaviour, check_novelty
+from spade_core.validation.out_of_rules import RULE as OUT_OF_RULES_RULE
+from spade_core.validation.out_of_rules import check_out_of_rules
 from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
 from spade_core.validation.public_info import check_public_info
 from spade_core.validation.purity import RULE as PURITY_RULE
@@ -181,6 +183,8 @@ STAGES: tuple[Stage, ...] = (
           needs=("reference",), reads=_PLAYS, rule=SHOWN_VALUES_RULE, answer_kinds=VALUE_ANSWERS),
     Stage("stalling", check_stalling, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
           reads=_PLAYS, rule=STALLING_RULE),
+    Stage("out_of_rules", check_out_of_rules, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, domains=("games",)),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
