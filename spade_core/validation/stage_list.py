@@ -21,6 +21,8 @@ from spade_core.validation.calibration import PROBE_SECONDS, check_calibration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.determinism import SAME_TASK_SEEDS, check_determinism, check_start_state
+from spade_core.validation.fixed_answer import RULE as FIXED_ANSWER_RULE
+from spade_core.validation.fixed_answer import check_fixed_answer
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
 from spade_core.validation.hint_checks import check_hint
 from spade_core.validation.invariants import check_invariance, check_reward_rule, invariance_rule, reward_rule
@@ -185,6 +187,8 @@ STAGES: tuple[Stage, ...] = (
           reads=_PLAYS, rule=STALLING_RULE),
     Stage("out_of_rules", check_out_of_rules, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, domains=("games",)),
+    Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=FIXED_ANSWER_RULE),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "

@@ -21,7 +21,7 @@ CORPUS = Path(__file__).parent / "invariants_corpus"
 GOOD = sorted((CORPUS / "good").glob("*.py"))
 FLAWED = sorted(p for p in CORPUS.glob("*/*.py") if p.parent.name not in ("good", "duplicate"))
 DUPLICATES = sorted((CORPUS / "duplicate").glob("*.py"))
-CLASSES = ("purity", "invariance", "reward_rule", "swap", "public_info", "duplicate", "read_only", "shown_values", "stalling", "out_of_rules")
+CLASSES = ("purity", "invariance", "reward_rule", "swap", "public_info", "duplicate", "read_only", "shown_values", "stalling", "out_of_rules", "fixed_answer")
 
 
 def header(path: Path) -> dict[str, str]:
