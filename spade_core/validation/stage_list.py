@@ -40,6 +40,8 @@ from spade_core.validation.read_only import check_read_only
 from spade_core.validation.reference import check_reference
 from spade_core.validation.report import StageResult, ValidationReport, Verdict, describe_error, fail, ok
 from spade_core.validation.reward_checks import check_reward_range
+from spade_core.validation.same_draws import RULE as SAME_DRAWS_RULE
+from spade_core.validation.same_draws import check_same_draws
 from spade_core.validation.shown_values import RULE as SHOWN_VALUES_RULE
 from spade_core.validation.shown_values import check_shown_values
 from spade_core.validation.stalling import RULE as STALLING_RULE
@@ -189,6 +191,8 @@ STAGES: tuple[Stage, ...] = (
           needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, domains=("games",)),
     Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=FIXED_ANSWER_RULE),
+    Stage("same_draws", check_same_draws, off_driver=False, runs_code=True, budget_s=30.0,
+          rejects_as=Status.DUPLICATE, needs=("behaviour",), reads=("envs", "fingerprint"), rule=SAME_DRAWS_RULE),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
