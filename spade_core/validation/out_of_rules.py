@@ -1,4 +1,4 @@
-"""Moves outside the stated rules do not win: the ``out_of_rules`` stage (games).
+"""Moves outside the stated rules do not win: the ``out_of_rules`` stage (label answers: games' moves).
 
 The property: a player that only makes moves outside the legal set the game itself states does not win on most
 seeds. The legal set is ``info['legal_moves']`` where the game lists it, else the numbers its observation allows
@@ -23,7 +23,7 @@ from spade_core.validation.episodes import Episode, begin, reference_policy, tak
 from spade_core.validation.replay import labelled, seat_winner, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "moves outside the legal set the game states (out-of-range numbers, a jump to the target) never win"
+RULE = "moves outside the stated rules (out-of-range numbers, a jump to the target) never win"
 
 EXTREMES = ("999999", "-999999", "-1", "0", "99")
 """Values put where the reference's moves put their number."""

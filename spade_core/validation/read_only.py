@@ -22,8 +22,7 @@ from spade_core.validation.episodes import Episode
 from spade_core.validation.replay import labelled, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = ("repeating one information action (a listed tool or command, a reference step) up to max_turns never earns "
-        "more than solving, and an action that changes nothing never succeeds")
+RULE = "repeating a read-only action (a listed tool or command) to max_turns earns less than solving, never succeeds"
 
 SEEDS = 2
 """Solved reference seeds every information action is repeated on."""

@@ -188,7 +188,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("stalling", check_stalling, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
           reads=_PLAYS, rule=STALLING_RULE),
     Stage("out_of_rules", check_out_of_rules, off_driver=True, runs_code=True, budget_s=30.0,
-          needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, domains=("games",)),
+          needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, answer_kinds=("label",)),
     Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=FIXED_ANSWER_RULE),
     Stage("same_draws", check_same_draws, off_driver=False, runs_code=True, budget_s=30.0,

@@ -16,7 +16,7 @@ from spade_core.validation.invariants import GIVING_UP
 from spade_core.validation.replay import labelled, replaying, seat_winner
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "a seat that only passes or stalls (to a draw or the turn limit) and does not win earns less than a win"
+RULE = "passing or stalling to a draw or the turn limit earns less than a win"
 
 STALLS = tuple(dict.fromkeys([w for w in GIVING_UP if w != "resign"] + ["wait", "stay", "draw", "offer draw",
                                                                         "check", "no move", ""]))
