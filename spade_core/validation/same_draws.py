@@ -23,6 +23,7 @@ import numpy as np
 from spade_core import linear_re
 from spade_core.contract.env import SpadeEnv
 from spade_core.memory.behaviour import record_env_factory
+from spade_core.validation.calibration import candidate_envs
 from spade_core.validation.candidate import Candidate, NoveltyMemory
 from spade_core.validation.episodes import Episode, play, reference_policy
 from spade_core.validation.report import StageResult, Verdict, fail_rule, ok
@@ -155,7 +156,7 @@ def check_same_draws(c: Candidate) -> StageResult:
                if m.similarity.dynamics >= threshold]
     if not matches:
         return ok(stage, f"no stored environment with dynamics of {threshold:.2f} or more")
-    ours = played(c.new_env)
+    ours = played(candidate_envs(c))  # on the Ray path the driver builds its own instances
     for match in matches:
         try:
             theirs = played(record_env_factory(memory.store.get(match.rid)))

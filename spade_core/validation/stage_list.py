@@ -192,7 +192,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=FIXED_ANSWER_RULE),
     Stage("same_draws", check_same_draws, off_driver=False, runs_code=True, budget_s=30.0,
-          rejects_as=Status.DUPLICATE, needs=("behaviour",), reads=("envs", "fingerprint"), rule=SAME_DRAWS_RULE),
+          rejects_as=Status.DUPLICATE, needs=("behaviour",), reads=("envs", "manifest", "fingerprint"),
+          rule=SAME_DRAWS_RULE),
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=60.0, needs_all=True,
           reads=("envs", "manifest"),
           rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
