@@ -3,7 +3,7 @@
 The property: a player that only makes moves outside the legal set the game itself states does not win on most
 seeds. The legal set is ``info['legal_moves']`` where the game lists it, else the numbers its observation allows
 ("take 1, 2 or 3", "1 to 6", "between 1 and 9"); a move is outside it when it is not listed, or when a number in it is
-not allowed (with no stated range, only numbers of a million or more are out of range). The moves tried are the
+not allowed (with no stated range, only numbers of 100,000 or more are out of range). The moves tried are the
 reference's own moves with their number replaced (in the reference's format: ``move 3`` -> ``move 999999``) by
 extreme values and by each number the first observation shows (the target, the goal cell), and the reference's last
 move played first (a jump straight to the end). Every turn the player makes the next of them that is outside the
@@ -27,7 +27,7 @@ RULE = "moves outside the stated rules (out-of-range numbers, a jump to the targ
 
 EXTREMES = ("999999", "-999999", "-1", "0", "99")
 """Values put where the reference's moves put their number."""
-HUGE = 1_000_000
+HUGE = 100_000
 """A number this large is out of range even where the game states no range."""
 SEEDS = 8
 """Seeds the out-of-rules player plays."""
