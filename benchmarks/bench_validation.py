@@ -124,7 +124,7 @@ def twin(path: Path) -> str | None:
 def class_table(corpus: Path, workers: int, bundled: bool) -> None:
     flawed = sorted(p for p in corpus.glob("*/*.py") if p.parent.name != "good")
     good = sorted((corpus / "good").glob("*.py"))
-    duplicates = [p for p in flawed if p.parent.name == "duplicate"]
+    duplicates = [p for p in flawed if p.parent.name in ("duplicate", "rewritten")]  # judged against their twins
     sources = [(str(p), p.read_text()) for p in [*flawed, *good] if p not in duplicates]
     if bundled:
         from spade_core.gym_bridge import open_store

@@ -126,6 +126,12 @@ class ValidationKnobs:
     public_info_max_share: float = 0.5
     """Pairs of seeds with different references that no tried action sequence tells apart: more than this share
     fails ``public_info``."""
+    shown_value_max_share: float = 0.5
+    """One value the task shows (option #k, item #k of a list, the k-th number), given as the answer, may win at
+    most this share of seeds (``spade_core.validation.shown_values``); more fails ``shown_values``."""
+    out_of_rules_max_share: float = 0.5
+    """A player making only moves outside the rules the game states may win at most this share of games
+    (``spade_core.validation.out_of_rules``); more fails ``out_of_rules``."""
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000

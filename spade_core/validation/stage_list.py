@@ -22,20 +22,32 @@ from spade_core.validation.calibration import check_calibration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.determinism import SAME_TASK_SEEDS, check_determinism, check_start_state
+from spade_core.validation.fixed_answer import RULE as FIXED_ANSWER_RULE
+from spade_core.validation.fixed_answer import check_fixed_answer
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
 from spade_core.validation.hint_checks import check_hint
 from spade_core.validation.invariants import check_invariance, check_reward_rule, invariance_rule, reward_rule
 from spade_core.validation.knobs import RULE as KNOBS_RULE
 from spade_core.validation.knobs import check_knobs
 from spade_core.validation.novelty import check_behaviour, check_novelty
+from spade_core.validation.out_of_rules import RULE as OUT_OF_RULES_RULE
+from spade_core.validation.out_of_rules import check_out_of_rules
 from spade_core.validation.public_info import RULE as PUBLIC_INFO_RULE
 from spade_core.validation.public_info import check_public_info
 from spade_core.validation.purity import RULE as PURITY_RULE
 from spade_core.validation.purity import check_purity
+from spade_core.validation.read_only import RULE as READ_ONLY_RULE
+from spade_core.validation.read_only import check_read_only
 from spade_core.validation.reference import check_reference
 from spade_core.validation.report import StageResult, ValidationReport, Verdict, describe_error, fail, ok
 from spade_core.validation.reward_checks import check_reward_range
+from spade_core.validation.same_draws import RULE as SAME_DRAWS_RULE
+from spade_core.validation.same_draws import check_same_draws
+from spade_core.validation.shown_values import RULE as SHOWN_VALUES_RULE
+from spade_core.validation.shown_values import check_shown_values
 from spade_core.validation.stage_clock import StageBudgetSpent, StageClock
+from spade_core.validation.stalling import RULE as STALLING_RULE
+from spade_core.validation.stalling import check_stalling
 from spade_core.validation.static_checks import (
     check_contract,
     check_exact_duplicate,
@@ -172,6 +184,19 @@ STAGES: tuple[Stage, ...] = (
           reads=("envs",), exports=("fingerprint",)),
     Stage("novelty", check_novelty, off_driver=False, runs_code=False, budget_s=10.0, rejects_as=Status.DUPLICATE,
           needs=("behaviour",), reads=("fingerprint",), rule="behaves unlike every stored environment"),
+    Stage("read_only", check_read_only, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
+          reads=_PLAYS, rule=READ_ONLY_RULE),
+    Stage("shown_values", check_shown_values, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=SHOWN_VALUES_RULE, answer_kinds=VALUE_ANSWERS),
+    Stage("stalling", check_stalling, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
+          reads=_PLAYS, rule=STALLING_RULE),
+    Stage("out_of_rules", check_out_of_rules, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, answer_kinds=("label",)),
+    Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=FIXED_ANSWER_RULE),
+    Stage("same_draws", check_same_draws, off_driver=False, runs_code=True, budget_s=30.0,
+          rejects_as=Status.DUPLICATE, needs=("behaviour",), reads=("envs", "manifest", "fingerprint"),
+          rule=SAME_DRAWS_RULE),
     # its deadline covers the probe model's own play too (a tiny model on a loaded CPU: 50 s for 3 arms x 8 seeds)
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=300.0, needs_all=True,
           reads=("envs", "manifest"),

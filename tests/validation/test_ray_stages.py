@@ -18,7 +18,7 @@ GROUNDING = Path(__file__).parent / "grounding_corpus"
 
 def test_every_stage_declares_where_it_runs() -> None:
     assert STAGE_NAMES[0] == "structure" and STAGE_NAMES[-1] == "calibration"
-    assert {s.name for s in STAGES if not s.off_driver} == {"exact_duplicate", "novelty", "calibration"}
+    assert {s.name for s in STAGES if not s.off_driver} == {"exact_duplicate", "novelty", "same_draws", "calibration"}
     assert stage_named("behaviour").exports == ("fingerprint",)
     assert stage_named("novelty").reads == ("fingerprint",)
     with pytest.raises(KeyError, match="no validation stage 'nope'"):

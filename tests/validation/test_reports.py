@@ -25,11 +25,12 @@ GROUNDING = Path(__file__).parent / "grounding_corpus"
 def test_missing_inputs_are_skipped_with_why() -> None:
     report = validate_source(GOOD.read_text())
     skipped = {s.stage: s.observed for s in report.skipped}
-    assert set(skipped) == {"exact_duplicate", "grounding", "novelty", "calibration"}
+    assert set(skipped) == {"exact_duplicate", "grounding", "novelty", "same_draws", "calibration"}
     assert all(why for why in skipped.values())
-    assert report.accepted and report.message.startswith("accepted with 4 stages skipped")
+    assert report.accepted and report.message.startswith("accepted with 5 stages skipped")
     data = report.to_dict()
-    assert [s["stage"] for s in data["skipped"]] == ["exact_duplicate", "grounding", "novelty", "calibration"]
+    assert [s["stage"] for s in data["skipped"]] == ["exact_duplicate", "grounding", "novelty", "same_draws",
+                                                     "calibration"]
 
 
 def test_every_input_given_means_no_stage_skipped(tmp_path: Path) -> None:

@@ -1,0 +1,97 @@
+"""An episode's answer is fixed by its seed: the ``fixed_answer`` stage (single-player tasks).
+
+Two properties, both about what decides the answer:
+
+- *It does not move within an episode.* Where the reference answers in one step and the task allows more tries, a
+  wrong try leaves the answer the reference gives unchanged. A secret re-drawn after every wrong guess can be won
+  only by a reader of the current secret (the reference), never from what the observations said.
+- *It does not carry over between episodes.* On one instance, the previous episode's answer (another seed's, with
+  a different reference answer) does not solve the next episode: a verifier that keeps earlier answers accepts
+  what it never checked against this task.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.episodes import Episode, play
+from spade_core.validation.replay import answer_template, labelled, replaying, too_often
+from spade_core.validation.report import StageResult, fail_rule, ok
+
+RULE = "a wrong try never changes the answer; an earlier episode's answer never solves the next"
+
+SEEDS = 8
+"""Solved seeds each property is tried on."""
+MOVED_MAX_SHARE = 0.5
+"""The answer may move after a wrong try on at most this share of seeds (a wrong try that legitimately changes the
+task, a new round, is rare in one-step tasks)."""
+WRONG_TRIES = ("0", "1", "7", "42", "A", "none")
+"""Wrong tries, in the reference's answer format: the first that is not the reference's answer is played."""
+
+
+def answer_moves(c: Candidate, reference: Episode) -> bool | None:
+    """Whether the reference's answer changes after one wrong try on a fresh instance (None: no wrong try kept the
+    episode going, so the question does not arise)."""
+    env = c.new_env()
+    try:
+        env.reset(seed=reference.seed)
+        before = env.reference_action()
+        template = answer_template(c)
+        wrong = next((template.render(t) for t in WRONG_TRIES if template.render(t) != before), None)
+        if wrong is None:
+            return None
+        _, _, terminated, truncated, info = env.step(wrong)
+        if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
+            return None
+        return env.reference_action() != before
+    finally:
+        env.close()
+
+
+def carried_over(c: Candidate, earlier: Episode, later: Episode) -> Episode:
+    """On a fresh instance: ``earlier``'s reference actions on its own seed, then on ``later``'s seed."""
+    env = c.new_env()
+    try:
+        play(env, earlier.seed, replaying(earlier.actions), max_steps=len(earlier.actions))
+        episode = play(env, later.seed, replaying(earlier.actions), max_steps=len(earlier.actions))
+    finally:
+        env.close()
+    c.all_episodes.append(episode)
+    return labelled(episode, f"seed {earlier.seed}'s answer, right after seed {earlier.seed}'s episode")
+
+
+def check_fixed_answer(c: Candidate) -> StageResult:
+    assert c.manifest is not None
+    stage = "fixed_answer"
+    if c.manifest.players != 1:
+        return ok(stage, "two-player game: the board decides every move")
+    solved = [e for e in c.reference_episodes if e.success and e.error is None and e.steps][:SEEDS]
+    one_step = [e for e in solved if len(e.steps) == 1]
+    moved, tried = [], 0
+    if c.manifest.max_turns > 1 and len(one_step) == len(solved):
+        for reference in one_step:
+            result = answer_moves(c, reference)
+            if result is not None:
+                tried += 1
+                if result:
+                    moved.append(reference.seed)
+    if too_often(len(moved), tried, MOVED_MAX_SHARE):
+        return fail_rule(stage, f"after one wrong try the reference's answer changes on {len(moved)} of {tried} "
+                         f"seeds (seeds {', '.join(map(str, moved[:5]))}): the answer moves within an episode, so "
+                         "only a reader of the current secret can win",
+                         ["the secret is drawn again after a wrong guess", "step() changes what the answer is"],
+                         ["draw the answer once in reset and keep it for the whole episode"], rule=RULE,
+                         moved=f"{len(moved)}/{tried}")
+    pairs = [(a, b) for a, b in pairwise(solved) if a.actions != b.actions]
+    stale = [(a, b) for a, b in pairs if carried_over(c, a, b).success]
+    if too_often(len(stale), len(pairs), c.config.swap_max_share):
+        a, b = stale[0]
+        return fail_rule(stage, f"seed {a.seed}'s answer ({a.actions[-1][:60]!r}) solves seed {b.seed} when seed "
+                         f"{b.seed}'s episode follows seed {a.seed}'s on the same instance, though seed {b.seed}'s "
+                         f"reference answers {b.actions[-1][:60]!r}; {len(stale)} of {len(pairs)} such pairs",
+                         ["the verifier keeps answers of earlier episodes (a list or set that reset does not clear)"],
+                         ["reset every attribute in reset(); check the answer against this episode's task only"],
+                         rule=RULE, stale=f"{len(stale)}/{len(pairs)}")
+    return ok(stage, f"the answer stayed after a wrong try on {tried - len(moved)} of {tried} seeds; an earlier "
+              f"episode's answer solved {len(stale)} of {len(pairs)} later episodes on the same instance")
