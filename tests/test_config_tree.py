@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from spade_core.cli.main import cli
 from spade_core.designer.loop import DesignConfig, DesignKnobs
-from spade_core.rollout.runner import RolloutConfig
+from spade_core.rollout.specs import RolloutConfig
 from spade_core.selfplay import wiring
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.wiring import EMBEDDERS

@@ -16,7 +16,7 @@ import gymnasium as gym
 
 from spade_core.contract.env import HINT_OPTION, LEGAL_MOVES_KEY, SpadeEnv
 from spade_core.errors import SpadeError
-from spade_core.rollout.runner import HINT_TEMPLATE
+from spade_core.rollout.specs import HINT_TEMPLATE
 
 PUBLIC_INFO_KEYS = ("success", "format_error", "action_is_valid", "turn", LEGAL_MOVES_KEY)
 """The ``info`` keys a learner may see; everything else an environment returns stays on the server side."""

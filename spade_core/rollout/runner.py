@@ -21,194 +21,30 @@ hosts environments elsewhere (Ray actors, :mod:`spade_core.scale`) pays one roun
 
 from __future__ import annotations
 
-import json
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol, get_args
+from collections.abc import Sequence
+from dataclasses import replace
 
 import gymnasium as gym
 
 from spade_core import seeding
 from spade_core.contract.env import HINT_OPTION
 from spade_core.deadlines import NO_DEADLINE, Deadline
-from spade_core.models.base import Generation, ModelBackend, SamplingParams
-from spade_core.models.errors import GenerationError
+from spade_core.models.base import Generation, ModelBackend
 from spade_core.rollout.chat import ChatFormatter
+from spade_core.rollout.env_pool import EnvMaker, EnvPool, EnvPoolFactory, LocalEnvPool, make_with_gymnasium
+from spade_core.rollout.episode import LiveEpisode
 from spade_core.rollout.errors import RolloutConfigError
+from spade_core.rollout.specs import EpisodeSpec, RolloutConfig
+from spade_core.rollout.stats import RolloutResult, RolloutStats
 from spade_core.rollout.trajectory import (
     FAILURE_ENV,
     FAILURE_GENERATION,
     FINISH_TIME_LIMIT,
     ROLES,
     Trajectory,
-    Turn,
 )
-
-DEFAULT_SYSTEM_PROMPT = (
-    "You are the {role} acting in a text environment. {description}\n"
-    "Read each observation and reply with your action only."
-)
-HINT_TEMPLATE = "Hint: {hint}"
-HintPlacement = Literal["user", "before", "system"]
-HINT_PLACEMENTS: tuple[HintPlacement, ...] = get_args(HintPlacement)
-
-
-def with_hint(content: str, shown_hint: str, placement: str, *, hint_only: bool = False) -> str:
-    """A user message's content with the rendered hint placed in it: before the observation for ``before``, after
-    it otherwise (``system`` puts the first turn's hint in the system message instead). ``hint_only``: the hint in
-    place of the observation (the hint without the task, whatever the placement: success then means the hint alone
-    carries the answer)."""
-    if hint_only:
-        return shown_hint
-    return f"{shown_hint}\n\n{content}" if placement == "before" else f"{content}\n\n{shown_hint}"
-"""Where a hinted rollout shows the hint: ``"user"`` after the observation in the user turn (the end of the
-observation); ``"before"`` ahead of the observation in the user turn; ``"system"`` the first hint in the system
-message (later turns' hints after their observation)."""
-
-
-@dataclass(frozen=True)
-class EpisodeSpec:
-    """One episode to play: which environment, which seed, hinted or not, and its bookkeeping labels.
-
-    Episodes of one GRPO group share ``group_id`` (typically the same env and seed, played G times). ``hint_only``
-    (with ``hinted``): every user turn shows the hint alone, never the observation (the regret estimate's hint-only
-    arm, :mod:`spade_core.training.regret`).
-    """
-
-    env_id: str
-    seed: int
-    hinted: bool = False
-    hint_only: bool = False
-    role: str = "agent"
-    group_id: str | None = None
-    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
-    episode_id: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.hint_only and not self.hinted:
-            raise RolloutConfigError(f"EpisodeSpec({self.env_id!r}, seed {self.seed}): hint_only shows the hint "
-                                     "without the observation, so it needs hinted=True")
-
-    def resolved_group_id(self) -> str:
-        arm = "hint_only" if self.hint_only else int(self.hinted)
-        return self.group_id if self.group_id is not None else f"{self.env_id}|{self.seed}|{arm}"
-
-
-@dataclass(frozen=True)
-class RolloutKnobs:
-    """How episodes are played, but for sampling and seeding: the knobs a run sets (the self-play ``agent`` section
-    holds them)."""
-
-    max_concurrent_episodes: int = 64  # episodes stepped together (one batched generation per turn)
-    max_context_tokens: int = 4096  # an episode's token budget (prompt and replies)
-    # the system message; {role} and {description} are filled from the environment
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    hint_template: str = HINT_TEMPLATE  # how a hinted rollout shows the hint; {hint} is the environment's hint
-    hint_placement: HintPlacement = "user"  # where hinted rollouts show the hint: one of HINT_PLACEMENTS
-    hint_every_turn: bool = True  # multi-turn: refresh the hint from env.privileged_hint() before each turn
-    use_system_role: bool = True  # False: the system text opens the first user message (templates without one)
-
-    def __post_init__(self) -> None:
-        if self.max_concurrent_episodes < 1:
-            raise RolloutConfigError(f"max_concurrent_episodes must be >= 1, got {self.max_concurrent_episodes}")
-        if self.max_context_tokens < 2:
-            raise RolloutConfigError(f"max_context_tokens must be >= 2, got {self.max_context_tokens}")
-        if self.hint_placement not in HINT_PLACEMENTS:
-            raise RolloutConfigError(f"hint_placement must be one of {HINT_PLACEMENTS}, got {self.hint_placement!r}")
-
-
-@dataclass(frozen=True)
-class RolloutConfig(RolloutKnobs):
-    """How episodes are played. ``sampling.seed`` is ignored: each round gets a seed derived from ``seed``."""
-
-    sampling: SamplingParams = field(default_factory=lambda: SamplingParams(max_new_tokens=64))
-    seed: int | None = 0  # None: sampling seeds come from torch's global RNG
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.sampling.max_new_tokens < 1:
-            raise RolloutConfigError("sampling.max_new_tokens must be >= 1: every turn needs at least one token")
-        try:
-            _ = self.sampling.distribution
-        except GenerationError as exc:
-            raise RolloutConfigError(f"sampling: {exc}") from exc
-
-
-@dataclass
-class RolloutStats:
-    """Counters of one :meth:`EpisodeRunner.run` call."""
-
-    episodes: int = 0
-    trajectories: int = 0
-    turns: int = 0
-    generate_calls: int = 0
-    prompts: int = 0
-    max_batch: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    env_failures: int = 0
-    generation_failures: int = 0
-    time_limited: int = 0  # episodes the deadline ended (finish time_limit)
-    not_started: int = 0  # queued episodes the deadline kept from starting (no trajectory)
-    generate_seconds: float = 0.0
-    env_seconds: float = 0.0
-    wall_seconds: float = 0.0
-
-    @property
-    def episodes_per_second(self) -> float:
-        return self.episodes / self.wall_seconds if self.wall_seconds > 0 else 0.0
-
-    @property
-    def completion_tokens_per_second(self) -> float:
-        return self.completion_tokens / self.wall_seconds if self.wall_seconds > 0 else 0.0
-
-    def as_dict(self) -> dict[str, float]:
-        out = dict(self.__dict__)
-        out["episodes_per_second"] = self.episodes_per_second
-        out["completion_tokens_per_second"] = self.completion_tokens_per_second
-        return out
-
-
-@dataclass
-class RolloutResult:
-    trajectories: list[Trajectory]
-    stats: RolloutStats
-
-
-EnvMaker = Callable[[EpisodeSpec], gym.Env]
-ResetResult = tuple[Any, dict[str, Any]]
-StepResult = tuple[Any, Any, bool, bool, dict[str, Any]]
-
-
-def make_with_gymnasium(spec: EpisodeSpec) -> gym.Env:
-    """The default environment factory: ``gymnasium.make(spec.env_id, **spec.env_kwargs)``."""
-    return gym.make(spec.env_id, **dict(spec.env_kwargs))
-
-
-class EnvPool(Protocol):
-    """The environments of one :meth:`EpisodeRunner.run`: where they live and how a round's calls reach them.
-
-    ``acquire`` may return any object with gymnasium's ``reset``/``step``/``close`` and an ``unwrapped`` (read for
-    ``manifest`` and ``privileged_hint``). ``reset_many``/``step_many`` return one result per call, in order: the
-    call's return value, or the exception it raised (a failure of that episode only, never of the batch).
-    """
-
-    def acquire(self, spec: EpisodeSpec) -> gym.Env: ...
-
-    def reset_many(self, calls: Sequence[tuple[gym.Env, int, dict[str, Any] | None]]
-                   ) -> list[ResetResult | BaseException]: ...
-
-    def step_many(self, calls: Sequence[tuple[gym.Env, str]]) -> list[StepResult | BaseException]: ...
-
-    def release(self, spec: EpisodeSpec, env: gym.Env, *, broken: bool) -> None: ...
-
-    def close(self) -> None: ...
-
-
-EnvPoolFactory = Callable[[], EnvPool]
-"""Called once per :meth:`EpisodeRunner.run` for that run's pool."""
 
 
 class EpisodeRunner:
@@ -249,7 +85,7 @@ class EpisodeRunner:
         started = time.perf_counter()
         pool = self.env_pool()
         queue = deque(enumerate(specs))
-        active: list[_Episode] = []
+        active: list[LiveEpisode] = []
         finished: dict[int, list[Trajectory]] = {}
         round_index = 0
         try:
@@ -262,7 +98,7 @@ class EpisodeRunner:
                 starting = []
                 while queue and len(active) + len(starting) < self.config.max_concurrent_episodes:
                     index, spec = queue.popleft()
-                    starting.append(_Episode(index, spec, self, run_index))
+                    starting.append(LiveEpisode(index, spec, self, run_index))
                 active.extend(starting)
                 self._start(starting, pool, stats)
                 requests = []
@@ -304,7 +140,7 @@ class EpisodeRunner:
 
     # -- environments ------------------------------------------------------------------------------------------
     @staticmethod
-    def _start(episodes: list[_Episode], pool: EnvPool, stats: RolloutStats) -> None:
+    def _start(episodes: list[LiveEpisode], pool: EnvPool, stats: RolloutStats) -> None:
         """Acquire and reset the environments of newly admitted episodes, all resets in one pool call."""
         if not episodes:
             return
@@ -323,7 +159,7 @@ class EpisodeRunner:
             episode.begin(result)
 
     @staticmethod
-    def _step(actions: list[tuple[_Episode, str]], pool: EnvPool, stats: RolloutStats) -> None:
+    def _step(actions: list[tuple[LiveEpisode, str]], pool: EnvPool, stats: RolloutStats) -> None:
         """Step every episode that acted this round, in one pool call."""
         if not actions:
             return
@@ -371,314 +207,3 @@ class EpisodeRunner:
 
 def _error_generation(prompt: list[int], exc: BaseException) -> Generation:
     return Generation(list(prompt), [], "", [], finish_reason="error", error=f"{type(exc).__name__}: {exc}")
-
-
-def env_key(spec: EpisodeSpec) -> str:
-    """Episodes with the same key can reuse each other's environment instance."""
-    return spec.env_id + "|" + json.dumps(dict(spec.env_kwargs), sort_keys=True, default=repr)
-
-
-class LocalEnvPool:
-    """The default :class:`EnvPool`: environments in this process, reused across episodes of one run (making one
-    can start a sandbox worker); calls run one after another."""
-
-    def __init__(self, make_env: EnvMaker) -> None:
-        self.make_env = make_env
-        self.idle: dict[str, list[gym.Env]] = {}
-        self.all: list[gym.Env] = []
-
-    def acquire(self, spec: EpisodeSpec) -> gym.Env:
-        idle = self.idle.get(env_key(spec))
-        if idle:
-            return idle.pop()
-        env = self.make_env(spec)
-        self.all.append(env)
-        return env
-
-    def reset_many(self, calls: Sequence[tuple[gym.Env, int, dict[str, Any] | None]]
-                   ) -> list[ResetResult | BaseException]:
-        out: list[ResetResult | BaseException] = []
-        for env, seed, options in calls:
-            try:
-                out.append(env.reset(seed=seed, options=options))
-            except Exception as exc:  # returned: it ends only this episode
-                out.append(exc)
-        return out
-
-    def step_many(self, calls: Sequence[tuple[gym.Env, str]]) -> list[StepResult | BaseException]:
-        out: list[StepResult | BaseException] = []
-        for env, action in calls:
-            try:
-                out.append(env.step(action))
-            except Exception as exc:  # returned: it ends only this episode
-                out.append(exc)
-        return out
-
-    def release(self, spec: EpisodeSpec, env: gym.Env, *, broken: bool) -> None:
-        if not broken:
-            self.idle.setdefault(env_key(spec), []).append(env)
-            return
-        self._close(env)
-        self.all = [e for e in self.all if e is not env]
-
-    def close(self) -> None:
-        for env in self.all:
-            self._close(env)
-        self.all, self.idle = [], {}
-
-    @staticmethod
-    def _close(env: gym.Env) -> None:
-        try:
-            env.close()
-        except Exception:  # closing a broken environment must not fail the run
-            pass
-
-
-@dataclass
-class _Seat:
-    messages: list[dict[str, str]] = field(default_factory=list)
-    ids: list[int] = field(default_factory=list)
-    mask: list[int] = field(default_factory=list)
-    logprobs: list[float] = field(default_factory=list)
-    prompt_length: int = 0
-    turns: list[Turn] = field(default_factory=list)
-    reward: float = 0.0
-    success: bool = False
-    format_errors: int = 0
-    pending: str | None = None
-    pending_hint: str | None = None
-    env_start: int = 0
-
-
-class _Episode:
-    """The running state of one episode: its environment, one conversation per seat, and who acts next."""
-
-    def __init__(self, index: int, spec: EpisodeSpec, runner: EpisodeRunner, run_index: int) -> None:
-        self.index = index
-        self.spec = spec
-        self.runner = runner
-        self.config = runner.config
-        label = f"r{run_index}e{index}-{spec.env_id}-{spec.seed}-{'o' if spec.hint_only else 'h' if spec.hinted else 'u'}"
-        self.episode_id = spec.episode_id or label
-        self.env: gym.Env | None = None
-        self.seats: dict[int, _Seat] = {}
-        self.num_seats = 1
-        self.acting = 0
-        self.done = False
-        self.finish = "terminated"
-        self.failure: str | None = None
-        self.error: str | None = None
-        self.first_hint: str | None = None
-        self.system = ""
-        self.distribution = self.config.sampling.distribution  # what every turn is sampled from (and scored under)
-
-    # -- lifecycle -------------------------------------------------------------------------------------------
-    def begin(self, result: ResetResult | BaseException) -> None:
-        """Take the reset's observation (or its error) and set up the first seat."""
-        if isinstance(result, BaseException):
-            self.fail_env("reset", result)
-            return
-        try:
-            obs, info = result
-        except (TypeError, ValueError) as exc:
-            self.fail_env("reset", exc)
-            return
-        manifest = getattr(self.env.unwrapped, "manifest", None)
-        self.num_seats = int(getattr(manifest, "players", 1) or 1)
-        self.system = self.runner.system_text(self.spec, self.env)
-        if self.spec.hinted:
-            self.first_hint = info.get(HINT_OPTION) if isinstance(info.get(HINT_OPTION), str) else None
-            if self.first_hint is None and not self._can_hint():
-                self._fail(FAILURE_ENV, "a hinted rollout was requested but the environment gave no privileged hint "
-                                        f"(reset(options={{{HINT_OPTION!r}: True}}) put no {HINT_OPTION!r} in info)")
-                return
-        self.acting = self._player(info, default=0)
-        seat = self.seats.setdefault(self.acting, _Seat())
-        seat.pending = obs
-
-    def prepare_turn(self, stats: RolloutStats) -> list[int] | None:
-        """Build the acting seat's prompt ids (appending the new context); None if the episode just ended."""
-        seat = self.seats[self.acting]
-        hint = self._hint_for_turn(seat)
-        if self.done:
-            return None
-        content = seat.pending or ""
-        hint_only = self.spec.hint_only
-        if hint_only:  # the observation is withheld on every turn, hint or no hint
-            content = with_hint(content, self.config.hint_template.format(hint=hint or ""), self.config.hint_placement,
-                                hint_only=True)
-        elif hint is not None and not (self.config.hint_placement == "system" and not seat.ids):
-            content = with_hint(content, self.config.hint_template.format(hint=hint), self.config.hint_placement)
-        message = {"role": "user", "content": content}
-        if not seat.ids:
-            system = self.system
-            if hint is not None and self.config.hint_placement == "system" and not hint_only:
-                system = f"{system}\n\n{self.config.hint_template.format(hint=hint)}"
-            if self.config.use_system_role:
-                opening = [{"role": "system", "content": system}, message]
-            else:
-                opening = [{"role": "user", "content": f"{system}\n\n{content}"}]
-            new_ids = self.runner.formatter.first_prompt(opening)
-            seat.messages = opening
-        else:
-            last_generated = seat.ids[seat.turns[-1].gen_start:seat.turns[-1].gen_end]
-            try:
-                new_ids = self.runner.formatter.continuation(seat.messages, last_generated, message)
-            except Exception as exc:  # a template problem ends this episode, not the batch
-                self._fail(FAILURE_GENERATION, f"{type(exc).__name__}: {exc}")
-                return None
-            seat.messages = [*seat.messages, message]
-        if len(seat.ids) + len(new_ids) + self.config.sampling.max_new_tokens > self.config.max_context_tokens:
-            if not seat.ids:
-                self._fail(FAILURE_GENERATION, f"the first prompt has {len(new_ids)} tokens; with max_new_tokens it "
-                                               f"exceeds max_context_tokens={self.config.max_context_tokens}")
-            else:
-                self.done, self.finish = True, "context_limit"
-            return None
-        seat.env_start = len(seat.ids)
-        seat.ids.extend(new_ids)
-        seat.mask.extend([0] * len(new_ids))
-        seat.logprobs.extend([0.0] * len(new_ids))
-        if not seat.turns:
-            seat.prompt_length = len(seat.ids)
-        seat.pending_hint = hint
-        seat.pending = None
-        return list(seat.ids)
-
-    def record(self, generation: Generation, stats: RolloutStats) -> str | None:
-        """Record the generated turn; returns the action to step the environment with (None: the episode ended)."""
-        seat = self.seats[self.acting]
-        if generation.finish_reason == "error" or not generation.completion_ids:
-            if seat.turns:
-                self._rollback_context(seat)
-            self._fail(FAILURE_GENERATION, generation.error or "the generator returned an empty completion")
-            return None
-        ids = [int(t) for t in generation.completion_ids]
-        logprobs = [float(x) for x in generation.logprobs] if generation.logprobs else [0.0] * len(ids)
-        if len(logprobs) != len(ids):
-            if seat.turns:
-                self._rollback_context(seat)
-            self._fail(FAILURE_GENERATION, f"the generator returned {len(logprobs)} logprobs for {len(ids)} tokens")
-            return None
-        gen_start = len(seat.ids)
-        seat.ids.extend(ids)
-        seat.mask.extend([1] * len(ids))
-        seat.logprobs.extend(logprobs)
-        turn = Turn(seat.env_start, gen_start, len(seat.ids), generation.text, 0.0, None, generation.finish_reason,
-                    seat.pending_hint)
-        seat.turns.append(turn)
-        seat.messages = [*seat.messages, {"role": "assistant", "content": generation.text}]
-        stats.turns += 1
-        return generation.text
-
-    def after_step(self, result: StepResult | BaseException) -> None:
-        """Take the environment's answer to the action :meth:`record` returned."""
-        seat = self.seats[self.acting]
-        if isinstance(result, BaseException):
-            self.fail_env("step", result)
-            return
-        try:
-            obs, reward, terminated, truncated, info = result
-        except (TypeError, ValueError) as exc:
-            self.fail_env("step", exc)
-            return
-        turn = seat.turns[-1]
-        if info.get("sandbox_error") is not None:
-            self._fail(FAILURE_ENV, str(info["sandbox_error"]))
-            return
-        reward = float(reward)
-        turn.reward = reward
-        turn.format_error = info.get("format_error")
-        if turn.format_error:
-            seat.format_errors += 1
-        mover = self.acting
-        if terminated or truncated:
-            self._settle(mover, reward, info)
-            self.done, self.finish = True, "terminated" if terminated else "truncated"
-            return
-        seat.reward += reward
-        self.acting = self._player(info, default=mover) if self.num_seats > 1 else 0
-        self.seats.setdefault(self.acting, _Seat()).pending = obs
-
-    def trajectories(self) -> list[Trajectory]:
-        out = []
-        seats = sorted(self.seats.items()) or [(0, _Seat())]
-        for number, seat in seats:
-            if not seat.turns and self.failure is None and len(seats) > 1:
-                continue  # a seat that never had to act in a game that ended normally
-            out.append(Trajectory(
-                env_id=self.spec.env_id, role=self.spec.role, group_id=self.spec.resolved_group_id(),
-                episode_id=self.episode_id, token_ids=list(seat.ids), loss_mask=list(seat.mask),
-                logprobs=list(seat.logprobs), prompt_length=seat.prompt_length if seat.turns else len(seat.ids),
-                turns=list(seat.turns), reward=seat.reward, success=seat.success, hinted=self.spec.hinted,
-                hint_only=self.spec.hint_only,
-                seed=self.spec.seed, seat=number, num_seats=self.num_seats, format_errors=seat.format_errors,
-                finish="error" if self.failure else self.finish, failure=self.failure, error=self.error,
-                temperature=self.distribution.temperature, top_k=self.distribution.top_k,
-                top_p=self.distribution.top_p,
-                metadata={"env_kwargs": dict(self.spec.env_kwargs)} if self.spec.env_kwargs else {},
-            ))
-        return out
-
-    # -- helpers ---------------------------------------------------------------------------------------------
-    def _settle(self, mover: int, reward: float, info: Mapping[str, Any]) -> None:
-        """Final rewards and success per seat: ``info["rewards"]`` (one per seat) when the game gives it."""
-        rewards = info.get("rewards")
-        per_seat = isinstance(rewards, list) and len(rewards) >= self.num_seats > 1
-        if per_seat:
-            for number in range(self.num_seats):
-                self.seats.setdefault(number, _Seat()).reward += float(rewards[number])
-        else:
-            self.seats[mover].reward += reward
-        winner = info.get("winner")
-        for number, seat in self.seats.items():
-            if "winner" in info and self.num_seats > 1:
-                seat.success = winner == number
-            else:
-                seat.success = bool(info.get("success", False)) if number == mover else False
-
-    def _player(self, info: Mapping[str, Any], *, default: int) -> int:
-        pid = info.get("player_id", default)
-        return pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 <= pid < max(self.num_seats, 1) else default
-
-    def _can_hint(self) -> bool:
-        return callable(getattr(self.env.unwrapped, "privileged_hint", None)) if self.env is not None else False
-
-    def _hint_for_turn(self, seat: _Seat) -> str | None:
-        """The hint shown with this turn: the reset hint first, then (multi-turn) the current one."""
-        if not self.spec.hinted:
-            return None
-        if self.first_hint is not None and not any(s.turns for s in self.seats.values()):
-            return self.first_hint
-        if (seat.turns and not self.config.hint_every_turn) or not self._can_hint():
-            return None
-        try:
-            hint = self.env.unwrapped.privileged_hint()
-        except Exception as exc:  # a failing hint is an environment error
-            self._fail(FAILURE_ENV, f"privileged_hint() failed: {type(exc).__name__}: {exc}")
-            return None
-        return hint if isinstance(hint, str) else None
-
-    @staticmethod
-    def _rollback_context(seat: _Seat) -> None:
-        """Drop the context appended for a turn that produced nothing, so turns still tile the tokens."""
-        del seat.ids[seat.env_start:]
-        del seat.mask[seat.env_start:]
-        del seat.logprobs[seat.env_start:]
-        if seat.messages and seat.messages[-1].get("role") == "user":
-            seat.messages = seat.messages[:-1]
-
-    def stop_at_deadline(self) -> None:
-        """End a running episode at a turn boundary because its phase's deadline passed (finish ``time_limit``)."""
-        if not self.done:
-            self.done, self.finish = True, FINISH_TIME_LIMIT
-
-    def fail_env(self, call: str, exc: BaseException) -> None:
-        """End the episode with an environment failure raised by ``call`` (reset/step)."""
-        self._fail(FAILURE_ENV, f"{call} failed: {type(exc).__name__}: {exc}")
-
-    def _fail(self, kind: str, message: str) -> None:
-        self.done = True
-        self.failure = kind
-        self.error = message
-        self.finish = "error"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from spade_core.rollout.runner import EnvPoolFactory
+from spade_core.rollout.env_pool import EnvPoolFactory
 from spade_core.scale.errors import (
     EnvActorLostError,
     RayConnectError,

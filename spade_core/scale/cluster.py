@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from spade_core.rollout.runner import EnvPoolFactory
+from spade_core.rollout.env_pool import EnvPoolFactory
 from spade_core.scale.ray_rollout import RayRolloutWorkers
 from spade_core.scale.ray_runtime import RayRuntime
 from spade_core.scale.ray_validation import RayValidator

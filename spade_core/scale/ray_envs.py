@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spade_core.contract.env import HINT_OPTION
-from spade_core.rollout.runner import EpisodeSpec, ResetResult, StepResult, env_key
+from spade_core.rollout.env_pool import ResetResult, StepResult, env_key
+from spade_core.rollout.specs import EpisodeSpec
 from spade_core.scale.errors import EnvActorLostError, RemoteEnvError, ScaleError
 from spade_core.scale.ray_runtime import kill_actor, require_ray
 
@@ -289,7 +290,7 @@ class RayEnvGroup:
 
 
 class RayEnvPool:
-    """One run's environments on a :class:`RayEnvGroup` (an :class:`~spade_core.rollout.runner.EnvPool`)."""
+    """One run's environments on a :class:`RayEnvGroup` (an :class:`~spade_core.rollout.env_pool.EnvPool`)."""
 
     def __init__(self, group: RayEnvGroup) -> None:
         self.group = group

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from spade_core.models.base import ModelBackend
-from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
+from spade_core.rollout.runner import EpisodeRunner
+from spade_core.rollout.specs import RolloutConfig
 from spade_core.scale.ray_envs import RayEnvGroup, RayEnvPool
 
 

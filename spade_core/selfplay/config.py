@@ -23,7 +23,7 @@ from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, Sampling
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.plugins.backends import find_trainer_backend_spec
 from spade_core.plugins.domains import default_domains, loaded_domains
-from spade_core.rollout.runner import RolloutKnobs
+from spade_core.rollout.specs import RolloutKnobs
 from spade_core.selfplay.budget import BudgetSplit
 from spade_core.selfplay.pool_health import PoolHealthConfig
 from spade_core.smallworld.world import ARMS as SMALL_WORLD_ARMS

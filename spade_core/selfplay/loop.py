@@ -31,7 +31,7 @@ from spade_core import seeding
 from spade_core.deadlines import NO_DEADLINE, Deadline, StopRequest
 from spade_core.designer.loop import Attempt, DesignConfig, Designer
 from spade_core.gym_bridge import register_store
-from spade_core.rollout.runner import EpisodeSpec
+from spade_core.rollout.specs import EpisodeSpec
 from spade_core.rollout.trajectory import FINISH_TIME_LIMIT, Trajectory, generation_trajectory
 from spade_core.selfplay.budget import IterationBudget, RunBudget
 from spade_core.selfplay.config import SelfPlayConfig

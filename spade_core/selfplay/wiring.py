@@ -17,7 +17,8 @@ from spade_core.models.loading import load_model
 from spade_core.packs.importing import import_pack
 from spade_core.packs.reading import open_pack
 from spade_core.plugins.backends import find_trainer_backend_spec
-from spade_core.rollout.runner import EpisodeRunner, RolloutConfig
+from spade_core.rollout.runner import EpisodeRunner
+from spade_core.rollout.specs import RolloutConfig
 from spade_core.scale import open_scale_out, ray_requested
 from spade_core.seeding import engine_seed
 from spade_core.selfplay.config import GENERATORS, ModelSection, SelfPlayConfig

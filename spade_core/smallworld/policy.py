@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from spade_core.rollout.chat import ChatFormatter
-from spade_core.rollout.runner import HINT_TEMPLATE, with_hint
+from spade_core.rollout.specs import HINT_TEMPLATE, with_hint
 from spade_core.smallworld.family import (
     ANSWER_HINT,
     BANDS,

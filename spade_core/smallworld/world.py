@@ -41,7 +41,8 @@ from spade_core.designer.parsing import ExtractionError
 from spade_core.gym_bridge import make_env, open_store
 from spade_core.models.base import SamplingParams
 from spade_core.plugins.backends import find_trainer_backend
-from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
+from spade_core.rollout.runner import EpisodeRunner
+from spade_core.rollout.specs import EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import single_turn_trajectory
 from spade_core.seeding import (
     small_world_designer_seed,

@@ -54,7 +54,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
-from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec
+from spade_core.rollout.runner import EpisodeRunner
+from spade_core.rollout.specs import EpisodeSpec
 from spade_core.rollout.trajectory import FAILURE_ENV, Trajectory
 from spade_core.training.errors import TrainingConfigError, TrainingInputError
 

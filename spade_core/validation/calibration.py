@@ -27,7 +27,7 @@ from spade_registry.records import Status
 
 if TYPE_CHECKING:
     from spade_core.models.base import ModelBackend, SamplingParams
-    from spade_core.rollout.runner import RolloutConfig
+    from spade_core.rollout.specs import RolloutConfig
 
 CALIBRATION_SEED_BASE = 3000
 PROBE_SECONDS = "probe_seconds"
@@ -56,14 +56,15 @@ class AgentProbe:
 
     def __init__(self, backend: ModelBackend, config: RolloutConfig | None = None) -> None:
         from spade_core.models.base import SamplingParams
-        from spade_core.rollout.runner import RolloutConfig
+        from spade_core.rollout.specs import RolloutConfig
 
         self.backend = backend
         self.config = config or RolloutConfig(sampling=SamplingParams(max_new_tokens=48, temperature=1.0), seed=0)
         self._lock = threading.Lock()
 
     def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]:
-        from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec
+        from spade_core.rollout.runner import EpisodeRunner
+        from spade_core.rollout.specs import EpisodeSpec
 
         specs = [EpisodeSpec("candidate", seed, hinted=hinted, role="agent") for seed in seeds]
         with self._lock:
@@ -101,7 +102,7 @@ class _ChatEpisode:
 
     def conversation(self) -> list[dict[str, str]]:
         """The acting seat's conversation with the new observation (and the hint on the episode's first turn)."""
-        from spade_core.rollout.runner import HINT_TEMPLATE, with_hint
+        from spade_core.rollout.specs import HINT_TEMPLATE, with_hint
 
         content = self.obs
         if self.hint is not None:
@@ -139,7 +140,7 @@ class ChatProbe:
 
     @staticmethod
     def _start(env: SpadeEnv, seed: int, hinted: bool) -> _ChatEpisode:
-        from spade_core.rollout.runner import DEFAULT_SYSTEM_PROMPT
+        from spade_core.rollout.specs import DEFAULT_SYSTEM_PROMPT
 
         description = env.unwrapped.manifest.description
         system = DEFAULT_SYSTEM_PROMPT.format(role="agent", description=description, env_id="candidate").strip()

@@ -22,7 +22,7 @@ from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import LocalInnerEnv, find_env_class
 from spade_core.errors import SandboxPolicyError
 from spade_core.rollout import EpisodeSpec
-from spade_core.rollout.runner import LocalEnvPool, make_with_gymnasium
+from spade_core.rollout.env_pool import LocalEnvPool, make_with_gymnasium
 from spade_core.sandbox import SandboxedInnerEnv, TimeBudget, sandboxed_handle_factory
 from spade_core.validation.episodes import EnvFactory, constant_policy, play, reference_policy
 from spade_core.validation.pipeline import sandbox_handles

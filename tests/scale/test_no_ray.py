@@ -19,7 +19,9 @@ def test_single_machine_path_never_imports_ray() -> None:
     result = _python("""
         import sys
         import spade_core.selfplay.loop, spade_core.rollout.runner, spade_core.cli.main, spade_core.scale
-        from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, LocalEnvPool, make_with_gymnasium
+        from spade_core.rollout.env_pool import LocalEnvPool, make_with_gymnasium
+        from spade_core.rollout.runner import EpisodeRunner
+        from spade_core.rollout.specs import EpisodeSpec
         from spade_core.scale import LocalScaleOut, open_scale_out
         from spade_core.selfplay.config import SelfPlayConfig
         from spade_core.selfplay.loop import SelfPlay

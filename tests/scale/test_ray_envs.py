@@ -14,7 +14,7 @@ pytest.importorskip("ray", reason="the scale-out tests need Ray: pip install 'sp
 
 import spade_core  # noqa: F401 - registers the bundled spade/* environments
 from spade_core.rollout import EpisodeRunner, EpisodeSpec, RolloutConfig, ScriptedPolicy
-from spade_core.rollout.runner import LocalEnvPool, make_with_gymnasium
+from spade_core.rollout.env_pool import LocalEnvPool, make_with_gymnasium
 from spade_core.rollout.trajectory import FAILURE_ENV
 from spade_core.scale.errors import EnvActorLostError, RemoteEnvError
 from spade_core.scale.ray_rollout import RayRolloutWorkers

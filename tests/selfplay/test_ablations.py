@@ -16,8 +16,9 @@ from spade_core.memory import EnvironmentMemory, HashingEmbedder
 from spade_core.models.base import SamplingParams
 from spade_core.models.tiny import build_tiny_model
 from spade_core.rollout.errors import RolloutConfigError
-from spade_core.rollout.runner import HINT_PLACEMENTS, EpisodeRunner, EpisodeSpec, RolloutConfig
+from spade_core.rollout.runner import EpisodeRunner
 from spade_core.rollout.scripted import ScriptedPolicy
+from spade_core.rollout.specs import HINT_PLACEMENTS, EpisodeSpec, RolloutConfig
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import MEMORY_OFF, SelfPlay
 from spade_core.selfplay.metrics import read_metrics

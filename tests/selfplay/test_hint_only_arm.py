@@ -9,7 +9,7 @@ import pytest
 
 from spade_core.gym_bridge import open_store, sync_seed_environments
 from spade_core.rollout.errors import RolloutConfigError
-from spade_core.rollout.runner import HINT_PLACEMENTS, EpisodeSpec, with_hint
+from spade_core.rollout.specs import HINT_PLACEMENTS, EpisodeSpec, with_hint
 from spade_core.rollout.trajectory import Trajectory, Turn
 from spade_core.selfplay.pool_health import RETIRED_KEY, Health, PoolHealth, PoolHealthConfig, judge
 from spade_registry.records import Status, Trust

@@ -92,7 +92,7 @@ def test_stage_names_statuses_and_hint_option_are_defined_once() -> None:
 
 def test_the_agent_model_calibrates_through_the_episode_runner(tiny_generator) -> None:
     from spade_core.models.base import SamplingParams
-    from spade_core.rollout.runner import RolloutConfig
+    from spade_core.rollout.specs import RolloutConfig
     from spade_core.validation.calibration import PROBE_SECONDS, AgentProbe
 
     probe = AgentProbe(tiny_generator, RolloutConfig(sampling=SamplingParams(max_new_tokens=4), seed=0))

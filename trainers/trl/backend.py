@@ -36,7 +36,8 @@ import torch
 
 from spade_core.models.base import ModelBackend, TokenDistribution
 from spade_core.models.hf_generator import HFGenerator
-from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec, RolloutConfig
+from spade_core.rollout.runner import EpisodeRunner
+from spade_core.rollout.specs import EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.backend import backend_config, load_policy, trainable_items

@@ -13,7 +13,8 @@ from typing import Any
 import torch
 
 from spade_core.models.base import TokenDistribution
-from spade_core.rollout.runner import EpisodeRunner, EpisodeSpec
+from spade_core.rollout.runner import EpisodeRunner
+from spade_core.rollout.specs import EpisodeSpec
 from spade_core.rollout.trajectory import Trajectory
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.errors import TrainingConfigError, TrainingInputError
