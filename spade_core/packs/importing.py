@@ -4,8 +4,10 @@ Each environment goes through, in order: its files (read and type-checked), its 
 module with the registry's hashing and compared with the record's and the index's), the duplicate check (the same
 code already in the store is skipped, naming the local id), and the local validation gate
 (:func:`~spade_core.validation.pipeline.validate_source`, sandboxed; the pack's own report is kept as provenance
-only). Accepted environments keep the pack's id when it is free in the store and get the next version of their name
-otherwise; they are stored with designer trust, so they only ever run in the sandbox.
+only). Accepted environments are stored in the ``spade-pack`` namespace (:data:`~spade_registry.ids.PACK_NAMESPACE`),
+where nothing but imports lives: ``spade/Foo-v0`` in a pack becomes ``spade-pack/Foo-v0`` here (the next version of
+the name when another pack took that one), so a pack never takes an id a plugin seed or the designer needs. They are
+stored with designer trust, so they only ever run in the sandbox.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from spade_core.validation.report import ValidationReport
 from spade_registry import gate
 from spade_registry.errors import StoreError
 from spade_registry.hashing import content_hash
+from spade_registry.ids import PACK_NAMESPACE
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 
@@ -114,7 +117,7 @@ def _settle_before_gate(env: PackEnvironment | BrokenEnvironment, store: Registr
             f"{local.status_label} ({local.trust.value}); it is not imported again"))
     if env.content_hash in seen:
         return ImportOutcome(env.pack_id, DUPLICATE, reason=f"the pack holds the same code as {seen[env.content_hash]}")
-    problem = gate.json_problem(env.stats.to_dict(), "stats") or store.reserved_name_problem(env.name)
+    problem = gate.json_problem(env.stats.to_dict(), "stats")
     if problem is not None:
         return ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=problem)
     return None
@@ -188,12 +191,13 @@ def _store(pack: Pack, env: PackEnvironment, checked: ValidationReport, store: R
     if not checked.accepted:
         return ImportOutcome(env.pack_id, REJECTED, stage=checked.failed_stage, reason=checked.message)
     record, created = store.add(code=env.code, manifest=env.manifest, status=Status.ACCEPTED, trust=Trust.DESIGNER,
-                                provenance=_provenance(pack, env), report=checked.to_dict(), version=env.version)
+                                provenance=_provenance(pack, env), report=checked.to_dict(), version=env.version,
+                                namespace=PACK_NAMESPACE)
     if not created:
         return ImportOutcome(env.pack_id, DUPLICATE, env_id=record.env_id,
                              reason=f"the same code was stored meanwhile as {record.env_id or f'#{record.rid}'}")
     store.update_stats(record.rid, {"pack": env.stats.to_dict()})
     if checked.fingerprint is not None:
         behaviour.put(record.rid, checked.fingerprint)
-    note = "" if record.env_id == env.pack_id else f"(the pack's id {env.pack_id} is taken here)"
+    note = "" if record.version == env.version else f"(version {env.version} of {env.name} is taken here)"
     return ImportOutcome(env.pack_id, ACCEPTED, env_id=record.env_id, reason=note)
