@@ -1,8 +1,9 @@
 """``spade import``: bring a pack's environments into a store, trusting nothing the pack says.
 
 Each environment goes through, in order: its files (read and type-checked), its content hash (recomputed from the
-module with the registry's hashing and compared with the record's and the index's), the duplicate check (the same
-code already in the store is skipped, naming the local id), and the local validation gate
+module with the registry's hashing and compared with the record's and the index's), the plugins it needs (a domain
+or sandbox module no installed plugin provides refuses it, naming what to install; :mod:`.requirements`), the
+duplicate check (the same code already in the store is skipped, naming the local id), and the local validation gate
 (:func:`~spade_core.validation.pipeline.validate_source`, sandboxed; the pack's own report is kept as provenance
 only). Accepted environments are stored in the ``spade-pack`` namespace (:data:`~spade_registry.ids.PACK_NAMESPACE`),
 where nothing but imports lives: ``spade/Foo-v0`` in a pack becomes ``spade-pack/Foo-v0`` here (the next version of
@@ -19,6 +20,12 @@ from typing import Any
 
 from spade_core.gym_bridge.seeds import sync_seed_environments
 from spade_core.memory.behaviour import BehaviourIndex
+from spade_core.packs.requirements import (
+    MISSING_PLUGIN_STAGE,
+    InstalledPlugins,
+    installed_plugins,
+    missing_plugin_problem,
+)
 from spade_core.packs.schema import BrokenEnvironment, Pack, PackEnvironment
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import _manifest_of, validate_many
@@ -100,13 +107,17 @@ def check_environment(env: PackEnvironment | BrokenEnvironment) -> ImportOutcome
 
 
 def _settle_before_gate(env: PackEnvironment | BrokenEnvironment, store: RegistryStore,
-                        seen: dict[str, str]) -> ImportOutcome | None:
-    """The outcome of an environment settled without the validation gate (broken, forged, already stored, a
-    duplicate within the pack, or data the store cannot keep), or None when it goes to the gate."""
+                        seen: dict[str, str], installed: InstalledPlugins) -> ImportOutcome | None:
+    """The outcome of an environment settled without the validation gate (broken, forged, needing a plugin that is
+    not installed, already stored, a duplicate within the pack, or data the store cannot keep), or None when it goes
+    to the gate."""
     rejection = check_environment(env)
     if rejection is not None:
         return rejection
     assert isinstance(env, PackEnvironment)
+    missing = missing_plugin_problem(env, installed)
+    if missing is not None:
+        return ImportOutcome(env.pack_id, REJECTED, stage=MISSING_PLUGIN_STAGE, reason=missing)
     local = store.find_by_hash(env.content_hash)
     if local is not None and local.trust is Trust.DESIGNER and local.status is Status.ACCEPTED:
         return ImportOutcome(env.pack_id, DUPLICATE, env_id=local.env_id, reason=(
@@ -143,9 +154,10 @@ def import_pack(pack: Pack, store: RegistryStore, *, workers: int = 2, config: V
     to_validate: list[tuple[int, PackEnvironment]] = []
     seen: dict[str, str] = {}
     sync_seed_environments(store)  # the names installed plugins declare are reserved before any pack name is taken
+    installed = installed_plugins()
     for i, env in enumerate(pack.environments):
         try:
-            settled = _settle_before_gate(env, store, seen)
+            settled = _settle_before_gate(env, store, seen, installed)
         except StoreError as exc:  # one environment the store cannot look up is rejected; the others go on
             settled = ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=str(exc))
         if settled is not None:
