@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spade_registry.errors import BadRecordError, StoreError
-from spade_registry.ids import MAX_VERSION, format_env_id
+from spade_registry.ids import MAX_VERSION, NAMESPACES, format_env_id
 from spade_registry.manifest import DOMAIN_PATTERN, MAX_PLAYERS, MAX_TURNS_LIMIT, NAME_PATTERN
 from spade_registry.plain_json import MAX_DEPTH
 from spade_registry.records import Record, Status, Trust
@@ -178,13 +178,15 @@ def record_from_row(row: tuple[Any, ...]) -> Record:
 
 def _record(row: tuple[Any, ...]) -> Record:
     (rid, env_id, name, version, digest, domain, status, trust, max_turns, players, tags, manifest, code, module,
-     failed_stage, provenance, stats, report, created, updated) = row
+     failed_stage, provenance, stats, report, created, updated, namespace) = row
     check_name(name)
+    if namespace not in NAMESPACES:
+        raise StoreError(f"record namespace {namespace!r:.60} is not one of {', '.join(NAMESPACES)}")
     if version is not None or env_id is not None:
         check_version(version)
-        if env_id != format_env_id(name, version):
-            raise StoreError(f"record id {env_id!r:.100} is not {format_env_id(name, version)!r}, the id its name "
-                             "and version make")
+        if env_id != format_env_id(name, version, namespace):
+            raise StoreError(f"record id {env_id!r:.100} is not {format_env_id(name, version, namespace)!r}, the id "
+                             "its namespace, name and version make")
     if not isinstance(domain, str) or not (domain == PLACEHOLDER_DOMAIN or DOMAIN_PATTERN.fullmatch(domain)):
         raise StoreError(f"record domain {domain!r:.60} does not fullmatch the domain grammar")
     for value, field in ((created, "created_at"), (updated, "updated_at")):
@@ -207,7 +209,7 @@ def _record(row: tuple[Any, ...]) -> Record:
         code=check_text(code, "code", max_bytes=MAX_CODE_BYTES), module=check_label(module, "module"),
         failed_stage=check_label(failed_stage, "failed_stage"), provenance=provenance_data, stats=stats_data,
         report=report_data if isinstance(report_data, dict) else None, created_at=float(created),
-        updated_at=float(updated),
+        updated_at=float(updated), namespace=namespace,
     )
 
 

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_registry.ids import ENV_NAMESPACE
+
 
 class Status(enum.StrEnum):
     """Lifecycle of a record. Only ``accepted`` records are registered with Gymnasium."""
@@ -58,6 +60,8 @@ class Record:
     report: dict[str, Any] | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    namespace: str = ENV_NAMESPACE
+    """``spade`` for seeds and designer environments, ``spade-pack`` for imported ones (see :mod:`spade_registry.ids`)."""
 
     @property
     def status_label(self) -> str:

@@ -31,7 +31,7 @@ from spade_registry.errors import (
     StoreError,
 )
 from spade_registry.hashing import content_hash
-from spade_registry.ids import MAX_VERSION, format_env_id, name_key, parse_env_id
+from spade_registry.ids import ENV_NAMESPACE, MAX_VERSION, NAMESPACES, PACK_NAMESPACE, format_env_id, name_key, parse_id
 from spade_registry.manifest import MAX_TURNS_LIMIT, EnvManifest
 from spade_registry.paths import resolve_store_path
 from spade_registry.records import Record, Status, Trust
@@ -39,12 +39,14 @@ from spade_registry.records import Record, Status, Trust
 _log = logging.getLogger(__name__)
 
 APP_ID = "spade-registry"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""v2: records carry their id namespace (``spade`` or ``spade-pack``) and ``(namespace, name, version)`` is unique;
+a v1 store is migrated when opened (:func:`_migrate_v1`)."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS spade_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS records (
+_RECORDS_TABLE = """
+CREATE TABLE IF NOT EXISTS {table} (
     rid INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace TEXT NOT NULL DEFAULT '""" + ENV_NAMESPACE + """',
     name TEXT NOT NULL,
     version INTEGER,
     env_id TEXT UNIQUE,
@@ -58,11 +60,14 @@ CREATE TABLE IF NOT EXISTS records (
     tags TEXT NOT NULL DEFAULT '[]',
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
-    UNIQUE (name, version)
-);
+    UNIQUE (namespace, name, version)
+)"""
+_RECORDS_INDEXES = """
 CREATE INDEX IF NOT EXISTS records_by_status ON records (status, env_id, max_turns);
 CREATE INDEX IF NOT EXISTS records_by_domain ON records (domain, status);
-CREATE INDEX IF NOT EXISTS records_by_trust ON records (trust, name);
+CREATE INDEX IF NOT EXISTS records_by_trust ON records (trust, name)"""
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS spade_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+           + _RECORDS_TABLE.format(table="records") + ";" + _RECORDS_INDEXES + ";" + """
 CREATE TABLE IF NOT EXISTS payloads (
     rid INTEGER PRIMARY KEY REFERENCES records (rid),
     manifest TEXT NOT NULL,
@@ -72,7 +77,7 @@ CREATE TABLE IF NOT EXISTS payloads (
     report TEXT
 );
 CREATE TABLE IF NOT EXISTS stats (rid INTEGER PRIMARY KEY REFERENCES records (rid), data TEXT NOT NULL);
-"""
+""")
 
 # Environment-memory embeddings: one vector per (record, embedding model), computed once. Created on open for stores
 # made before it existed (additive: the schema version does not change).
@@ -89,7 +94,8 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 _RECORD_COLUMNS = (
     "r.rid, r.env_id, r.name, r.version, r.content_hash, r.domain, r.status, r.trust, r.max_turns, r.players, "
-    "r.tags, p.manifest, p.code, p.module, r.failed_stage, p.provenance, s.data, p.report, r.created_at, r.updated_at"
+    "r.tags, p.manifest, p.code, p.module, r.failed_stage, p.provenance, s.data, p.report, r.created_at, r.updated_at, "
+    "r.namespace"
 )
 _RECORD_FROM = "records r JOIN payloads p ON p.rid = r.rid LEFT JOIN stats s ON s.rid = r.rid"
 DECLARED_NAMES_KEY = "bundled_declared_names"
@@ -147,7 +153,8 @@ class RegistryStore:
             conn.execute("PRAGMA foreign_keys = ON")
             if not tables:
                 self._create_schema(conn)
-            self._check_meta(conn)
+            if self._check_meta(conn) < SCHEMA_VERSION:
+                _migrate_v1(conn, self.path)
             self._ensure_embeddings_table(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
@@ -178,7 +185,7 @@ class RegistryStore:
             conn.execute("ROLLBACK")
             raise
 
-    def _check_meta(self, conn: sqlite3.Connection) -> None:
+    def _check_meta(self, conn: sqlite3.Connection) -> int:
         meta = dict(conn.execute("SELECT key, value FROM spade_meta").fetchall())
         if meta.get("app") != APP_ID:
             raise ForeignStoreError(f"{self.path} has a spade_meta table but is not a SPADE registry store (app={meta.get('app')!r})")
@@ -187,6 +194,7 @@ class RegistryStore:
             raise StoreError(
                 f"{self.path} uses store schema v{version}, newer than this SPADE understands (v{SCHEMA_VERSION}); upgrade spade"
             )
+        return version
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -222,12 +230,15 @@ class RegistryStore:
         provenance: dict[str, Any] | None = None,
         report: dict[str, Any] | None = None,
         version: int | None = None,
+        namespace: str = ENV_NAMESPACE,
     ) -> tuple[Record, bool]:
         """Store a record unless identical code (normalised AST) exists; return ``(record, created)``.
 
         An ``accepted`` record gets the next ``<Name>-v<N>`` id in the same transaction (``version``: that version
         when no record of the name has it, e.g. an imported environment keeping its id); it needs a valid
-        manifest, and a designer record a name no bundled environment has (:meth:`reserved_name_problem`).
+        manifest, and a designer record in the ``spade`` namespace a name no bundled environment has
+        (:meth:`reserved_name_problem`). ``namespace``: ``spade-pack`` for an imported environment (the id's
+        namespace, see :mod:`spade_registry.ids`), ``spade`` otherwise.
         Every manifest, provenance and report must be plain JSON data (``StoreError`` otherwise).
         """
         gate.check_text(code, "code", max_bytes=gate.MAX_CODE_BYTES)
@@ -242,6 +253,8 @@ class RegistryStore:
         failed_stage = gate.check_label(failed_stage, "failed_stage")
         if version is not None:
             gate.check_version(version)
+        if namespace not in NAMESPACES:
+            raise StoreError(f"record namespace {namespace!r:.60} is not one of {', '.join(NAMESPACES)}")
         index = gate.index_fields(manifest)
         now = time.time()
         with self._write() as conn:
@@ -249,9 +262,9 @@ class RegistryStore:
             if row is not None:
                 return self._get_rid(row[0]), False
             cur = conn.execute(
-                "INSERT INTO records (name, content_hash, domain, status, failed_stage, trust, max_turns, players, tags,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (index.name, digest, index.domain, Status(status).value, failed_stage, Trust(trust).value,
+                "INSERT INTO records (namespace, name, content_hash, domain, status, failed_stage, trust, max_turns,"
+                " players, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (namespace, index.name, digest, index.domain, Status(status).value, failed_stage, Trust(trust).value,
                  index.max_turns, index.players, json.dumps(list(index.tags)), now, now),
             )
             rid = int(cur.lastrowid)
@@ -260,7 +273,7 @@ class RegistryStore:
                 (rid, *payload),
             )
             if Status(status) is Status.ACCEPTED:
-                self._assign_version(conn, rid, index.name, Trust(trust), prefer=version)
+                self._assign_version(conn, rid, namespace, index.name, Trust(trust), prefer=version)
         return self._get_rid(rid), True
 
     def set_status(
@@ -285,7 +298,7 @@ class RegistryStore:
                 conn.execute("UPDATE payloads SET report = ? WHERE rid = ?", (report_json, record.rid))
             if status is Status.ACCEPTED and record.env_id is None:
                 _check_acceptable_manifest(record.manifest)
-                self._assign_version(conn, record.rid, record.name, record.trust)
+                self._assign_version(conn, record.rid, record.namespace, record.name, record.trust)
         return self._get_rid(record.rid)
 
     def update_stats(self, ref: str | int, updates: dict[str, Any]) -> dict[str, Any]:
@@ -299,18 +312,18 @@ class RegistryStore:
             )
         return stats
 
-    def _assign_version(self, conn: sqlite3.Connection, rid: int, name: str, trust: Trust, *,
+    def _assign_version(self, conn: sqlite3.Connection, rid: int, namespace: str, name: str, trust: Trust, *,
                         prefer: int | None = None) -> None:
-        if trust is Trust.DESIGNER:
+        if trust is Trust.DESIGNER and namespace == ENV_NAMESPACE:
             problem = self._reserved_name_problem(conn, name)
             if problem:
                 raise ReservedNameError(problem)
         taken = prefer is None or conn.execute(
-            "SELECT 1 FROM records WHERE name = ? AND version = ?", (name, prefer)).fetchone() is not None
-        version = _next_version(conn, name) if taken else gate.check_version(prefer)
-        conn.execute(
-            "UPDATE records SET version = ?, env_id = ? WHERE rid = ?", (version, format_env_id(name, version), rid)
-        )
+            "SELECT 1 FROM records WHERE namespace = ? AND name = ? AND version = ?", (namespace, name, prefer)
+        ).fetchone() is not None
+        version = _next_version(conn, namespace, name) if taken else gate.check_version(prefer)
+        conn.execute("UPDATE records SET version = ?, env_id = ? WHERE rid = ?",
+                     (version, format_env_id(name, version, namespace), rid))
 
     def reserved_name_problem(self, name: str) -> str | None:
         """Why a designer environment may not be called ``name`` (a bundled environment's name), or None.
@@ -357,6 +370,7 @@ class RegistryStore:
             # names are ASCII (NAME_PATTERN), so SQLite's lower() is name_key's casefold here
             rows = self._conn.execute(
                 "SELECT env_id, name FROM records WHERE status = 'accepted' AND trust = ? AND env_id IS NOT NULL "
+                f"AND namespace = '{ENV_NAMESPACE}' "
                 f"AND lower(replace(replace(name, '_', ''), '.', '')) IN ({', '.join('?' * len(bundled))})",
                 (Trust.DESIGNER.value, *bundled)).fetchall()
         return {env_id for env_id, name in rows if name_key(name) in bundled}
@@ -375,7 +389,7 @@ class RegistryStore:
 
     # -- reads --------------------------------------------------------------------------------------------
     def get(self, ref: str | int) -> Record:
-        """A record by env id (``spade/X-v0``, ``X-v0``), ``#rid``/rid, or content hash (or a unique prefix)."""
+        """A record by env id (``spade/X-v0``, ``X-v0``, ``spade-pack/X-v0``), ``#rid``/rid, or content hash (or a unique prefix)."""
         with self._lock:
             return self._get(ref)
 
@@ -392,12 +406,11 @@ class RegistryStore:
             if len(rows) == 1:
                 return self._get_rid(rows[0][0])
             raise RecordNotFoundError(f"no unique record with content hash starting {text!r} in {self.path}")
-        name, version = parse_env_id(text)
-        row = self._conn.execute("SELECT rid FROM records WHERE name = ? AND version = ?", (name, version)).fetchone()
+        wanted = parse_id(text)
+        row = self._conn.execute("SELECT rid FROM records WHERE namespace = ? AND name = ? AND version = ?",
+                                 (wanted.namespace, wanted.name, wanted.version)).fetchone()
         if row is None:
-            raise RecordNotFoundError(
-                f"no environment {format_env_id(name, version)} in {self.path}; run `spade list` to see what is there"
-            )
+            raise RecordNotFoundError(f"no environment {wanted} in {self.path}; run `spade list` to see what is there")
         return self._get_rid(row[0])
 
     def _get_rid(self, rid: int) -> Record:
@@ -463,11 +476,11 @@ class RegistryStore:
         range, is left out and logged (an older store's row); the others are returned."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT rid, env_id, name, version, max_turns FROM records WHERE status = 'accepted' "
+                "SELECT rid, env_id, namespace, name, version, max_turns FROM records WHERE status = 'accepted' "
                 "AND env_id IS NOT NULL").fetchall()
         out = []
-        for rid, env_id, name, version, max_turns in rows:
-            problem = _index_row_problem(env_id, name, version, max_turns)
+        for rid, env_id, namespace, name, version, max_turns in rows:
+            problem = _index_row_problem(env_id, namespace, name, version, max_turns)
             if problem is None:
                 out.append((env_id, max_turns))
             else:
@@ -574,30 +587,34 @@ def _filters(**filters: Any) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
-def _next_version(conn: sqlite3.Connection, name: str) -> int:
+def _next_version(conn: sqlite3.Connection, namespace: str, name: str) -> int:
     """One past the name's highest version; when that would pass :data:`MAX_VERSION` (an imported id claimed the
     top), the lowest free version instead, so allocation never overflows."""
-    (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE name = ?", (name,)).fetchone()
+    (latest,) = conn.execute("SELECT MAX(version) FROM records WHERE namespace = ? AND name = ?",
+                             (namespace, name)).fetchone()
     if latest is None:
         return 0
     if isinstance(latest, int) and 0 <= latest < MAX_VERSION:
         return latest + 1
     row = conn.execute(
-        "SELECT v FROM (SELECT 0 AS v UNION ALL SELECT version + 1 FROM records WHERE name = ? AND version >= 0 "
-        "AND version < ?) WHERE v NOT IN (SELECT version FROM records WHERE name = ? AND version IS NOT NULL) "
-        "ORDER BY v LIMIT 1", (name, MAX_VERSION, name)).fetchone()
+        "SELECT v FROM (SELECT 0 AS v UNION ALL SELECT version + 1 FROM records WHERE namespace = ? AND name = ? "
+        "AND version >= 0 AND version < ?) WHERE v NOT IN (SELECT version FROM records WHERE namespace = ? "
+        "AND name = ? AND version IS NOT NULL) ORDER BY v LIMIT 1",
+        (namespace, name, MAX_VERSION, namespace, name)).fetchone()
     if row is None:
         raise StoreError(f"the name {name!r} has used every version up to {MAX_VERSION}; give it another name")
     return int(row[0])
 
 
-def _index_row_problem(env_id: Any, name: Any, version: Any, max_turns: Any) -> str | None:
+def _index_row_problem(env_id: Any, namespace: Any, name: Any, version: Any, max_turns: Any) -> str | None:
     try:
         gate.check_name(name)
         gate.check_version(version)
         gate.check_int(max_turns, "max_turns", 0, MAX_TURNS_LIMIT)
-        if env_id != format_env_id(name, version):
-            return f"its id {env_id!r:.100} is not {format_env_id(name, version)!r}"
+        if namespace not in NAMESPACES:
+            return f"its namespace {namespace!r:.60} is not one of {', '.join(NAMESPACES)}"
+        if env_id != format_env_id(name, version, namespace):
+            return f"its id {env_id!r:.100} is not {format_env_id(name, version, namespace)!r}"
     except StoreError as exc:
         return str(exc)
     return None
@@ -620,3 +637,51 @@ def _check_acceptable_manifest(manifest: Any) -> None:
         EnvManifest.from_dict(manifest, source="record manifest")
     except ManifestError as exc:
         raise StoreError(f"cannot accept a record whose manifest is invalid: {exc}") from exc
+
+
+_V1_COLUMNS = ("rid, name, version, env_id, content_hash, domain, status, failed_stage, trust, max_turns, players, tags, "
+               "created_at, updated_at")
+
+
+def _migrate_v1(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring a v1 store to v2 in one transaction: the records table gains its ``namespace`` column (and the
+    ``(namespace, name, version)`` key), and every accepted record imported from a pack moves from
+    ``spade/<Name>-v<N>`` to ``spade-pack/<Name>-v<N>``, logged once with its old and new id."""
+    conn.execute("PRAGMA foreign_keys = OFF")  # the table is rebuilt under its rid; payloads keep pointing at it
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if int(dict(conn.execute("SELECT key, value FROM spade_meta").fetchall()).get("schema_version", "0")) < 2:
+            moved = _rebuild_records(conn)
+            conn.execute("INSERT OR REPLACE INTO spade_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            for old, new in moved:
+                _log.warning("%s: the imported environment %s is now %s (imported environments have their own "
+                             "namespace, so no pack can take a plugin's or the designer's id)", path, old, new)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _rebuild_records(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Copy v1 ``records`` into the v2 table; return ``(old id, new id)`` of each imported record moved."""
+    conn.execute(_RECORDS_TABLE.format(table="records_v2"))
+    conn.execute(f"INSERT INTO records_v2 ({_V1_COLUMNS}) SELECT {_V1_COLUMNS} FROM records")
+    conn.execute("DROP TABLE records")
+    conn.execute("ALTER TABLE records_v2 RENAME TO records")
+    for statement in _RECORDS_INDEXES.strip().split(";"):
+        conn.execute(statement)
+    rows = conn.execute(
+        "SELECT r.rid, r.env_id, r.name, r.version FROM records r JOIN payloads p ON p.rid = r.rid "
+        "WHERE r.env_id IS NOT NULL AND json_valid(p.provenance) AND json_extract(p.provenance, '$.source') = 'pack'"
+    ).fetchall()
+    moved = []
+    for rid, env_id, name, version in rows:
+        try:
+            new_id = format_env_id(name, version, PACK_NAMESPACE)
+        except ValueError:  # a row outside the schema stays as it is; reads report it
+            continue
+        conn.execute("UPDATE records SET namespace = ?, env_id = ? WHERE rid = ?", (PACK_NAMESPACE, new_id, rid))
+        moved.append((env_id, new_id))
+    return moved

@@ -1,4 +1,5 @@
-"""Register accepted store records with Gymnasium as ``spade/<Name>-v<N>``.
+"""Register accepted store records with Gymnasium as ``spade/<Name>-v<N>`` (imported ones as
+``spade-pack/<Name>-v<N>``).
 
 ``gymnasium.register`` scans the whole registry on every call (quadratic for 100,000 records), so specs are
 built directly from the store's compact index and inserted after the same conflict check it makes. Specs use a
@@ -67,7 +68,7 @@ def _register_one(env_id: str, max_turns: int, store_kwarg: dict[str, str], unve
         spec = _spec(env_id, max_episode_steps(max_turns), {"env_id": env_id, **store_kwarg})
     except gymnasium.error.Error as exc:
         return f"Gymnasium refuses the id ({exc})"
-    if spec.name in unversioned:
+    if spec.namespace == ENV_NAMESPACE and spec.name in unversioned:
         return f"an unversioned {ENV_NAMESPACE}/{spec.name} is already registered"
     registry[env_id] = spec
     return None

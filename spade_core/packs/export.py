@@ -35,7 +35,7 @@ from spade_core.packs.schema import (
     environment_from_record,
 )
 from spade_registry.errors import InvalidIdError, SpadeError
-from spade_registry.ids import format_env_id
+from spade_registry.ids import ENV_NAMESPACE, format_env_id
 from spade_registry.records import Record, Status, Trust
 from spade_registry.store import RegistryStore
 
@@ -172,15 +172,16 @@ def readable_environment(env: PackEnvironment) -> PackEnvironment:
 
 
 def _pack_ids(records: Sequence[Record]) -> tuple[list[tuple[Record, str]], list[str]]:
-    """Each record's id in the pack: its store id, or (unversioned records) the next free version of its name."""
-    used = {r.env_id for r in records if r.env_id}
+    """Each record's id in the pack (always ``spade/<Name>-v<N>``): its store id in the ``spade`` namespace; an
+    imported record (``spade-pack``) or an unversioned one gets its own version, or the next free one, of its name."""
+    used = {r.env_id for r in records if r.env_id and r.namespace == ENV_NAMESPACE}
     out, skipped = [], []
     for record in records:
-        if record.env_id:
+        if record.env_id and record.namespace == ENV_NAMESPACE:
             out.append((record, record.env_id))
             continue
         try:
-            version = 0
+            version = record.version or 0
             while format_env_id(record.name, version) in used:
                 version += 1
             pack_id = format_env_id(record.name, version)

@@ -1,11 +1,14 @@
 """``spade import``: bring a pack's environments into a store, trusting nothing the pack says.
 
 Each environment goes through, in order: its files (read and type-checked), its content hash (recomputed from the
-module with the registry's hashing and compared with the record's and the index's), the duplicate check (the same
-code already in the store is skipped, naming the local id), and the local validation gate
+module with the registry's hashing and compared with the record's and the index's), the plugins it needs (a domain
+or sandbox module no installed plugin provides refuses it, naming what to install; :mod:`.requirements`), the
+duplicate check (the same code already in the store is skipped, naming the local id), and the local validation gate
 (:func:`~spade_core.validation.pipeline.validate_source`, sandboxed; the pack's own report is kept as provenance
-only). Accepted environments keep the pack's id when it is free in the store and get the next version of their name
-otherwise; they are stored with designer trust, so they only ever run in the sandbox.
+only). Accepted environments are stored in the ``spade-pack`` namespace (:data:`~spade_registry.ids.PACK_NAMESPACE`),
+where nothing but imports lives: ``spade/Foo-v0`` in a pack becomes ``spade-pack/Foo-v0`` here (the next version of
+the name when another pack took that one), so a pack never takes an id a plugin seed or the designer needs. They are
+stored with designer trust, so they only ever run in the sandbox.
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ from typing import Any
 
 from spade_core.gym_bridge.seeds import sync_seed_environments
 from spade_core.memory.behaviour import BehaviourIndex
+from spade_core.packs.requirements import (
+    MISSING_PLUGIN_STAGE,
+    InstalledPlugins,
+    installed_plugins,
+    missing_plugin_problem,
+)
 from spade_core.packs.schema import BrokenEnvironment, Pack, PackEnvironment
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.pipeline import _manifest_of, validate_many
@@ -24,6 +33,7 @@ from spade_core.validation.report import ValidationReport
 from spade_registry import gate
 from spade_registry.errors import StoreError
 from spade_registry.hashing import content_hash
+from spade_registry.ids import PACK_NAMESPACE
 from spade_registry.records import Status, Trust
 from spade_registry.store import RegistryStore
 
@@ -97,13 +107,17 @@ def check_environment(env: PackEnvironment | BrokenEnvironment) -> ImportOutcome
 
 
 def _settle_before_gate(env: PackEnvironment | BrokenEnvironment, store: RegistryStore,
-                        seen: dict[str, str]) -> ImportOutcome | None:
-    """The outcome of an environment settled without the validation gate (broken, forged, already stored, a
-    duplicate within the pack, or data the store cannot keep), or None when it goes to the gate."""
+                        seen: dict[str, str], installed: InstalledPlugins) -> ImportOutcome | None:
+    """The outcome of an environment settled without the validation gate (broken, forged, needing a plugin that is
+    not installed, already stored, a duplicate within the pack, or data the store cannot keep), or None when it goes
+    to the gate."""
     rejection = check_environment(env)
     if rejection is not None:
         return rejection
     assert isinstance(env, PackEnvironment)
+    missing = missing_plugin_problem(env, installed)
+    if missing is not None:
+        return ImportOutcome(env.pack_id, REJECTED, stage=MISSING_PLUGIN_STAGE, reason=missing)
     local = store.find_by_hash(env.content_hash)
     if local is not None and local.trust is Trust.DESIGNER and local.status is Status.ACCEPTED:
         return ImportOutcome(env.pack_id, DUPLICATE, env_id=local.env_id, reason=(
@@ -114,7 +128,7 @@ def _settle_before_gate(env: PackEnvironment | BrokenEnvironment, store: Registr
             f"{local.status_label} ({local.trust.value}); it is not imported again"))
     if env.content_hash in seen:
         return ImportOutcome(env.pack_id, DUPLICATE, reason=f"the pack holds the same code as {seen[env.content_hash]}")
-    problem = gate.json_problem(env.stats.to_dict(), "stats") or store.reserved_name_problem(env.name)
+    problem = gate.json_problem(env.stats.to_dict(), "stats")
     if problem is not None:
         return ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=problem)
     return None
@@ -140,9 +154,10 @@ def import_pack(pack: Pack, store: RegistryStore, *, workers: int = 2, config: V
     to_validate: list[tuple[int, PackEnvironment]] = []
     seen: dict[str, str] = {}
     sync_seed_environments(store)  # the names installed plugins declare are reserved before any pack name is taken
+    installed = installed_plugins()
     for i, env in enumerate(pack.environments):
         try:
-            settled = _settle_before_gate(env, store, seen)
+            settled = _settle_before_gate(env, store, seen, installed)
         except StoreError as exc:  # one environment the store cannot look up is rejected; the others go on
             settled = ImportOutcome(env.pack_id, REJECTED, stage=STORE_STAGE, reason=str(exc))
         if settled is not None:
@@ -188,12 +203,13 @@ def _store(pack: Pack, env: PackEnvironment, checked: ValidationReport, store: R
     if not checked.accepted:
         return ImportOutcome(env.pack_id, REJECTED, stage=checked.failed_stage, reason=checked.message)
     record, created = store.add(code=env.code, manifest=env.manifest, status=Status.ACCEPTED, trust=Trust.DESIGNER,
-                                provenance=_provenance(pack, env), report=checked.to_dict(), version=env.version)
+                                provenance=_provenance(pack, env), report=checked.to_dict(), version=env.version,
+                                namespace=PACK_NAMESPACE)
     if not created:
         return ImportOutcome(env.pack_id, DUPLICATE, env_id=record.env_id,
                              reason=f"the same code was stored meanwhile as {record.env_id or f'#{record.rid}'}")
     store.update_stats(record.rid, {"pack": env.stats.to_dict()})
     if checked.fingerprint is not None:
         behaviour.put(record.rid, checked.fingerprint)
-    note = "" if record.env_id == env.pack_id else f"(the pack's id {env.pack_id} is taken here)"
+    note = "" if record.version == env.version else f"(version {env.version} of {env.name} is taken here)"
     return ImportOutcome(env.pack_id, ACCEPTED, env_id=record.env_id, reason=note)

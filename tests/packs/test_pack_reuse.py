@@ -32,10 +32,10 @@ def test_a_pack_is_an_eval_suite_and_a_selfplay_pool(tmp_path: Path, make_source
     config = load_config(SelfPlayConfig, None, [f"agent.pool_packs=['{pack}']", f"store={tmp_path / 'run.sqlite3'}"])
     assert config.agent.pool_packs == [str(pack)]
     run_store = open_store(config.store)
-    assert start_pool(config, run_store) == ["spade/PackReuseA-v0", "spade/PackReuseB-v0"]
+    assert start_pool(config, run_store) == ["spade-pack/PackReuseA-v0", "spade-pack/PackReuseB-v0"]
     assert {r.env_id for r in run_store.query(status="accepted") if r.provenance.get("pack") == "reuse"} == {
-        "spade/PackReuseA-v0", "spade/PackReuseB-v0"}
-    assert start_pool(config, run_store) == ["spade/PackReuseA-v0", "spade/PackReuseB-v0"]  # resumption: duplicates
+        "spade-pack/PackReuseA-v0", "spade-pack/PackReuseB-v0"}
+    assert start_pool(config, run_store) == ["spade-pack/PackReuseA-v0", "spade-pack/PackReuseB-v0"]  # resumption: duplicates
 
 
 def test_a_plugin_offers_a_pack_by_name_through_the_hook(tmp_path: Path, make_source) -> None:

@@ -1,5 +1,6 @@
 """Export -> import into a fresh store on another path: same hashes, same trajectories, stats and lineage kept; ids
-kept where free and versioned where taken; the parquet form loads with ``datasets``."""
+land in the ``spade-pack`` namespace, kept where free and versioned where another pack took them, never blocked by a
+local environment of the same name; the parquet form loads with ``datasets``."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_round_trip_keeps_hashes_trajectories_stats_and_lineage(tmp_path: Path, 
     report = import_pack(open_pack(str(exported.path)), target)
     assert report.count("accepted") == 2, [o.to_dict() for o in report.outcomes]
     for name in names:
-        before, after = source.get(f"spade/{name}-v0"), target.get(f"spade/{name}-v0")
+        before, after = source.get(f"spade/{name}-v0"), target.get(f"spade-pack/{name}-v0")
         assert after.content_hash == before.content_hash and after.trust is Trust.DESIGNER
         assert after.stats["pack"]["plays"] == before.stats["episodes"]
         assert after.stats["pack"]["regret"] == pytest.approx(before.stats["regret"])
@@ -82,16 +83,28 @@ def test_ids_are_kept_where_free_and_versioned_where_taken(tmp_path: Path, make_
     record_outcome(target, other, validate_source(other, store=target))
     report = import_pack(open_pack(str(pack_dir)), target)
     by_pack = {o.pack_id: o for o in report.outcomes}
-    assert by_pack["spade/PackIdsKeep-v0"].env_id == "spade/PackIdsKeep-v0"
-    clash = by_pack["spade/PackIdsClash-v0"]
-    assert clash.verdict == "accepted" and clash.env_id == "spade/PackIdsClash-v1" and "taken" in clash.reason, clash.reason
+    assert by_pack["spade/PackIdsKeep-v0"].env_id == "spade-pack/PackIdsKeep-v0"
+    # a local environment of the same name lives in the other namespace: the pack's id is free
+    assert by_pack["spade/PackIdsClash-v0"].env_id == "spade-pack/PackIdsClash-v0"
+    assert target.get("spade/PackIdsClash-v0").provenance.get("source") != "pack"
+
+    # another pack claiming the same id with other code gets the next version in the pack namespace
+    third_code = variant("PackIdsClash", note=" + '-third'")
+    third_source = open_store(tmp_path / "third.sqlite3")
+    record_outcome(third_source, third_code, validate_source(third_code, store=third_source))
+    third = import_pack(open_pack(str(export_pack(third_source, tmp_path / "pack3", name="ids3",
+                                                  find_parents=False).path)), target)
+    (clash,) = third.outcomes
+    assert clash.verdict == "accepted" and clash.env_id == "spade-pack/PackIdsClash-v1" and "taken" in clash.reason, \
+        clash.to_dict()
     register_store(tmp_path / "target.sqlite3", sync_seeds=False)
-    env = gym.make("spade/PackIdsClash-v1")
-    try:
-        obs, _ = env.reset(seed=1)
-        assert isinstance(obs, str) and obs
-    finally:
-        env.close()
+    for env_id in ("spade-pack/PackIdsClash-v1", "spade-pack/PackIdsClash-v0", "spade/PackIdsClash-v0"):
+        env = gym.make(env_id)
+        try:
+            obs, _ = env.reset(seed=1)
+            assert isinstance(obs, str) and obs
+        finally:
+            env.close()
 
 
 def test_parquet_pack_loads_with_datasets_offline(tmp_path: Path, make_source, monkeypatch: pytest.MonkeyPatch) -> None:
