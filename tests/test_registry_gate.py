@@ -216,3 +216,18 @@ def test_declared_bundled_names_are_reserved_before_their_seeds_are_stored(store
             store.add(code=code(1), manifest=manifest("MasterMind"), status=Status.ACCEPTED, trust=Trust.DESIGNER)
         with pytest.raises(StoreError, match="name grammar"):
             store.declare_bundled_names(["Mastermind\n"])
+
+
+def test_gating_plugin_seeds_in_a_poisoned_store_reads_past_the_bad_records(store_path: Path, tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seed gate fingerprints the stored environments first; an unreadable record is left out of that, and
+    the third-party seeds are judged (not failed with that record's error)."""
+    from spade_core.validation.seed_gate import CACHE_ENV, gate_plugin_seeds
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "verdicts"))  # no kept verdict: the gate runs
+    store = poisoned_store(store_path)
+    try:
+        result = gate_plugin_seeds(store)
+    finally:
+        store.close()
+    assert not [e for e in result.errors if "cannot be read" in e], result.errors

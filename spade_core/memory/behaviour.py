@@ -19,6 +19,7 @@ import numpy as np
 from spade_core.contract.env import SpadeEnv
 from spade_core.memory.fingerprint import DIM, FINGERPRINT_MODEL, Fingerprint, Similarity, fingerprint, similarities
 from spade_core.memory.fingerprint_cache import cached_fingerprint, remember_fingerprint
+from spade_registry.errors import BadRecordError
 from spade_registry.records import Record, Status, Trust
 from spade_registry.store import RegistryStore
 
@@ -98,7 +99,11 @@ class BehaviourIndex:
             listed = self.store.get_embeddings(FINGERPRINT_MODEL, with_vectors=False)
             missing = sorted(wanted - {row[1] for row in listed})
             for rid in missing:
-                self.put(rid, self.fingerprint_record(self.store.get(rid)))
+                try:
+                    record = self.store.get(rid)
+                except BadRecordError:  # unreadable: left out of every comparison (the store's readers report it)
+                    continue
+                self.put(rid, self.fingerprint_record(record))
             rows = self.store.get_embeddings(FINGERPRINT_MODEL, after_seq=self._seq)
             if rows:
                 fresh = np.frombuffer(b"".join(row[4] for row in rows), dtype=np.float32).reshape(len(rows), DIM)
