@@ -11,13 +11,11 @@ its validation and lives in the store.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from spade_core.cache_root import cache_dir
+from spade_core.cache_root import cache_dir, keep
 from spade_core.memory.fingerprint import DIM, FINGERPRINT_MODEL, Fingerprint
 
 CACHE_ENV = "SPADE_FINGERPRINT_CACHE"
@@ -53,15 +51,4 @@ def cached_fingerprint(source: str) -> Fingerprint | None:
 
 def remember_fingerprint(source: str, fp: Fingerprint) -> None:
     """Cache the fingerprint of installed ``source``; a cache folder that cannot be written only costs speed."""
-    path = _path(source)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.save(handle, fp.vector(), allow_pickle=False)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
+    keep(_path(source), lambda handle: np.save(handle, fp.vector(), allow_pickle=False))

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade_core import __version__
-from spade_core.cache_root import cache_dir
+from spade_core.cache_root import cache_dir, keep
 from spade_core.gym_bridge.seeds import GATE_KEY, PluginSeed, SeedSyncResult, SeedVerdict, sync_seed_environments
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.plugins.manager import PluginRegistry
@@ -59,18 +57,7 @@ def cached_verdict(key: str, source: str) -> SeedVerdict | None:
 
 def remember_verdict(key: str, source: str, verdict: SeedVerdict) -> None:
     """Keep a verdict on disk (atomically); a cache folder that cannot be written only costs time."""
-    path = _path(key, source)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(verdict.report, handle)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
+    keep(_path(key, source), lambda handle: handle.write(json.dumps(verdict.report).encode("utf-8")))
 
 
 @dataclass(frozen=True)
