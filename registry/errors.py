@@ -55,4 +55,5 @@ class RecordNotFoundError(StoreError, KeyError):
 
 
 class InvalidIdError(SpadeError, ValueError):
-    """An environment name or id does not follow the ``spade/<Name>-v<N>`` format."""
+    """An environment name or id does not follow the id grammar (`registry/ids.py`): ``<namespace>/<Name>-v<N>`` with
+    a namespace of ``NAMESPACES`` (``spade`` for seeds and designed environments, ``spade-pack`` for imported ones)."""
