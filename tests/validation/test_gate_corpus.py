@@ -31,12 +31,19 @@ def header(path: Path) -> dict[str, str]:
     return fields
 
 
+def carried_members(cls: str) -> list[Path]:
+    """Members of ``cls`` whose flaw was state carried from one episode to the next: every episode now starts from a
+    fresh module and instance, so they are judged in ``carried_state/`` (``test_carried_state.py``)."""
+    return [p for p in sorted((Path(__file__).parent / "carried_state").glob("*.py"))
+            if p.read_text().startswith(f"# class: {cls} ")]
+
+
 def test_every_class_has_three_flawed_environments_with_good_twins() -> None:
     assert set(CLASSES) >= {"hint_leak", "lax_verifier", "trivial", "impossible", "nondeterministic",
                             "reward_semantics", "seat_bias"}
     for cls in CLASSES:
         members = [p for p in FLAWED if p.parent.name == cls]
-        assert len(members) >= 3, cls
+        assert len(members) + len(carried_members(cls)) >= 3, cls
         for path in members:
             fields = header(path)
             assert {"expect", "twin", "flaw"} <= set(fields), path
@@ -78,7 +85,6 @@ def test_rejection_messages_name_the_flaw() -> None:
         "impossible/impossible_some_seeds": "fails on seeds",
         "impossible/impossible_hidden_count": "never sees",
         "nondeterministic/nondet_hint_moves_secret": "privileged_hint()",
-        "nondeterministic/nondet_stale_after_miss": "failed) episodes",
         "reward_semantics/reward_nan": "not a finite number",
         "reward_semantics/reward_obs_doubling": "characters",
         "reward_semantics/reward_success_not_terminal": "terminated is False",

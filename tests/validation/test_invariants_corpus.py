@@ -38,10 +38,17 @@ def header(path: Path) -> dict[str, str]:
     return fields
 
 
+def carried_members(cls: str) -> list[Path]:
+    """Members of ``cls`` whose flaw was state carried from one episode to the next: every episode now starts from a
+    fresh module and instance, so they are judged in ``carried_state/`` (``test_carried_state.py``)."""
+    return [p for p in sorted((Path(__file__).parent / "carried_state").glob("*.py"))
+            if p.read_text().startswith(f"# class: {cls} ")]
+
+
 def test_every_class_has_three_flawed_environments_with_good_twins() -> None:
     for cls in CLASSES:
         members = sorted((CORPUS / cls).glob("*.py"))
-        assert len(members) >= 3, cls
+        assert len(members) + len(carried_members(cls)) >= 3, cls
         for path in members:
             fields = header(path)
             assert {"expect", "twin", "flaw"} <= set(fields), path

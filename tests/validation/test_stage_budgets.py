@@ -52,7 +52,7 @@ def test_a_slow_stage_ends_at_its_budget_naming_stage_budget_and_progress() -> N
     assert result.failed and result.status == Status.FAILED
     assert "the stage's budget of 2 s was spent after" in result.observed
     done = int(result.observed.split("spent after ")[1].split(" of ")[0])
-    assert 0 < done < 40 and "of 40 reference seeds" in result.observed
+    assert 0 < done <= 40 and "of 40 reference seeds" in result.observed  # the last seeds may be cut mid-stage
     assert "validation.stage_budget_s.reference" in result.message()
     assert budget.spent() is None  # the candidate's own total is not used up by one stage's deadline
 

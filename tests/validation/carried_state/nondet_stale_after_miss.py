@@ -1,3 +1,4 @@
+# class: nondeterministic (gate corpus)
 # expect: determinism
 # twin: ledger_balance
 # flaw: after a failed episode the next reset ignores its seed and repeats the old book

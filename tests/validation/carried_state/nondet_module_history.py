@@ -1,3 +1,4 @@
+# class: nondeterministic (gate corpus)
 # expect: determinism
 # twin: bisection
 # flaw: module-level history shifts the secret

@@ -1,3 +1,4 @@
+# class: fixed_answer (invariants corpus)
 # expect: fixed_answer
 # twin: cash_book_two_tries
 # flaw: the verifier keeps the last six closing balances of this instance, so the previous episode's answer is accepted

@@ -1,3 +1,4 @@
+# class: nondeterministic (gate corpus)
 # expect: determinism
 # twin: caesar_decode
 # flaw: a module-level counter changes the shift from one reset to the next

@@ -1,3 +1,4 @@
+# class: fixed_answer (invariants corpus)
 # expect: fixed_answer
 # twin: cheapest_flight
 # flaw: the previous episode's cheapest flight id is still accepted (kept across reset)
