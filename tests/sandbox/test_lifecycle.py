@@ -47,10 +47,18 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def _interruptible() -> None:
+    """The host starts as a program started from a shell does: SIGINT at its default and not blocked. An ignored
+    or blocked signal is inherited across exec, so what the test runner's process (or a library loaded in it by an
+    earlier test) did to SIGINT must not decide whether the host sees its Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _run_host(mode: str) -> tuple[subprocess.Popen[str], list[int]]:
     script = HOST_SCRIPT.format(root=str(ROOT), env=str(ENVS / "trivial_env.py"))
     proc = subprocess.Popen([sys.executable, "-c", script, mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_interruptible)
     line = proc.stdout.readline()
     assert line, "the host script did not start its pool"
     info = json.loads(line)
