@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from spade_core.packs.schema import PackEnvironment
 from spade_core.plugins.domains import loaded_domains
 from spade_core.sandbox.allowlist import merged_allowlist
+from spade_registry.syntax import parse_source
 
 MISSING_PLUGIN_STAGE = "missing_plugin"
 """The import stage at which an environment needing an absent plugin is refused."""
@@ -49,7 +50,7 @@ def _plugin_imports(code: str) -> list[str]:
     """Modules outside the standard library that ``code`` imports at any depth, in order (none when it does not
     parse: the gate reports that)."""
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     names: list[str] = []
