@@ -66,7 +66,7 @@ def foo_later_plugin(tmp_path: Path) -> Iterator[None]:
     sys.path.insert(0, str(folder))
     plugin = SeedPlugin()
     yield plugin
-    get_plugins().unregister(plugin)
+    get_plugins().unregister("foo-later")  # by the name the test registers it under
     sys.path.remove(str(folder))
     sys.modules.pop("foo_later_seed", None)
 
