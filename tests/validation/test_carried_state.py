@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_support import CARRIED
 
 from spade_core.sandbox import TimeBudget
 from spade_core.validation import validate_source
@@ -16,8 +17,6 @@ from spade_core.validation.episodes import EnvFactory, constant_policy, play, re
 from spade_core.validation.pipeline import sandbox_handles
 from spade_registry.manifest import EnvManifest
 from spade_registry.syntax import parse_source
-
-CARRIED = sorted((Path(__file__).parent / "carried_state").glob("*.py"))
 
 
 def _manifest(source: str) -> EnvManifest:

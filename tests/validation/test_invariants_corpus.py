@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from corpus_support import carried_members
 
 from spade_core.gym_bridge import open_store
 from spade_core.memory.behaviour import BehaviourIndex, record_env_factory
@@ -37,12 +38,6 @@ def header(path: Path) -> dict[str, str]:
         fields[match.group(1)] = match.group(2).strip()
     return fields
 
-
-def carried_members(cls: str) -> list[Path]:
-    """Members of ``cls`` whose flaw was state carried from one episode to the next: every episode now starts from a
-    fresh module and instance, so they are judged in ``carried_state/`` (``test_carried_state.py``)."""
-    return [p for p in sorted((Path(__file__).parent / "carried_state").glob("*.py"))
-            if p.read_text().startswith(f"# class: {cls} ")]
 
 
 def test_every_class_has_three_flawed_environments_with_good_twins() -> None:
