@@ -10,7 +10,7 @@ Vectors: 384-d unit vectors drawn around 2,000 random centres (real sentence emb
 uniform random cloud would be the worst case for any IVF index). ``--real N`` adds a run on N wiki summaries
 embedded with the packaged MiniLM, forcing IVF, to report recall on real embeddings (slow: embedding ~N/100 s).
 
-    python benchmarks/bench_memory.py [--sizes 1000 10000 100000] [--queries 200] [--k 10] [--real 0]
+    python benchmarks/bench_memory.py [--sizes 1000 10000 100000] [--queries 200] [--k 10] [--real 0] [--save]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import argparse
 import time
 
 import numpy as np
+from saved_figures import Figure, add_save_option, save_run
 
 from spade_core.memory.index import IndexConfig, VectorIndex
 
@@ -47,7 +48,7 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return float(np.percentile(s, 50)), float(np.percentile(s, 95))
 
 
-def bench_size(x: np.ndarray, queries: np.ndarray, k: int, config: IndexConfig, label: str) -> None:
+def bench_size(x: np.ndarray, queries: np.ndarray, k: int, config: IndexConfig, label: str) -> tuple[float, float]:
     n = len(x)
     statuses = [STATUSES[i % 3] for i in range(n)]
     domains = [DOMAINS[(i // 3) % 3] for i in range(n)]
@@ -82,6 +83,7 @@ def bench_size(x: np.ndarray, queries: np.ndarray, k: int, config: IndexConfig, 
     for name, o50, o95, b50, b95, ratio, rec, gap in rows:
         print(f"  {name:<9} {o50:>8.3f}ms {o95:>6.3f}ms {b50:>8.3f}ms {b95:>6.3f}ms {ratio:>8.1f}x {rec:>10.3f}"
               f" {gap:>8.4f}")
+    return rows[0][1], rows[0][3]  # unfiltered query p50 (index, numpy), ms
 
 
 def real_embeddings(n: int) -> np.ndarray:
@@ -102,16 +104,22 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--real", type=int, default=0, help="also run on N MiniLM-embedded wiki summaries")
+    add_save_option(parser)
     args = parser.parse_args()
+    figures = {}
     print(f"kNN retrieval, k={args.k}, {args.queries} queries per size, 384-d float32")
     pool = clustered(max(args.sizes) + args.queries, seed=0)
     queries, data = pool[: args.queries], pool[args.queries:]
     for n in args.sizes:
-        bench_size(data[:n], queries, args.k, IndexConfig(), "synthetic clustered")
+        index_p50, numpy_p50 = bench_size(data[:n], queries, args.k, IndexConfig(), "synthetic clustered")
+        figures[f"index_p50_ms_{n}"] = Figure(index_p50, decimals=1, unit=" ms")
+        figures[f"numpy_p50_ms_{n}"] = Figure(numpy_p50, decimals=1, unit=" ms")
     if args.real:
         vectors = real_embeddings(args.real + args.queries)
         bench_size(vectors[args.queries:], vectors[: args.queries], args.k,
                    IndexConfig(ivf_min_size=1000), "MiniLM wiki summaries (IVF forced)")
+    if args.save:
+        save_run("bench_memory", args.save, figures)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 latest attempt and the feedback), as the designer loop builds them, beside the lengths measured on the previous
 prompt layout (the contract stated twice, two import lists, every earlier attempt resent on each repair).
 
-    python benchmarks/bench_prompt_length.py
+    python benchmarks/bench_prompt_length.py [--save]
 
 The document is the grounding corpus's French Revolution text (the loop cuts it to ``max_document_chars``); an
 attempt is the domain's worked example (a full module) and a feedback is 600 characters.
@@ -10,8 +10,11 @@ attempt is the domain's worked example (a full module) and a feedback is 600 cha
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
+
+from saved_figures import Figure, add_save_option, save_run
 
 from spade_core.designer.loop import DesignConfig, Designer
 from spade_core.designer.prompts import repair_messages
@@ -44,11 +47,19 @@ def measure(domain: str) -> tuple[int, int, int]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_save_option(parser)
+    args = parser.parse_args()
+    figures = {}
     print(f"{'domain':<10}{'system':>16}{'first request':>22}{'second repair':>22}   (now / before)")
     for domain, before in BEFORE.items():
         now = measure(domain)
         cells = [f"{n:>7} / {b:<7}" for n, b in zip(now, before, strict=True)]
         print(f"{domain:<10}{cells[0]:>16}{cells[1]:>22}{cells[2]:>22}")
+        figures[f"{domain}_first_chars"] = Figure(now[1], decimals=0)
+        figures[f"{domain}_second_repair_chars"] = Figure(now[2], decimals=0)
+    if args.save:
+        save_run("bench_prompt_length", args.save, figures)
 
 
 if __name__ == "__main__":

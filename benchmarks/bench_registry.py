@@ -3,7 +3,7 @@
 Each figure is printed next to the same figure for plain Gymnasium in the same run, with the ratio.
 Targets: import + registration of 100,000 records <= 1.5 s; make p50 <= 20 ms (warm, bundled env).
 
-    python benchmarks/bench_registry.py [--records 100000] [--repeats 5] [--store KEEP.sqlite3]
+    python benchmarks/bench_registry.py [--records 100000] [--repeats 5] [--store KEEP.sqlite3] [--save]
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from saved_figures import Figure, add_save_option, save_run
 
 TIMED = ("import time; t, c = time.perf_counter(), time.process_time(); import {module}; "
          "print(time.perf_counter() - t, time.process_time() - c)")
@@ -78,6 +80,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--store", type=Path, default=None,
                         help="reuse this store (built with --records records on the first run, then kept)")
+    add_save_option(parser)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,6 +111,13 @@ def main() -> None:
     print(f"{'gymnasium.make p50, ms (' + tictactoe + ')':<52} {p50 * 1e3:>10.3f} {b50 * 1e3:>10.3f} "
           f"{p50 / b50:>7.2f}  <= 20 ms (baseline: CartPole-v1)")
     print(f"{'gymnasium.make p99, ms':<52} {p99 * 1e3:>10.3f} {b99 * 1e3:>10.3f} {p99 / b99:>7.2f}")
+    if args.save:
+        save_run("bench_registry", args.save, {
+            "registered": Figure(registered, decimals=0), "import_wall_s": Figure(spade[0], unit=" s"),
+            "import_cpu_s": Figure(spade[1], unit=" CPU s"), "gym_import_wall_s": Figure(gym_only[0], unit=" s"),
+            "gym_import_cpu_s": Figure(gym_only[1], unit=" CPU s"), "make_p50_ms": Figure(p50 * 1e3, unit=" ms"),
+            "cartpole_make_p50_ms": Figure(b50 * 1e3, unit=" ms"),
+        })
 
 
 if __name__ == "__main__":
