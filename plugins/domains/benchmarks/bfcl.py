@@ -32,42 +32,33 @@ bfcl-eval is Apache-2.0 licensed (Berkeley Function Calling Leaderboard, Shishir
 
 from __future__ import annotations
 
-import ast
-import copy
 import functools
-import importlib
-import inspect
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from importlib.resources import files
 from typing import Any
 
 from spade_core.contract.env import SpadeEnv
-from spade_core.evaluation.errors import BenchmarkDataError, BenchmarkUnavailableError
 from spade_core.evaluation.suite import EvalTask, Suite
+from spade_domains.benchmarks.bfcl_api import CALL_TIMEOUT_S, ApiState, missing_results, state_differences
+from spade_domains.benchmarks.bfcl_calls import Call, parse_python_call, parse_python_call_list, render_tools
+from spade_domains.benchmarks.bfcl_data import CATEGORIES, BfclEntry, get_entry, load_entries
 from spade_domains.benchmarks.common import trusted_env
 from spade_domains.tool_use.actions import milestones, parse_tool_action
 from spade_registry.manifest import EnvManifest
-from spade_registry.syntax import parse_source
-from spade_tools.guard import CallTimeout, check_plain_data, guarded_arguments, guarded_call, plain_data_problem
 
-CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
-VERSION_PREFIX = "BFCL_v4"
+__all__ = [  # the adapter's surface; the data, the call syntax and BFCL's checks live in bfcl_data/_calls/_api
+    "ADDITIONAL_FUNCTION_PROMPT", "CALL_TIMEOUT_S", "CATEGORIES", "END_OF_TURN_ACTION", "MAXIMUM_STEP_LIMIT", "ApiState",
+    "BfclEntry", "BfclMultiTurnEnv", "Call", "load_base", "load_entries", "load_long_context", "load_miss_func",
+    "load_miss_param", "load_suite", "make_env", "manifest_for", "parse_python_call",
+]
+
 MAXIMUM_STEP_LIMIT = 20
 """BFCL's per-turn step limit: the 21st executed step of a turn force-quits the task."""
 MAX_CALLS_PER_ACTION = 8
 """The tool-use parser's limit; longer ground-truth turns are replayed over several steps."""
-INSTALL_HINT = "pip install 'spade-rl[eval]' && pip install --no-deps bfcl-eval"
-PYTHON_SYNTAX_HINT = " Note that the provided function is in Python 3 syntax."
-"""BFCL appends this to every function description (``add_language_specific_hint_to_function_doc``)."""
 ADDITIONAL_FUNCTION_PROMPT = "I have updated some more functions you can choose from. What about now?"
 """BFCL's user message for a ``miss_func`` turn that adds the held-out functions."""
-DISALLOWED_NAMES = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
-"""Names BFCL's executor refuses to call (``execute_multi_turn_func_call``)."""
 END_OF_TURN_ACTION = "Done."
-CALL_TIMEOUT_S = 2.0
-"""The most one executed call may take (pure-Python work is stopped there; C-level work is kept small by the guards)."""
 
 INSTRUCTIONS = (
     "You help a user by calling tools. The user's requests arrive one turn at a time. To call tools, reply with "
@@ -76,314 +67,6 @@ INSTRUCTIONS = (
     "the tools), reply in plain text without any tool call; that ends your turn. If the request lacks a required "
     "value, ask for it in plain text instead of guessing."
 )
-
-
-def _require_bfcl() -> Any:
-    try:
-        return importlib.import_module("bfcl_eval.constants.executable_backend_config")
-    except ImportError as exc:
-        raise BenchmarkUnavailableError(
-            f"the BFCL suites need the bfcl-eval package ({exc}); install it with: {INSTALL_HINT}"
-        ) from exc
-
-
-def _data_file(*parts: str) -> Any:
-    _require_bfcl()
-    path = files("bfcl_eval") / "data"
-    for part in parts:
-        path = path / part
-    return path
-
-
-def _read_jsonl(path: Any) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BenchmarkDataError(f"cannot read BFCL data file {path}: {exc}; reinstall bfcl-eval") from exc
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-# -- data ------------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BfclEntry:
-    """One multi-turn task: BFCL's raw entry, its ground truth, and its function docs split by availability."""
-
-    id: str
-    category: str
-    raw: Mapping[str, Any]
-    ground_truth: tuple[tuple[str, ...], ...]
-    functions: tuple[Mapping[str, Any], ...]
-    added_functions: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
-
-    @property
-    def turns(self) -> int:
-        return len(self.raw["question"])
-
-    @property
-    def involved_classes(self) -> tuple[str, ...]:
-        return tuple(self.raw["involved_classes"])
-
-    @property
-    def long_context(self) -> bool:
-        return self.category == "long_context"
-
-
-@functools.lru_cache(maxsize=32)
-def _class_docs(class_name: str) -> tuple[dict[str, Any], ...]:
-    mapping = importlib.import_module("bfcl_eval.constants.executable_backend_config").MULTI_TURN_FUNC_DOC_FILE_MAPPING
-    docs = _read_jsonl(_data_file("multi_turn_func_doc", mapping[class_name]))
-    for doc in docs:
-        doc["description"] = doc.get("description", "") + PYTHON_SYNTAX_HINT
-    return tuple(docs)
-
-
-@functools.lru_cache(maxsize=8)
-def load_entries(category: str) -> tuple[BfclEntry, ...]:
-    """Every task of one multi-turn category, in BFCL's order, with ground truth and docs (cached)."""
-    if category not in CATEGORIES:
-        raise BenchmarkDataError(
-            f"unknown BFCL multi-turn category {category!r}; choose one of {', '.join(CATEGORIES)}"
-        )
-    file_name = f"{VERSION_PREFIX}_multi_turn_{category}.json"
-    questions = _read_jsonl(_data_file(file_name))
-    answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file("possible_answer", file_name))}
-    entries = []
-    for raw in questions:
-        if raw["id"] not in answers:
-            raise BenchmarkDataError(f"BFCL task {raw['id']} has no ground truth in possible_answer/{file_name}")
-        docs = [copy.deepcopy(d) for cls in raw["involved_classes"] for d in _class_docs(cls)]
-        added: dict[int, tuple[Mapping[str, Any], ...]] = {}
-        for turn, names in raw.get("missed_function", {}).items():
-            held = []
-            for name in names:
-                for i, doc in enumerate(docs):
-                    if doc["name"] == name:
-                        held.append(docs.pop(i))
-                        break
-            added[int(turn)] = tuple(held)
-        ground_truth = tuple(tuple(turn) for turn in answers[raw["id"]])
-        if len(ground_truth) != len(raw["question"]):
-            raise BenchmarkDataError(f"BFCL task {raw['id']}: {len(raw['question'])} user turns but "
-                                     f"{len(ground_truth)} ground-truth turns")
-        entries.append(BfclEntry(raw["id"], category, raw, ground_truth, tuple(docs), added))
-    return tuple(entries)
-
-
-def get_entry(task_id: str) -> BfclEntry:
-    """The task with this BFCL id (``multi_turn_base_12``)."""
-    for category in sorted(CATEGORIES, key=len, reverse=True):
-        if task_id.startswith(f"multi_turn_{category}_"):
-            for entry in load_entries(category):
-                if entry.id == task_id:
-                    return entry
-    raise BenchmarkDataError(f"no BFCL multi-turn task with id {task_id!r}")
-
-
-# -- tool schemas ----------------------------------------------------------------------------------------------------
-_TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "any": None}
-
-
-def to_json_schema(schema: Any) -> Any:
-    """A BFCL parameter doc as JSON Schema (``dict`` -> ``object``, ``float`` -> ``number``, ``tuple`` -> ``array``)."""
-    if isinstance(schema, list):
-        return [to_json_schema(s) for s in schema]
-    if not isinstance(schema, Mapping):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "type" and isinstance(value, str):
-            mapped = _TYPE_MAP.get(value, value)
-            if mapped is not None:
-                out[key] = mapped
-        elif key == "properties" and isinstance(value, Mapping):
-            out[key] = {name: to_json_schema(sub) for name, sub in value.items()}
-        else:
-            out[key] = to_json_schema(value)
-    return out
-
-
-def tool_schema(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """An OpenAI-style tool schema for one BFCL function doc (its ``response`` doc is left out)."""
-    return {"type": "function", "function": {
-        "name": doc["name"], "description": doc.get("description", ""),
-        "parameters": to_json_schema(doc.get("parameters", {"type": "dict", "properties": {}})),
-    }}
-
-
-def render_tools(docs: Sequence[Mapping[str, Any]]) -> str:
-    """One compact JSON line per function: name, description, parameters."""
-    return "\n".join(json.dumps(tool_schema(d)["function"], ensure_ascii=False) for d in docs)
-
-
-# -- calls -----------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Call:
-    """One function call as executed: a name, positional and keyword arguments (Python literals)."""
-
-    name: str
-    args: tuple[Any, ...] = ()
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_bfcl(self) -> str:
-        """The call as BFCL's decoded model output writes it (``cd(folder='docs')``); ``eval``-able by BFCL."""
-        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
-        return f"{self.name}({', '.join(parts)})"
-
-
-def parse_python_call(text: str) -> Call:
-    """``"mv(source='a', destination='b')"`` -> :class:`Call`; arguments must be Python literals."""
-    node = parse_source(text.strip(), mode="eval").body
-    return _call_from_node(node)
-
-
-def _call_from_node(node: ast.AST) -> Call:
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        raise ValueError("each element must be a call like name(arg=value)")
-    if any(k.arg is None for k in node.keywords):
-        raise ValueError(f"{node.func.id}: **kwargs unpacking is not allowed")
-    try:
-        args = tuple(ast.literal_eval(a) for a in node.args)
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError) as exc:
-        raise ValueError(f"{node.func.id}: arguments must be literal values ({_exception_text(exc)})") from None
-    problem = plain_data_problem(kwargs) or plain_data_problem(list(args))
-    if problem:
-        raise ValueError(f"{node.func.id}: {problem}")
-    return Call(node.func.id, args, kwargs)
-
-
-def parse_python_call_list(text: str) -> list[Call] | None:
-    """BFCL's prompting format ``[f(a=1), g()]`` (brackets optional); None if the text is not a call list.
-
-    Raises ``ValueError`` when the text is clearly meant as calls but does not parse.
-    """
-    body = text.strip("`\n ")
-    if body.startswith("python"):
-        body = body[len("python"):].strip()
-    probe = body.lstrip("[").lstrip()
-    if not probe or not (probe[0].isalpha() or probe[0] == "_"):
-        return None
-    head = probe.split("(", 1)[0]
-    if "(" not in probe or not head.replace("_", "a").isalnum():
-        return None
-    if not body.startswith("["):
-        body = "[" + body
-    if not body.endswith("]"):
-        body = body + "]"
-    try:
-        node = parse_source(body, mode="eval").body
-    except SyntaxError as exc:
-        raise ValueError(f"the call list does not parse as Python: {exc.msg}") from None
-    except (RecursionError, MemoryError):
-        raise ValueError("the call list is nested too deeply to parse") from None
-    if not isinstance(node, (ast.List, ast.Tuple)):
-        return None
-    return [_call_from_node(element) for element in node.elts]
-
-
-class ApiState:
-    """The live API instances of one task and BFCL's call semantics (method lookup, never ``eval``).
-
-    Instances are built like ``execute_multi_turn_func_call`` does: a fresh instance per involved class,
-    ``_load_scenario(deepcopy(initial_config[class]), long_context=...)`` for stateful classes; a method name
-    maps to the last involved class that has it. Results are BFCL's strings: ``str`` as is, ``dict`` as JSON,
-    anything else ``str()``; an exception gives ``"Error during execution: <message>"``.
-    """
-
-    def __init__(self, entry: BfclEntry) -> None:
-        config = _require_bfcl()
-        self.instances: dict[str, Any] = {}
-        self.methods: dict[str, Any] = {}
-        for class_name in entry.involved_classes:
-            module = importlib.import_module(config.CLASS_FILE_PATH_MAPPING[class_name])
-            instance = getattr(module, class_name)()
-            if class_name not in config.STATELESS_CLASSES:
-                instance._load_scenario(copy.deepcopy(entry.raw["initial_config"].get(class_name, {})),
-                                        long_context=entry.long_context)
-            self.instances[class_name] = instance
-            for name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not name.startswith("_"):
-                    self.methods[name] = method
-
-    def execute(self, call: Call) -> str:
-        """Run one call and return BFCL's result string (never raises).
-
-        The model's arguments run under :func:`spade_tools.guard.guarded_call`: integers as ``BoundedInt`` (no
-        power, shift or product over 4096 bits), a decimal context of its own (precision at most 1000, restored
-        afterwards, as is mpmath's) and :data:`CALL_TIMEOUT_S` seconds; arguments that are not small plain data
-        are refused before anything runs.
-        """
-        try:
-            if call.name in DISALLOWED_NAMES:
-                raise PermissionError(f"Function call {call.name} is not allowed.")
-            method = self.methods.get(call.name)
-            if method is None:
-                raise NameError(f"name '{call.name}' is not defined")
-            check_plain_data(dict(call.kwargs))
-            check_plain_data(list(call.args))
-            args, kwargs = guarded_arguments(list(call.args)), guarded_arguments(dict(call.kwargs))
-            result = guarded_call(lambda: _result_text(method(*args, **kwargs)), timeout_s=CALL_TIMEOUT_S)
-        except CallTimeout:
-            return f"Error during execution: the call took longer than {CALL_TIMEOUT_S:g} s and was stopped"
-        except Exception as exc:  # BFCL turns every failure into a result string
-            return f"Error during execution: {_exception_text(exc)}"
-        return result
-
-
-    def keyword_call(self, call: Call) -> Call:
-        """The same call with positional arguments bound to their parameter names (for JSON tool calls)."""
-        method = self.methods.get(call.name)
-        if method is None or not call.args:
-            return call
-        bound = inspect.signature(method).bind(*call.args, **dict(call.kwargs))
-        return Call(call.name, (), dict(bound.arguments))
-
-
-def _result_text(result: Any) -> str:
-    """BFCL's result string: ``str`` as is, ``dict`` as JSON (``str()`` if that fails), anything else ``str()``."""
-    if type(result) is str:
-        return result
-    if type(result) is dict:
-        try:
-            return json.dumps(result)
-        except (TypeError, ValueError, RecursionError):
-            pass
-    try:
-        return str(result)
-    except (ValueError, RecursionError) as exc:  # an integer over Python's int-to-str digit limit, a cycle
-        return f"Error during execution: the result cannot be shown ({exc})"
-
-
-def _exception_text(exc: BaseException) -> str:
-    try:
-        return str(exc)
-    except Exception:  # an exception whose message itself fails to render
-        return type(exc).__name__
-
-
-def state_differences(model: ApiState, reference: ApiState) -> dict[str, list[str]]:
-    """BFCL's state check: per class, the public attributes of the reference instance that the model's differs in."""
-    out: dict[str, list[str]] = {}
-    for class_name, ref in reference.instances.items():
-        mine = model.instances[class_name]
-        differing = [
-            name for name in vars(ref) if not name.startswith("_") and getattr(mine, name) != getattr(ref, name)
-        ]
-        if differing:
-            out[class_name] = differing
-    return out
-
-
-def missing_results(model_results: Sequence[str], expected: Sequence[str]) -> list[str]:
-    """BFCL's response check: the expected results not found in the model's (as a multiset, any order)."""
-    pool = list(model_results)
-    missing = []
-    for item in expected:
-        try:
-            pool.remove(item)
-        except ValueError:
-            missing.append(item)
-    return missing
 
 
 # -- the environment ---------------------------------------------------------------------------------------------------
