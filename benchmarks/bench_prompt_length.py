@@ -58,6 +58,8 @@ def main() -> None:
         print(f"{domain:<10}{cells[0]:>16}{cells[1]:>22}{cells[2]:>22}")
         figures[f"{domain}_first_chars"] = Figure(now[1], decimals=0)
         figures[f"{domain}_second_repair_chars"] = Figure(now[2], decimals=0)
+        figures[f"{domain}_first_chars_before"] = Figure(before[1], decimals=0)
+        figures[f"{domain}_second_repair_chars_before"] = Figure(before[2], decimals=0)
     if args.save:
         save_run("bench_prompt_length", args.save, figures)
 
