@@ -1,6 +1,6 @@
 """A benchmark run's named figures saved beside the command that printed them, so the README's figures have one
 source: ``benchmarks/results/<benchmark>-<variant>.json`` holds the command line, the date, the machine's load
-average and CPU count, the git commit (and whether the tree had uncommitted changes) and the figures by name.
+average and CPU count, the git commit (and whether tracked files other than the README and the results had uncommitted changes) and the figures by name.
 
 A benchmark adds the option with :func:`add_save_option` and, after printing, calls :func:`save_run` when it was
 given; ``benchmarks/readme_figures.py`` checks the README's rows against the files. Runs with a different size or
@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS_DIR = ROOT / "benchmarks" / "results"
 SCHEMA = 1
+NOT_CODE = (":!README.md", ":!benchmarks/results")  # edited with a run's figures, so no sign of a changed benchmark
 NAME = re.compile(r"[a-z0-9_]+")  # benchmark, variant and figure names: a file name and an HTML comment both hold it
 
 
@@ -47,7 +49,7 @@ class SavedRun:
     load_average: tuple[float, float, float]  # 1, 5 and 15 minutes, when the figures were saved
     cpus: int
     commit: str | None  # None outside a git checkout
-    dirty: bool  # uncommitted changes to tracked files when the run was saved
+    dirty: bool  # uncommitted changes to tracked files (other than NOT_CODE) when the run was saved
     figures: dict[str, Figure] = field(default_factory=dict)
 
     @property
@@ -70,7 +72,7 @@ def add_save_option(parser: argparse.ArgumentParser) -> None:
 
 def _git(*args: str) -> str | None:
     try:
-        done = subprocess.run(["git", *args], cwd=RESULTS_DIR.parent, capture_output=True, text=True, check=False)
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
     except OSError:
         return None
     return done.stdout.strip() if done.returncode == 0 else None
@@ -86,7 +88,8 @@ def run_of(benchmark: str, variant: str, figures: dict[str, Figure]) -> SavedRun
         benchmark=benchmark, variant=variant, command=("python", *sys.argv),
         date=datetime.now(UTC).isoformat(timespec="seconds"), load_average=(one, five, fifteen),
         cpus=os.cpu_count() or 0, commit=_git("rev-parse", "HEAD"),
-        dirty=bool(_git("status", "--porcelain", "--untracked-files=no")), figures=dict(figures),
+        dirty=bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", *NOT_CODE)),
+        figures=dict(figures),
     )
 
 
