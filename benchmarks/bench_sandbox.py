@@ -2,6 +2,7 @@
 
     python benchmarks/bench_sandbox.py            # full run (1,000 concurrent instances)
     python benchmarks/bench_sandbox.py --quick    # smaller counts, same figures
+    python benchmarks/bench_sandbox.py --save     # also save the full run's figures (benchmarks/results/)
     python benchmarks/bench_sandbox.py --layers   # also: what each isolation layer stops on its own
     python benchmarks/bench_sandbox.py --against REF   # step and 64-per-message figures, this tree vs git REF,
                                                        # interleaved in the same run (a checkout in a temp dir)
@@ -33,6 +34,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from saved_figures import Figure, add_save_option, save_run  # noqa: E402
 
 from spade_core.contract.inner import LocalInnerEnv, find_env_class  # noqa: E402
 from spade_core.sandbox import (  # noqa: E402
@@ -80,7 +83,14 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _row(label: str, value: float, baseline: float, unit: str, target: str = "") -> None:
+SHOWN_UNIT = {"us": " µs", "ms": " ms", "MB": " MB", "st/s": " steps/s"}  # as the README writes them
+
+
+def _row(figures: dict[str, Figure], key: str, label: str, value: float, baseline: float, unit: str,
+         target: str = "") -> None:
+    """Print one figure beside its baseline and keep both, as ``key`` and ``key_baseline``."""
+    figures[key] = Figure(value, 2, SHOWN_UNIT[unit])
+    figures[f"{key}_baseline"] = Figure(baseline, 2, SHOWN_UNIT[unit])
     ratio = value / baseline if baseline > 0 else float("inf")
     print(f"  {label:<44} {value:>11.2f} {unit:<6} baseline {baseline:>10.2f} {unit:<6} x{ratio:>8.1f}  {target}")
 
@@ -110,7 +120,7 @@ def _pool_memory(pool: WorkerPool) -> tuple[int, int]:
     return sum(_rss_kb(p) for p in pids), sum(_pss_kb(p) for p in pids)
 
 
-def bench_step(pool: WorkerPool, n: int) -> None:
+def bench_step(pool: WorkerPool, n: int, figures: dict[str, Figure]) -> None:
     print("\nper-step overhead, trivial env (one call per message)")
     plain = LocalInnerEnv(_plain_class(), {})
     restricted = LocalInnerEnv(_restricted_class(), {})
@@ -123,10 +133,10 @@ def bench_step(pool: WorkerPool, n: int) -> None:
     rp = _timed(lambda: restricted.step("a"), n)
     sandboxed = _timed(lambda: remote.step("a"), n)
     us = 1e6
-    _row("in-process under RestrictedPython p50", _pct(rp, 0.5) * us, _pct(base, 0.5) * us, "us")
-    _row("sandboxed step p50", _pct(sandboxed, 0.5) * us, _pct(base, 0.5) * us, "us",
+    _row(figures, "restricted_step_p50_us", "in-process under RestrictedPython p50", _pct(rp, 0.5) * us, _pct(base, 0.5) * us, "us")
+    _row(figures, "step_p50_us", "sandboxed step p50", _pct(sandboxed, 0.5) * us, _pct(base, 0.5) * us, "us",
          f"(target <= 100 us; before hardening {BEFORE_HARDENING['step_p50_us']} us)")
-    _row("sandboxed step p99", _pct(sandboxed, 0.99) * us, _pct(base, 0.99) * us, "us")
+    _row(figures, "step_p99_us", "sandboxed step p99", _pct(sandboxed, 0.99) * us, _pct(base, 0.99) * us, "us")
     resets = {}
     for label, handle in (("plain", plain), ("sandboxed", remote)):
         samples = []
@@ -136,12 +146,12 @@ def bench_step(pool: WorkerPool, n: int) -> None:
             samples.append(time.perf_counter() - t)
             handle.step("a")
         resets[label] = samples
-    _row("sandboxed reset p50 (new namespace, instance)", _pct(resets["sandboxed"], 0.5) * us,
+    _row(figures, "reset_p50_us", "sandboxed reset p50 (new namespace, instance)", _pct(resets["sandboxed"], 0.5) * us,
          _pct(resets["plain"], 0.5) * us, "us")
     remote.close()
 
 
-def bench_batch(pool: WorkerPool, rounds: int) -> None:
+def bench_batch(pool: WorkerPool, rounds: int, figures: dict[str, Figure]) -> None:
     print("\nstepping 64 envs per message (one worker)")
     cls = _plain_class()
     local = [LocalInnerEnv(cls, {}) for _ in range(64)]
@@ -154,13 +164,13 @@ def bench_batch(pool: WorkerPool, rounds: int) -> None:
     base = _timed(lambda: [h.step("a") for h in local], rounds)
     batched = _timed(lambda: step_many(remote, actions), rounds)
     us = 1e6 / 64
-    _row("per env-step, 64 per message (p50)", _pct(batched, 0.5) * us, _pct(base, 0.5) * us, "us",
+    _row(figures, "batch64_p50_us", "per env-step, 64 per message (p50)", _pct(batched, 0.5) * us, _pct(base, 0.5) * us, "us",
          f"(target <= 15 us; before hardening {BEFORE_HARDENING['batch64_p50_us']} us)")
     for h in remote:
         h.close()
 
 
-def bench_make(pool: WorkerPool, n: int) -> None:
+def bench_make(pool: WorkerPool, n: int, figures: dict[str, Figure]) -> None:
     print("\nmake / instance creation with a warm pool")
     cls = _plain_class()
     base = _timed(lambda: LocalInnerEnv(cls, {}), n)
@@ -178,14 +188,14 @@ def bench_make(pool: WorkerPool, n: int) -> None:
         handle.close()
         time.sleep(0.02)  # let the pre-started replacement come up, as between makes in real use
     ms = 1e3
-    _row("make, code already on a worker (p50)", _pct(same, 0.5) * ms, _pct(base, 0.5) * ms, "ms", "(target <= 30 ms)")
-    _row("make, new code on a pre-started worker (p50)", _pct(fresh, 0.5) * ms, _pct(base, 0.5) * ms, "ms",
+    _row(figures, "make_loaded_p50_ms", "make, code already on a worker (p50)", _pct(same, 0.5) * ms, _pct(base, 0.5) * ms, "ms", "(target <= 30 ms)")
+    _row(figures, "make_new_p50_ms", "make, new code on a pre-started worker (p50)", _pct(fresh, 0.5) * ms, _pct(base, 0.5) * ms, "ms",
          "(target <= 30 ms)")
-    _row("make, new code on a pre-started worker (p99)", _pct(fresh, 0.99) * ms, _pct(base, 0.99) * ms, "ms")
+    _row(figures, "make_new_p99_ms", "make, new code on a pre-started worker (p99)", _pct(fresh, 0.99) * ms, _pct(base, 0.99) * ms, "ms")
     keep.close()
 
 
-def bench_many(pool: WorkerPool, count: int, rounds: int) -> None:
+def bench_many(pool: WorkerPool, count: int, rounds: int, figures: dict[str, Figure]) -> None:
     print(f"\n{count} concurrent instances")
     cls = _plain_class()
     gc.collect()
@@ -201,9 +211,9 @@ def bench_many(pool: WorkerPool, count: int, rounds: int) -> None:
     created = time.perf_counter() - t
     rss1, pss1 = _pool_memory(pool)
     workers = pool.stats()["workers"]
-    _row("RSS per extra instance (sum of worker RSS)", (rss1 - rss0) / count / 1024, local_kb / 1024, "MB",
+    _row(figures, "rss_per_instance_mb", "RSS per extra instance (sum of worker RSS)", (rss1 - rss0) / count / 1024, local_kb / 1024, "MB",
          "(target <= 5 MB)")
-    _row("PSS per extra instance (shared pages split)", (pss1 - pss0) / count / 1024, local_kb / 1024, "MB")
+    _row(figures, "pss_per_instance_mb", "PSS per extra instance (shared pages split)", (pss1 - pss0) / count / 1024, local_kb / 1024, "MB")
     print(f"  ({workers} workers; {count} instances created and reset in {created:.2f} s)")
 
     t = time.perf_counter()
@@ -221,8 +231,8 @@ def bench_many(pool: WorkerPool, count: int, rounds: int) -> None:
     for _ in range(rounds):
         step_many(remote, actions)
     batched = rounds * count / (time.perf_counter() - t)
-    _row("round-robin, one call per step (steps/s)", single, base, "st/s")
-    _row("round-robin, one message per worker (steps/s)", batched, base, "st/s")
+    _row(figures, "many_single_steps_per_s", "round-robin, one call per step (steps/s)", single, base, "st/s")
+    _row(figures, "many_batched_steps_per_s", "round-robin, one message per worker (steps/s)", batched, base, "st/s")
     for h in remote:
         h.close()
 
@@ -391,7 +401,10 @@ def main() -> None:
     parser.add_argument("--idle", type=float, nargs="?", const=60.0, metavar="SECONDS",
                         help="only the idle-pool CPU figure (default 60 s)")
     parser.add_argument("--idle-workers", type=int, default=4, help="pre-started workers per pool for --idle")
+    add_save_option(parser)
     args = parser.parse_args()
+    if args.save and (args.idle is not None or args.against):
+        parser.error("--save keeps the full run's figures; --idle and --against print theirs without saving")
     if args.idle is not None:
         bench_idle(args.idle, args.idle_workers)
         return
@@ -406,13 +419,16 @@ def main() -> None:
     print(f"pool start (launcher + 2 pre-started workers): {(time.perf_counter() - t) * 1e3:.0f} ms; "
           f"layers: {', '.join(f'{k}={v.split()[0]}' for k, v in sorted(pool.layers().items()))}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; columns: sandboxed, in-process baseline, ratio")
+    figures: dict[str, Figure] = {}
     try:
-        bench_step(pool, n)
-        bench_batch(pool, max(50, n // 20))
-        bench_make(pool, 50 if args.quick else 200)
-        bench_many(pool, count, 3 if args.quick else 5)
+        bench_step(pool, n, figures)
+        bench_batch(pool, max(50, n // 20), figures)
+        bench_make(pool, 50 if args.quick else 200, figures)
+        bench_many(pool, count, 3 if args.quick else 5, figures)
     finally:
         pool.shutdown()
+    if args.save:
+        save_run("bench_sandbox", args.save, figures)
     if args.layers:
         bench_layers()
 
