@@ -83,14 +83,14 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-SHOWN_UNIT = {"us": " µs", "ms": " ms", "MB": " MB", "st/s": " steps/s"}  # as the README writes them
+SHOWN = {"us": (2, " µs"), "ms": (2, " ms"), "MB": (2, " MB"), "st/s": (0, " steps/s")}  # decimals, unit as written
 
 
 def _row(figures: dict[str, Figure], key: str, label: str, value: float, baseline: float, unit: str,
          target: str = "") -> None:
     """Print one figure beside its baseline and keep both, as ``key`` and ``key_baseline``."""
-    figures[key] = Figure(value, 2, SHOWN_UNIT[unit])
-    figures[f"{key}_baseline"] = Figure(baseline, 2, SHOWN_UNIT[unit])
+    figures[key] = Figure(value, *SHOWN[unit])
+    figures[f"{key}_baseline"] = Figure(baseline, *SHOWN[unit])
     ratio = value / baseline if baseline > 0 else float("inf")
     print(f"  {label:<44} {value:>11.2f} {unit:<6} baseline {baseline:>10.2f} {unit:<6} x{ratio:>8.1f}  {target}")
 

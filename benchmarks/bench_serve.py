@@ -5,7 +5,7 @@ Each session plays TicTacToe as seat 0 against the reference solver, always choo
 ``--seconds`` per setting; the server is ``spade serve`` in its own process on localhost (WebSocket sessions through
 OpenEnv's own client). Needs ``pip install "spade-rl[openenv]"``.
 
-    python benchmarks/bench_serve.py [--sessions 64 256] [--seconds 10]
+    python benchmarks/bench_serve.py [--sessions 64 256] [--seconds 10] [--save]
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import urllib.request
 import gymnasium as gym
 import numpy as np
 from openenv.core.generic_client import GenericEnvClient
+from saved_figures import Figure, add_save_option, save_run
 
 import spade_core  # noqa: F401 - registers the bundled spade/* environments
 from spade_core.adapters.session import EpisodeSession
@@ -97,6 +98,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--seconds", type=float, default=10.0)
+    add_save_option(parser)
     args = parser.parse_args()
     env_id = game_id()
     rate, p99 = in_process(env_id, args.seconds)
@@ -112,6 +114,18 @@ def main() -> None:
     print(f"{'path':40} {'sessions':>8} {'steps/s':>10} {'p99 step ms':>12}")
     for name, sessions, rate, p99 in rows:
         print(f"{name:40} {sessions:>8} {rate:>10.0f} {p99 * 1000:>12.2f}")
+    if args.save:
+        save_run("bench_serve", args.save, figures_of(rows))
+
+
+def figures_of(rows: list[tuple[str, int, float, float]]) -> dict[str, Figure]:
+    """Steps/s and p99 step latency of the in-process baseline (the first row) and of each session count."""
+    figures = {}
+    for i, (_, sessions, rate, p99) in enumerate(rows):
+        name = "in_process" if i == 0 else f"served_{sessions}"
+        figures[f"{name}_steps_per_s"] = Figure(rate, 0, " steps/s")
+        figures[f"{name}_p99_ms"] = Figure(p99 * 1000, 2 if i == 0 else 0, " ms")
+    return figures
 
 
 if __name__ == "__main__":
