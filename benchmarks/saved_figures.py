@@ -94,11 +94,15 @@ def run_of(benchmark: str, variant: str, figures: dict[str, Figure]) -> SavedRun
 
 
 def save_run(benchmark: str, variant: str, figures: dict[str, Figure], folder: Path = RESULTS_DIR) -> Path:
-    run = run_of(benchmark, variant, figures)
+    path = write_run(run_of(benchmark, variant, figures), folder)
+    print(f"saved {len(figures)} figures to {path}")
+    return path
+
+
+def write_run(run: SavedRun, folder: Path = RESULTS_DIR) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / run.file_name
     path.write_text(json.dumps(to_json(run), indent=2, ensure_ascii=False) + "\n")
-    print(f"saved {len(figures)} figures to {path}")
     return path
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 
 from readme_figures import README, SAVED_OUTPUTS_SINCE, check, says  # noqa: E402
-from saved_figures import RESULTS_DIR, Figure, load_run, save_run  # noqa: E402
+from saved_figures import RESULTS_DIR, Figure, SavedRun, load_run, save_run, write_run  # noqa: E402
 
 HEADER = "## Benchmarks\n\n| benchmark | figure | baseline | target |\n|---|---|---|---|\n"
 
@@ -109,11 +109,21 @@ figures = st.dictionaries(
 )
 
 
+def run_with(figures: dict[str, Figure]) -> SavedRun:
+    return SavedRun("bench_h", "default", ("python", "bench_h.py", "--save"), "2026-12-06T12:00:00+00:00",
+                    (1.5, 1.0, 0.5), 2, "0" * 40, False, figures)
+
+
+def test_save_run_records_the_command_load_and_commit(results: Path) -> None:
+    run = load_run(results / "bench_x-default.json")
+    assert run.command[0] == "python" and len(run.load_average) == 3 and run.cpus >= 1
+    assert run.commit is None or len(run.commit) == 40
+
+
 @given(figures=figures)
 def test_a_saved_run_reads_back_as_written(tmp_path_factory: pytest.TempPathFactory, figures: dict[str, Figure]) -> None:
-    folder = tmp_path_factory.mktemp("results")
-    run = load_run(save_run("bench_h", "default", figures, folder=folder))
-    assert run.figures == figures and run.benchmark == "bench_h" and len(run.load_average) == 3
+    run = run_with(figures)
+    assert load_run(write_run(run, tmp_path_factory.mktemp("results"))) == run
 
 
 @given(value=st.floats(0, 1e6, allow_nan=False), other=st.floats(0, 1e6, allow_nan=False))
@@ -121,7 +131,7 @@ def test_a_row_passes_exactly_when_it_says_the_saved_text(tmp_path_factory: pyte
                                                           other: float) -> None:
     folder = tmp_path_factory.mktemp("results")
     saved, shown = Figure(value, 2, " ms"), Figure(other, 2, " ms")
-    save_run("bench_h", "default", {"p50_ms": saved}, folder=folder)
+    write_run(run_with({"p50_ms": saved}), folder)
     row = f"| `bench_h.py`: p50 <!-- source: bench_h-default.json p50_ms --> | {shown.text} | - | - |"
     assert (check(table(row), folder).problems == []) == (saved.text == shown.text)
 
