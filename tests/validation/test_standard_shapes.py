@@ -18,6 +18,19 @@ from spade_core.validation.stage_list import stage_named
 
 CORPUS = Path(__file__).parent / "standard_shapes"
 SHAPES = sorted(CORPUS.glob("*.py"))
+DEFAULT_RUN = 10
+"""How many of the corpus files the default suite validates; the slow run validates the rest."""
+
+
+def evenly_spaced(items: list[Path], count: int) -> list[Path]:
+    """``count`` of ``items`` spread evenly over the sorted list (the first one always among them)."""
+    if count >= len(items):
+        return list(items)
+    return [items[i * len(items) // count] for i in range(count)]
+
+
+SAMPLED = evenly_spaced(SHAPES, DEFAULT_RUN)
+REST = [path for path in SHAPES if path not in SAMPLED]
 
 
 def test_every_environment_names_its_shape() -> None:
@@ -25,8 +38,24 @@ def test_every_environment_names_its_shape() -> None:
         assert path.read_text().startswith("# shape: "), path
 
 
-@pytest.mark.parametrize("path", SHAPES, ids=lambda p: p.stem)
+def test_the_corpus_holds_forty_environments_and_the_two_runs_cover_each_once() -> None:
+    assert len(SHAPES) >= 40
+    assert sorted(SAMPLED + REST) == SHAPES
+
+
+@pytest.mark.parametrize("path", SAMPLED, ids=lambda p: p.stem)
 def test_the_gate_accepts_the_standard_shape(path: Path) -> None:
+    """The default suite validates DEFAULT_RUN files spread evenly over the sorted corpus (about a minute on two
+    cores); every stage must accept each of them."""
+    report = validate_source(path.read_text(), file=str(path))
+    assert report.accepted, report.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", REST, ids=lambda p: p.stem)
+def test_the_gate_accepts_the_rest_of_the_corpus(path: Path) -> None:
+    """With ``-m slow``: the files the default run leaves out, so the two runs together validate the whole
+    corpus (several minutes on two cores)."""
     report = validate_source(path.read_text(), file=str(path))
     assert report.accepted, report.message
 
