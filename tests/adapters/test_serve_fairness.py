@@ -86,6 +86,38 @@ def test_a_client_past_its_quota_waits_while_others_are_served():
     assert asyncio.run(scenario()) == (2, 3)
 
 
+def test_a_step_cancelled_while_queued_leaves_the_queue_and_gives_back_a_slot_granted_meanwhile():
+    async def scenario() -> tuple[int, int, int]:
+        admission = Admission(slots=1, per_client=1, queue_timeout_s=5.0)
+        await admission.acquire("a")
+        queued = asyncio.create_task(admission.acquire("b"))
+        await asyncio.sleep(0.01)
+        queued.cancel()  # the client went away while its step waited
+        await asyncio.gather(queued, return_exceptions=True)
+        left_queue = admission.queued
+        granted_then_cancelled = asyncio.create_task(admission.acquire("c"))
+        await asyncio.sleep(0.01)
+        admission.release("a")  # the slot goes to "c", whose task is cancelled before it runs again
+        granted_then_cancelled.cancel()
+        await asyncio.gather(granted_then_cancelled, return_exceptions=True)
+        return left_queue, admission.queued, admission.in_use
+
+    assert asyncio.run(scenario()) == (0, 0, 0)
+
+
+def test_a_slot_freed_in_another_thread_wakes_the_waiting_step():
+    async def scenario() -> int:
+        admission = Admission(slots=1, per_client=1, queue_timeout_s=5.0)
+        await admission.acquire("a")
+        waiting = asyncio.create_task(admission.acquire("b"))
+        await asyncio.sleep(0.01)
+        threading.Thread(target=admission.release, args=("a",)).start()  # as an abandoned step's thread does
+        await asyncio.wait_for(waiting, 5.0)
+        return admission.held("b")
+
+    assert asyncio.run(scenario()) == 1
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), min_size=1, max_size=30),
        st.integers(1, 3), st.integers(1, 3))
