@@ -6,8 +6,9 @@
   ``instances_per_worker`` of them; code from different records never shares a worker, because code that escaped
   the policy could otherwise tamper with another record's instances. Emptied workers linger (up to
   ``max_idle_group_workers``) for their code and are evicted first when the pool is full.
-- Memory is bounded: at most ``max_workers`` workers, each capped at ``limits.memory_mb`` of address space
-  (``max_workers`` defaults to ``memory_budget_mb // limits.memory_mb``).
+- Memory is bounded: each worker reserves ``limits.worker_memory_mb`` of ``memory_budget_mb`` before it starts
+  (its address space, capped at ``memory_mb``, plus its scratch tmpfs of ``max_scratch_mb``), and there are at most
+  ``max_workers`` workers (default ``memory_budget_mb // limits.worker_memory_mb``).
 - Every call has a wall-clock deadline, cut to what is left of the :class:`~.budgets.TimeBudget` its instance was
   created with (if any); on overrun the worker is SIGKILLed. A worker that dies, hangs, breaks the
   protocol or sends too much is replaced. The instance whose call failed gets the typed error and is rebuilt

@@ -106,6 +106,34 @@ def test_codes_never_share_a_worker_and_pool_is_bounded() -> None:
     pool.shutdown()  # idempotent
 
 
+def test_a_worker_reserves_its_scratch_tmpfs_in_the_memory_budget_before_it_starts() -> None:
+    """Each worker holds ``memory_mb`` of address space and a ``max_scratch_mb`` tmpfs: a budget with room for two
+    address spaces but not two of both admits one worker, and refuses the second before starting it."""
+    limits = SandboxLimits(call_timeout_s=10, memory_mb=256, max_scratch_mb=64)
+    pool = WorkerPool(limits, prestart=2, memory_budget_mb=2 * 256 + 32, max_idle_group_workers=0)
+    source = env_source("trivial_env")
+    try:
+        assert pool.max_workers == 1
+        pool.start()  # two pre-started workers asked for, one fits
+        assert pool.stats()["workers"] == 1 and pool.reserved_mb == 320
+        a = SandboxedInnerEnv(source, pool=pool)
+        with pytest.raises(SandboxMemoryError, match="max_scratch_mb") as full:
+            SandboxedInnerEnv(source.replace("Trivial", "TrivialB"), pool=pool)
+        assert "320 MB of its 544 MB budget" in str(full.value)
+        assert pool.stats()["workers"] == 1  # refused before a second worker started
+        a.close()
+        b = SandboxedInnerEnv(source.replace("Trivial", "TrivialB"), pool=pool)  # the emptied worker made room
+        assert b.reset(0, {}) == ("ready", {}) and pool.reserved_mb == 320
+    finally:
+        pool.shutdown()
+
+
+def test_a_budget_that_holds_no_worker_is_refused_with_the_numbers() -> None:
+    with pytest.raises(ValueError, match=r"holds no worker: each reserves 1088 MB \(SandboxLimits.memory_mb 1024 "
+                                         r"\+ max_scratch_mb 64\)"):
+        WorkerPool(SandboxLimits(), memory_budget_mb=1024)
+
+
 def test_launcher_death_is_survived() -> None:
     pool = WorkerPool(SandboxLimits(call_timeout_s=10), prestart=1, max_workers=3)
     source = env_source("trivial_env")
