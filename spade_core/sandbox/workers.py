@@ -296,10 +296,18 @@ class WorkerLifecycle:
             self._replenish()
         return worker
 
+    def _evict_hosting(self) -> bool:
+        """Make room by retiring a worker whose instances are not in a call (they are rebuilt at their next call);
+        False when there is none. A lifecycle without instances has none."""
+        return False
+
     def _evict_one(self, memory_mb: int) -> None:
-        empties = [w for w in self._workers.values() if w.group is not None and not w.instances and not w.dead]
+        empties = [w for w in self._workers.values()
+                   if w.group is not None and not w.instances and not w.dead and not w.single_use]
         if not empties and self._idle:
             empties = [self._idle.pop()]
+        if not empties and self._evict_hosting():
+            return
         if not empties:
             raise SandboxMemoryError(
                 f"the sandbox pool is full: {len(self._workers)} workers (at most {self.max_workers}) hold "
