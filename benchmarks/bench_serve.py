@@ -3,7 +3,9 @@ episodes played in-process through ``gymnasium.make`` in the same run.
 
 Each session plays TicTacToe as seat 0 against the reference solver, always choosing the first legal move, for
 ``--seconds`` per setting; the server is ``spade serve`` in its own process on localhost (WebSocket sessions through
-OpenEnv's own client). Needs ``pip install "spade-rl[openenv]"``.
+OpenEnv's own client). Beside steps/s, the server's CPU time per step (user + system, from ``/proc``): on a machine
+shared with other work, steps/s moves with the load and the CPU time per step much less. Needs
+``pip install "spade-rl[openenv]"``.
 
     python benchmarks/bench_serve.py [--sessions 64 256] [--seconds 10] [--save]
 """
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -51,12 +55,21 @@ async def one_session(url: str, env_id: str, until: float, latencies: list[float
         await client.close()
 
 
-async def served(url: str, env_id: str, sessions: int, seconds: float) -> tuple[float, float]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def served(url: str, env_id: str, sessions: int, seconds: float, server_pid: int) -> tuple[float, float, float]:
+    """Steps/s, p99 step latency and the server's CPU seconds per step."""
     latencies: list[float] = []
+    cpu_before = cpu_seconds(server_pid)
     started = time.perf_counter()
     until = started + seconds
     await asyncio.gather(*(one_session(url, env_id, until, latencies, 1000 * i) for i in range(sessions)))
-    return len(latencies) / (time.perf_counter() - started), float(np.percentile(latencies, 99))
+    rate = len(latencies) / (time.perf_counter() - started)
+    return rate, float(np.percentile(latencies, 99)), (cpu_seconds(server_pid) - cpu_before) / len(latencies)
 
 
 def in_process(env_id: str, seconds: float) -> tuple[float, float]:
@@ -102,29 +115,34 @@ def main() -> None:
     args = parser.parse_args()
     env_id = game_id()
     rate, p99 = in_process(env_id, args.seconds)
-    rows = [("in-process gymnasium.make (baseline)", 1, rate, p99)]
+    rows = [("in-process gymnasium.make (baseline)", 1, rate, p99, None)]
     proc, url = start_server(env_id, max(args.sessions))
     try:
         for sessions in args.sessions:
-            rate, p99 = asyncio.run(served(url, env_id, sessions, args.seconds))
-            rows.append(("spade serve (OpenEnv WebSocket)", sessions, rate, p99))
+            rate, p99, cpu = asyncio.run(served(url, env_id, sessions, args.seconds, proc.pid))
+            rows.append(("spade serve (OpenEnv WebSocket)", sessions, rate, p99, cpu))
     finally:
         proc.terminate()
         proc.wait(timeout=20)
-    print(f"{'path':40} {'sessions':>8} {'steps/s':>10} {'p99 step ms':>12}")
-    for name, sessions, rate, p99 in rows:
-        print(f"{name:40} {sessions:>8} {rate:>10.0f} {p99 * 1000:>12.2f}")
+    print(f"{'path':40} {'sessions':>8} {'steps/s':>10} {'p99 step ms':>12} {'server CPU ms/step':>19}")
+    for name, sessions, rate, p99, cpu in rows:
+        server_cpu = "-" if cpu is None else f"{cpu * 1000:.2f}"
+        print(f"{name:40} {sessions:>8} {rate:>10.0f} {p99 * 1000:>12.2f} {server_cpu:>19}")
+    print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
     if args.save:
         save_run("bench_serve", args.save, figures_of(rows))
 
 
-def figures_of(rows: list[tuple[str, int, float, float]]) -> dict[str, Figure]:
-    """Steps/s and p99 step latency of the in-process baseline (the first row) and of each session count."""
+def figures_of(rows: list[tuple[str, int, float, float, float | None]]) -> dict[str, Figure]:
+    """Steps/s, p99 step latency and (served rows) the server's CPU per step, of the in-process baseline (the first
+    row) and of each session count."""
     figures = {}
-    for i, (_, sessions, rate, p99) in enumerate(rows):
+    for i, (_, sessions, rate, p99, cpu) in enumerate(rows):
         name = "in_process" if i == 0 else f"served_{sessions}"
         figures[f"{name}_steps_per_s"] = Figure(rate, 0, " steps/s")
         figures[f"{name}_p99_ms"] = Figure(p99 * 1000, 2 if i == 0 else 0, " ms")
+        if cpu is not None:
+            figures[f"{name}_server_cpu_ms"] = Figure(cpu * 1000, 2, " ms")
     return figures
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import threading
-import time
-from collections import Counter
-from collections.abc import MutableMapping
+from collections import Counter, deque
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,22 +63,30 @@ def client_key(scope: MutableMapping[str, Any]) -> str:
 
 @dataclass(eq=False)
 class _Waiter:
+    """One queued reset or step: its future is resolved True when granted a slot, False when its deadline passed."""
+
     client: str
-    future: asyncio.Future[None]
-    loop: asyncio.AbstractEventLoop
-    since: float
+    future: asyncio.Future[bool]
+    order: int
+    """Arrival order over all clients (the longest-waiting first among clients holding equally many slots)."""
+    thread: int
+    """The thread of the future's event loop: a grant made on it resolves the future at once, without a wakeup."""
     granted: bool = False
 
 
 @dataclass
 class Admission:
-    """``slots`` worker slots shared between clients; see the module docstring."""
+    """``slots`` worker slots shared between clients; see the module docstring.
+
+    Waiters queue per client (first come, first served within a client), so choosing the next grant looks at the
+    clients with waiters, not at every waiting step, and never scans the queue."""
 
     slots: int
     per_client: int
     queue_timeout_s: float
     _held: Counter[str] = field(default_factory=Counter)
-    _waiting: list[_Waiter] = field(default_factory=list)
+    _queues: dict[str, deque[_Waiter]] = field(default_factory=dict)
+    _arrivals: Iterator[int] = field(default_factory=itertools.count)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     _in_use: int = 0
@@ -86,6 +94,11 @@ class Admission:
     @property
     def in_use(self) -> int:
         return self._in_use
+
+    @property
+    def queued(self) -> int:
+        with self._lock:
+            return sum(len(queue) for queue in self._queues.values())
 
     def _take(self, client: str) -> None:
         self._held[client] += 1
@@ -96,42 +109,65 @@ class Admission:
 
     async def acquire(self, client: str) -> None:
         """Take a slot for ``client``, waiting at most ``queue_timeout_s``; else :class:`ServerBusy`."""
+        loop = asyncio.get_running_loop()
         with self._lock:  # a free slot and nobody waiting: take it without queueing
-            if not self._waiting and self._in_use < self.slots and self._held[client] < self.per_client:
+            if not self._queues and self._in_use < self.slots and self._held[client] < self.per_client:
                 self._take(client)
                 return
-        loop = asyncio.get_running_loop()
-        waiter = _Waiter(client, loop.create_future(), loop, time.monotonic())
-        with self._lock:
-            self._waiting.append(waiter)
+            waiter = _Waiter(client, loop.create_future(), next(self._arrivals), threading.get_ident())
+            self._queues.setdefault(client, deque()).append(waiter)
             self._grant()
+        if waiter.granted:
+            return
+        deadline = loop.call_later(self.queue_timeout_s, self._expire, waiter)
         try:
-            await asyncio.wait_for(asyncio.shield(waiter.future), self.queue_timeout_s)
-        except BaseException as exc:
-            granted, timed_out = self._withdraw(waiter), isinstance(exc, TimeoutError)
-            if granted and timed_out:
-                return  # the slot came just as the wait ended: use it
-            if granted:
-                self.release(client)
-            if not timed_out:
-                raise
-            with self._lock:
-                queued, held = len(self._waiting), self._held[client]
-            raise ServerBusy(
-                f"the server is busy: no worker slot freed within {self.queue_timeout_s:g} s "
-                f"({self.slots} slots, ServeConfig.worker_slots; this client holds {held} of its "
-                f"{self.per_client}, ServeConfig.steps_per_client; {queued} steps queued); retry after "
-                f"{self.queue_timeout_s:g} s", retry_after_s=self.queue_timeout_s) from None
+            granted = await waiter.future
+        except BaseException:  # cancelled while queued: leave the queue, or give back a slot granted meanwhile
+            self._withdraw(waiter)
+            raise
+        finally:
+            deadline.cancel()
+        if not granted:
+            raise self._busy(client)
 
-    def _withdraw(self, waiter: _Waiter) -> bool:
-        """Take ``waiter`` out of the queue; True when it had been granted a slot meanwhile (still held)."""
+    def _busy(self, client: str) -> ServerBusy:
+        with self._lock:
+            held = self._held[client]
+            queued = sum(len(queue) for queue in self._queues.values())
+        return ServerBusy(
+            f"the server is busy: no worker slot freed within {self.queue_timeout_s:g} s "
+            f"({self.slots} slots, ServeConfig.worker_slots; this client holds {held} of its "
+            f"{self.per_client}, ServeConfig.steps_per_client; {queued} steps queued); retry after "
+            f"{self.queue_timeout_s:g} s", retry_after_s=self.queue_timeout_s)
+
+    def _expire(self, waiter: _Waiter) -> None:
+        """On the waiter's loop at its deadline: out of the queue, refused; unless a slot was granted first."""
+        with self._lock:
+            if waiter.granted:
+                return
+            self._dequeue(waiter)
+        if not waiter.future.done():
+            waiter.future.set_result(False)
+
+    def _withdraw(self, waiter: _Waiter) -> None:
         with self._lock:
             if not waiter.granted:
-                self._waiting.remove(waiter)
-            return waiter.granted
+                self._dequeue(waiter)
+                return
+        self.release(waiter.client)
+
+    def _dequeue(self, waiter: _Waiter) -> None:
+        """Under the lock: take a waiter that was never granted out of its client's queue (if it is still there: a
+        waiter past its deadline may be cancelled before it runs again)."""
+        queue = self._queues.get(waiter.client)
+        if queue is None or waiter not in queue:
+            return
+        queue.remove(waiter)
+        if not queue:
+            del self._queues[waiter.client]
 
     def release(self, client: str) -> None:
-        """Give back a slot ``client`` held (thread-safe: called when a step's work returns, in its thread)."""
+        """Give back a slot ``client`` held (thread-safe: an abandoned step's slot is given back in its thread)."""
         with self._lock:
             self._held[client] -= 1
             self._in_use -= 1
@@ -141,18 +177,37 @@ class Admission:
 
     def _grant(self) -> None:
         """Under the lock: hand free slots to the waiting clients holding the fewest, oldest waiter first."""
-        while self._waiting and self._in_use < self.slots:
-            eligible = [w for w in self._waiting if self._held[w.client] < self.per_client]
-            if not eligible:
+        while self._queues and self._in_use < self.slots:
+            chosen = self._next_client()
+            if chosen is None:
                 return
-            chosen = min(eligible, key=lambda w: (self._held[w.client], w.since))
-            self._waiting.remove(chosen)
-            self._take(chosen.client)
-            chosen.granted = True
-            chosen.loop.call_soon_threadsafe(_wake, chosen.future)
+            queue = self._queues[chosen]
+            waiter = queue.popleft()
+            if not queue:
+                del self._queues[chosen]
+            self._take(chosen)
+            waiter.granted = True
+            if waiter.thread == threading.get_ident():
+                _wake(waiter.future)
+            else:
+                waiter.future.get_loop().call_soon_threadsafe(_wake, waiter.future)
+
+    def _next_client(self) -> str | None:
+        """Under the lock: the client with waiters and room in its quota that holds the fewest slots (the one whose
+        first waiter came first among equals); None when every waiting client is at its quota."""
+        best: tuple[int, int] | None = None
+        chosen = None
+        for client, queue in self._queues.items():
+            held = self._held[client]
+            if held >= self.per_client:
+                continue
+            key = (held, queue[0].order)
+            if best is None or key < best:
+                best, chosen = key, client
+        return chosen
 
 
-def _wake(future: asyncio.Future[None]) -> None:
+def _wake(future: asyncio.Future[bool]) -> None:
     if not future.done():
-        future.set_result(None)
+        future.set_result(True)
 

@@ -124,8 +124,13 @@ class StepWorkers:
         except BaseException:
             self.admission.release(client)
             raise
-        future.add_done_callback(lambda _: self.admission.release(client))
-        await asyncio.wait({asyncio.wrap_future(future)}, timeout=limit)
+        try:
+            await asyncio.wait({asyncio.wrap_future(future)}, timeout=limit)
+        finally:  # work done in time gives its slot back here, on the loop; abandoned work when its thread returns
+            if future.done():
+                self.admission.release(client)
+            else:
+                future.add_done_callback(lambda _: self.admission.release(client))
         return future
 
 

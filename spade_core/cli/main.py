@@ -82,7 +82,7 @@ def _store(ctx: click.Context):
     """The store, with every plugin's seeds synced (third-party ones through the gate, once per code)."""
     store = open_store(ctx.obj["store"])
     result = gate_plugin_seeds(store)
-    for problem in [*result.errors, *map(str, result.refused)]:
+    for problem in result.problems:
         err_console.print(f"[yellow]warning:[/] {markup(problem)}", highlight=False)
     return store
 

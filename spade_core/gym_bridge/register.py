@@ -33,7 +33,8 @@ def register_store(store: str | os.PathLike[str] | None = None, *, sync_seeds: b
     """
     opened = open_store(store)
     if sync_seeds:
-        sync_seed_environments(opened)
+        for clash in sync_seed_environments(opened).clashes:
+            warnings.warn(str(clash), RuntimeWarning, stacklevel=2)
     explicit = store is not None and resolve_store_path(store).resolve() != default_store_path().resolve()
     store_kwarg = {"store": str(opened.path)} if explicit else {}
     unversioned = {

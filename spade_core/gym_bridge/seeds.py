@@ -99,6 +99,22 @@ class RefusedSeed:
                 f"{self.stage or '?'}: {self.message} (run `spade validate` on its file for the whole report)")
 
 
+@dataclass(frozen=True)
+class SeedNameClash:
+    """A seed named like one another plugin already ships: refused (never stored or registered), the first kept."""
+
+    name: str
+    plugin: str
+    module: str
+    kept_plugin: str
+    kept_module: str
+
+    def __str__(self) -> str:
+        return (f"plugin {self.plugin!r}: seed {self.module} is not registered: its name {self.name!r} is the name "
+                f"of the seed {self.kept_module} that plugin {self.kept_plugin!r} ships, which stays registered; "
+                f"rename one of them (ENV_SPEC['name']) or uninstall one plugin")
+
+
 @dataclass
 class SeedSyncResult:
     added: list[str] = field(default_factory=list)
@@ -107,7 +123,14 @@ class SeedSyncResult:
     pending: list[str] = field(default_factory=list)
     """Third-party seed modules with no verdict yet (no gate was given): neither stored nor registered."""
     refused: list[RefusedSeed] = field(default_factory=list)
+    clashes: list[SeedNameClash] = field(default_factory=list)
+    """Seeds refused because another plugin's seed already has their name (see :func:`_one_seed_per_name`)."""
     skipped: bool = False
+
+    @property
+    def problems(self) -> list[str]:
+        """One line for each seed that is not registered and why (what ``spade`` commands warn about)."""
+        return [*self.errors, *map(str, self.refused), *map(str, self.clashes)]
 
 
 def plugin_seeds(plugins: PluginRegistry) -> tuple[list[PluginSeed], list[str]]:
@@ -164,6 +187,7 @@ def sync_seed_environments(store: RegistryStore, plugins: PluginRegistry | None 
             loaded.append((seed, EnvManifest.from_dict(raw_manifest, source=f"{seed.module}.ENV_SPEC")))
         except Exception as exc:  # report and continue with the other seeds
             result.errors.append(f"plugin {seed.plugin!r}: seed {seed.module}: {exc}")
+    loaded = _one_seed_per_name(store, loaded, result)
     try:  # names reserved by what the plugins declare, before any designer record can take one
         store.declare_bundled_names(manifest.name for _, manifest in loaded)
     except StoreError as exc:
@@ -182,10 +206,38 @@ def sync_seed_environments(store: RegistryStore, plugins: PluginRegistry | None 
         if record.content_hash not in current_hashes:
             store.set_status(record.rid, Status.RETIRED)
             result.retired.append(record.env_id or f"#{record.rid}")
-    if not result.errors:
+    if not result.errors and not result.clashes:  # a clash is reported again at every sync until it is resolved
         mark = _done_mark(fingerprint, seeds, gate)
         store.set_meta(FINGERPRINT_KEY, f"{mark}:pending" if result.pending else mark)
     return result
+
+
+def _one_seed_per_name(store: RegistryStore, loaded: list[tuple[PluginSeed, EnvManifest]],
+                       result: SeedSyncResult) -> list[tuple[PluginSeed, EnvManifest]]:
+    """The seeds to store, one per name: a name already held by an accepted seed record stays with that record's
+    plugin, else (plugins installed together) with the plugin whose name sorts first, whatever order they load in;
+    every other seed of the name (other code) is refused, recorded in ``result.clashes``. Same code under the same
+    name is one seed, whoever ships it."""
+    owners: dict[str, tuple[str, str, str]] = {}  # name -> (plugin, module, content hash)
+    for record in store.query(trust=Trust.BUNDLED, status=Status.ACCEPTED):
+        plugin = record.provenance.get("plugin")
+        if isinstance(plugin, str) and record.module is not None:
+            owners.setdefault(record.name, (plugin, record.module, record.content_hash))
+    shipped = {(seed.plugin, seed.module, manifest.name) for seed, manifest in loaded}
+    owners = {name: owner for name, owner in owners.items()  # a seed no longer shipped under its name holds none
+              if (*owner[:2], name) in shipped}
+    digests = [content_hash(seed.source) for seed, _ in loaded]
+    for (seed, manifest), digest in sorted(zip(loaded, digests, strict=True), key=lambda s: (s[0][0].plugin,
+                                                                                            s[0][0].module)):
+        owners.setdefault(manifest.name, (seed.plugin, seed.module, digest))
+    kept = []
+    for (seed, manifest), digest in zip(loaded, digests, strict=True):
+        owner = owners[manifest.name]
+        if owner[2] == digest or owner[:2] == (seed.plugin, seed.module):  # the same seed, or its new code
+            kept.append((seed, manifest))
+        else:
+            result.clashes.append(SeedNameClash(manifest.name, seed.plugin, seed.module, owner[0], owner[1]))
+    return kept
 
 
 def _sync_one(store: RegistryStore, seed: PluginSeed, manifest: EnvManifest, gate: SeedGate | None,

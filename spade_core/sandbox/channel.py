@@ -88,6 +88,8 @@ class Worker:
         self.last_used = time.monotonic()
         self.buf = bytearray()
         self.single_use = False
+        self.reserved_mb = 0
+        """The pool's memory budget this worker holds (reserved before it started)."""
         self.last_frame_bytes = 0
         self.last_frame_values = 0
         # CPU policing (see budgets.arm_cpu): what /proc said last, the host-measured call time since, and

@@ -92,6 +92,13 @@ class SandboxLimits:
         if self.memory_mb < 128:
             raise ValueError(f"SandboxLimits.memory_mb must be at least 128 (the interpreter needs ~60), got {self.memory_mb}")
 
+    @property
+    def worker_memory_mb(self) -> int:
+        """The memory one worker may hold: its address space (``memory_mb``) plus its scratch (``max_scratch_mb``),
+        which under the filesystem view is a tmpfs, memory outside the address space. A pool reserves this much of
+        its budget before the worker starts."""
+        return self.memory_mb + self.max_scratch_mb
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -5,9 +5,13 @@
 - A worker hosts instances of exactly one code record (keyed by the source's hash), up to
   ``instances_per_worker`` of them; code from different records never shares a worker, because code that escaped
   the policy could otherwise tamper with another record's instances. Emptied workers linger (up to
-  ``max_idle_group_workers``) for their code and are evicted first when the pool is full.
-- Memory is bounded: at most ``max_workers`` workers, each capped at ``limits.memory_mb`` of address space
-  (``max_workers`` defaults to ``memory_budget_mb // limits.memory_mb``).
+  ``max_idle_group_workers``) for their code and are evicted first when the pool is full. When no worker is empty,
+  the least recently used worker whose instances are between calls is evicted (calls hold the pool's lock, so that
+  is every worker but those of a batch being sent): its instances are rebuilt by replay at their next call, so an
+  idle episode holds no worker and sessions on many codes never make a reset on another code fail.
+- Memory is bounded: each worker reserves ``limits.worker_memory_mb`` of ``memory_budget_mb`` before it starts
+  (its address space, capped at ``memory_mb``, plus its scratch tmpfs of ``max_scratch_mb``), and there are at most
+  ``max_workers`` workers (default ``memory_budget_mb // limits.worker_memory_mb``).
 - Every call has a wall-clock deadline, cut to what is left of the :class:`~.budgets.TimeBudget` its instance was
   created with (if any); on overrun the worker is SIGKILLed. A worker that dies, hangs, breaks the
   protocol or sends too much is replaced. The instance whose call failed gets the typed error and is rebuilt
@@ -126,6 +130,9 @@ class WorkerPool(WorkerLifecycle):
         self._iids = itertools.count(1)
         self.replays = 0
         self._allowance: ReplyAllowance | None = None
+        self._pinned: set[int] = set()
+        """Workers holding instances of the batch being prepared or sent (never evicted meanwhile)."""
+        self.evictions = 0
         self._can_raise_cpu_hard = oslayers.has_capability(oslayers.CAP_SYS_RESOURCE)
 
     def _ungroup(self, worker: Worker) -> None:
@@ -139,6 +146,19 @@ class WorkerPool(WorkerLifecycle):
             inst = self._insts.get(iid)
             if inst is not None and inst.worker is worker:
                 inst.worker = None
+
+    def _evict_hosting(self) -> bool:
+        hosting = [w for w in self._workers.values() if w.instances and not w.dead and not w.single_use
+                   and w.serial not in self._pinned]
+        if not hosting:
+            return False
+        victim = min(hosting, key=lambda w: w.last_used)
+        victim.kill("evicted to make room: its instances were between calls")
+        self._forget(victim)
+        self._orphan_instances(victim)
+        victim.instances.clear()
+        self.evictions += 1
+        return True
 
     def _close_instances(self) -> None:
         for inst in self._insts.values():
@@ -441,10 +461,13 @@ class WorkerPool(WorkerLifecycle):
         with self._lock:
             outer = self._allowance
             self._allowance = outer or ReplyAllowance(self.limits)
+            pinned = self._pinned
+            self._pinned = set(pinned)
             try:
                 return self._call_many(calls)
             finally:
                 self._allowance = outer
+                self._pinned = pinned
 
     def _call_many(self, calls: Sequence[tuple[_Inst, str, Any]]) -> list[Any]:
         results: list[Any] = [None] * len(calls)
@@ -456,6 +479,7 @@ class WorkerPool(WorkerLifecycle):
                 results[index] = exc
                 continue
             assert inst.worker is not None
+            self._pinned.add(inst.worker.serial)
             # one message per worker and budget: calls charged to different budgets never share a message
             by_worker.setdefault((inst.worker.serial, id(inst.budget)), (inst.budget, []))[1].append(index)
         sent: list[tuple[Worker, list[int], float, float, TimeBudget | None, float | None]] = []
@@ -587,5 +611,5 @@ class WorkerPool(WorkerLifecycle):
         with self._lock:
             return {"workers": len(self._workers), "idle": len(self._idle), "instances": len(self._insts),
                     "codes": len(self._codes), "replays": self.replays, "worker_failures": self.worker_failures,
-                    "max_workers": self.max_workers}
+                    "evictions": self.evictions, "max_workers": self.max_workers}
 

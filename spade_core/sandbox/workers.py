@@ -45,10 +45,15 @@ class WorkerLifecycle:
         allowlist: AllowList | None = None,
     ) -> None:
         self.limits = limits or SandboxLimits()
+        per_worker = self.limits.worker_memory_mb
         if memory_budget_mb is None:
-            memory_budget_mb = max(1024, int(_physical_memory_mb() * 0.75))
+            memory_budget_mb = max(2 * per_worker, int(_physical_memory_mb() * 0.75))
+        if memory_budget_mb < per_worker:
+            raise ValueError(f"WorkerPool(memory_budget_mb={memory_budget_mb}) holds no worker: each reserves "
+                             f"{per_worker} MB (SandboxLimits.memory_mb {self.limits.memory_mb} + max_scratch_mb "
+                             f"{self.limits.max_scratch_mb}); raise the budget or lower the limits")
         self.memory_budget_mb = memory_budget_mb
-        self.max_workers = max_workers or max(2, memory_budget_mb // self.limits.memory_mb)
+        self.max_workers = max_workers or memory_budget_mb // per_worker
         self.instances_per_worker = instances_per_worker
         self.prestart = prestart
         self.allowlist = allowlist if allowlist is not None else merged_allowlist()
@@ -236,6 +241,7 @@ class WorkerLifecycle:
             host_end.close()
             raise SandboxCrashed(f"the launcher could not start a worker: {reply}")
         worker = Worker(host_end, int(reply["pid"]), next(self._serials))
+        worker.reserved_mb = self._memory_of(limits_override)
         if not cpu_armed_from_outside(self.limits):
             worker.cpu_armed = self.limits.cpu_s_per_worker  # armed at spawn with its whole budget, never re-armed
         self._workers[worker.serial] = worker
@@ -256,8 +262,23 @@ class WorkerLifecycle:
         worker.layers = dict(hello["hello"].get("layers") or {})
         worker.ready = True
 
+    def _memory_of(self, limits_override: dict[str, Any] | None) -> int:
+        """The budget a worker started with these limits reserves (:attr:`SandboxLimits.worker_memory_mb`)."""
+        if not limits_override:
+            return self.limits.worker_memory_mb
+        return SandboxLimits.from_dict({**self.limits.to_dict(), **limits_override}).worker_memory_mb
+
+    @property
+    def reserved_mb(self) -> int:
+        """The memory budget the pool's live workers hold (each reserved it before it started)."""
+        with self._lock:
+            return sum(w.reserved_mb for w in self._workers.values())
+
+    def _fits(self, memory_mb: int) -> bool:
+        return len(self._workers) < self.max_workers and self.reserved_mb + memory_mb <= self.memory_budget_mb
+
     def _replenish(self) -> None:
-        while len(self._idle) < self.prestart and len(self._workers) < self.max_workers:
+        while len(self._idle) < self.prestart and self._fits(self.limits.worker_memory_mb):
             self._idle.append(self._spawn())
 
     def _take_worker(self, limits_override: dict[str, Any] | None = None, role: str = "env") -> Worker:
@@ -267,22 +288,32 @@ class WorkerLifecycle:
                 if not worker.dead:
                     self._replenish()
                     return worker
-        if len(self._workers) >= self.max_workers:
-            self._evict_one()
+        memory_mb = self._memory_of(limits_override)
+        while not self._fits(memory_mb):  # the budget is reserved before the worker starts
+            self._evict_one(memory_mb)
         worker = self._spawn(limits_override, role)
         if limits_override is None and role == "env":
             self._replenish()
         return worker
 
-    def _evict_one(self) -> None:
-        empties = [w for w in self._workers.values() if w.group is not None and not w.instances and not w.dead]
+    def _evict_hosting(self) -> bool:
+        """Make room by retiring a worker whose instances are not in a call (they are rebuilt at their next call);
+        False when there is none. A lifecycle without instances has none."""
+        return False
+
+    def _evict_one(self, memory_mb: int) -> None:
+        empties = [w for w in self._workers.values()
+                   if w.group is not None and not w.instances and not w.dead and not w.single_use]
         if not empties and self._idle:
             empties = [self._idle.pop()]
+        if not empties and self._evict_hosting():
+            return
         if not empties:
             raise SandboxMemoryError(
-                f"the sandbox pool is full: {len(self._workers)} workers of {self.limits.memory_mb} MB "
-                f"(memory budget {self.memory_budget_mb} MB, {self.instances_per_worker} instances each); close "
-                "environments or raise WorkerPool(memory_budget_mb=..., instances_per_worker=...)"
+                f"the sandbox pool is full: {len(self._workers)} workers (at most {self.max_workers}) hold "
+                f"{self.reserved_mb} MB of its {self.memory_budget_mb} MB budget and a new one needs {memory_mb} MB "
+                f"(memory_mb + max_scratch_mb; {self.instances_per_worker} instances each); close environments or "
+                "raise WorkerPool(memory_budget_mb=..., instances_per_worker=...)"
             )
         victim = min(empties, key=lambda w: w.last_used)
         self._retire(victim, "evicted to make room")

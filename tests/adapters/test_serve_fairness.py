@@ -86,6 +86,38 @@ def test_a_client_past_its_quota_waits_while_others_are_served():
     assert asyncio.run(scenario()) == (2, 3)
 
 
+def test_a_step_cancelled_while_queued_leaves_the_queue_and_gives_back_a_slot_granted_meanwhile():
+    async def scenario() -> tuple[int, int, int]:
+        admission = Admission(slots=1, per_client=1, queue_timeout_s=5.0)
+        await admission.acquire("a")
+        queued = asyncio.create_task(admission.acquire("b"))
+        await asyncio.sleep(0.01)
+        queued.cancel()  # the client went away while its step waited
+        await asyncio.gather(queued, return_exceptions=True)
+        left_queue = admission.queued
+        granted_then_cancelled = asyncio.create_task(admission.acquire("c"))
+        await asyncio.sleep(0.01)
+        admission.release("a")  # the slot goes to "c", whose task is cancelled before it runs again
+        granted_then_cancelled.cancel()
+        await asyncio.gather(granted_then_cancelled, return_exceptions=True)
+        return left_queue, admission.queued, admission.in_use
+
+    assert asyncio.run(scenario()) == (0, 0, 0)
+
+
+def test_a_slot_freed_in_another_thread_wakes_the_waiting_step():
+    async def scenario() -> int:
+        admission = Admission(slots=1, per_client=1, queue_timeout_s=5.0)
+        await admission.acquire("a")
+        waiting = asyncio.create_task(admission.acquire("b"))
+        await asyncio.sleep(0.01)
+        threading.Thread(target=admission.release, args=("a",)).start()  # as an abandoned step's thread does
+        await asyncio.wait_for(waiting, 5.0)
+        return admission.held("b")
+
+    assert asyncio.run(scenario()) == 1
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), min_size=1, max_size=30),
        st.integers(1, 3), st.integers(1, 3))
@@ -199,3 +231,46 @@ def test_a_malformed_client_name_is_refused():
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=10)
         assert refused.value.code == 400 and "X-Spade-Client" in refused.value.read().decode()
+
+
+def test_idle_sessions_on_more_sandboxed_environments_than_workers_never_refuse_another_reset(tmp_path: Path):
+    """Three sessions each hold an episode of a different designer environment (run in the sandbox) on a pool of two
+    workers and go idle; a fourth client's reset still plays, and an idle session's next step goes on where it was
+    (its worker was evicted; its episode is rebuilt by replay)."""
+    from spade_core.sandbox import SandboxLimits, WorkerPool
+    from spade_core.sandbox.shared_pool import default_pool, set_default_pool
+
+    secret = (Path(__file__).resolve().parents[1] / "validation" / "corpus" / "good_secret_number.py").read_text()
+    with RegistryStore(tmp_path / "designer.sqlite3") as store:
+        ids = [store.add(code=secret.replace('"SecretNumber"', f'"Secret{i}"'),
+                         manifest={**_spec_of(secret), "name": f"Secret{i}"}, status=Status.ACCEPTED,
+                         trust=Trust.DESIGNER)[0].env_id for i in range(3)]
+    spade_core.register_store(tmp_path / "designer.sqlite3", sync_seeds=False)
+    previous = default_pool()
+    pool = WorkerPool(SandboxLimits(call_timeout_s=10), prestart=0, max_workers=2, max_idle_group_workers=0)
+    set_default_pool(pool)
+    try:
+        for running in start(ServeConfig(env_ids=tuple(ids))):
+            clients = [GenericEnvClient(base_url=running.url, headers={"X-Spade-Client": f"idle{i}"}).sync()
+                       for i in range(3)]
+            for client, env_id in zip(clients, ids):
+                client.connect()
+                first = client.reset(seed=3, env_id=env_id)
+                assert not first.done and not first.observation.get("error"), first.observation
+            with GenericEnvClient(base_url=running.url, headers={"X-Spade-Client": "honest"}).sync() as honest:
+                result = honest.reset(seed=4, env_id=ids[0])
+                assert not result.done and not result.observation.get("error"), result.observation
+            step = clients[1].step({"action": "50"})
+            assert not step.observation.get("error"), step.observation
+            assert pool.evictions >= 1 and pool.stats()["workers"] <= 2
+            for client in clients:
+                client.close()
+    finally:
+        set_default_pool(previous)
+        pool.shutdown()
+
+
+def _spec_of(source: str) -> dict:
+    namespace: dict = {}
+    exec(compile(source, "good_secret_number", "exec"), namespace)  # a test-owned corpus file
+    return dict(namespace["ENV_SPEC"])

@@ -12,7 +12,7 @@ from spade_core.sandbox import WorkerPool
 
 @pytest.fixture(scope="session")
 def pool() -> Iterator[WorkerPool]:
-    p = WorkerPool(TEST_LIMITS, prestart=2, max_workers=12, memory_budget_mb=12 * 512)
+    p = WorkerPool(TEST_LIMITS, prestart=2, max_workers=12, memory_budget_mb=12 * TEST_LIMITS.worker_memory_mb)
     p.start()
     yield p
     p.shutdown()

@@ -15,7 +15,7 @@ import pytest
 from sandbox_support import ENVS, env_source
 
 from spade_core.errors import SandboxCrashed, SandboxMemoryError
-from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool
+from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool, call_many
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,17 +93,63 @@ def test_codes_never_share_a_worker_and_pool_is_bounded() -> None:
         assert a1.worker_pid == a2.worker_pid
         b = SandboxedInnerEnv(source.replace("Trivial", "TrivialB"), pool=pool)
         assert b.worker_pid != a1.worker_pid
-        with pytest.raises(SandboxMemoryError, match="pool is full"):
-            SandboxedInnerEnv(source.replace("Trivial", "TrivialC"), pool=pool)
         b.close()
-        c = SandboxedInnerEnv(source.replace("Trivial", "TrivialC"), pool=pool)
+        c = SandboxedInnerEnv(source.replace("Trivial", "TrivialC"), pool=pool)  # takes b's emptied worker
         assert c.reset(0, {}) == ("ready", {})
-        assert pool.stats()["workers"] <= 2
+        assert pool.stats()["workers"] <= 2 and pool.evictions == 0
     finally:
         pool.shutdown()
     with pytest.raises(SandboxCrashed, match="shut down"):
         SandboxedInnerEnv(source, pool=pool)
     pool.shutdown()  # idempotent
+
+
+def test_a_worker_reserves_its_scratch_tmpfs_in_the_memory_budget_before_it_starts() -> None:
+    """Each worker holds ``memory_mb`` of address space and a ``max_scratch_mb`` tmpfs: a budget with room for two
+    address spaces but not two of both admits one worker, and refuses the second before starting it."""
+    limits = SandboxLimits(call_timeout_s=10, memory_mb=256, max_scratch_mb=64)
+    pool = WorkerPool(limits, prestart=2, memory_budget_mb=2 * 256 + 32, max_idle_group_workers=0)
+    source = env_source("trivial_env")
+    try:
+        assert pool.max_workers == 1
+        pool.start()  # two pre-started workers asked for, one fits
+        assert pool.stats()["workers"] == 1 and pool.reserved_mb == 320
+        a = SandboxedInnerEnv(source, pool=pool)
+        assert a.reset(0, {}) == ("ready", {})
+        b = SandboxedInnerEnv(source.replace("Trivial", "TrivialB"), pool=pool)  # a is between calls: evicted
+        assert pool.stats()["workers"] == 1 and pool.evictions == 1 and pool.reserved_mb == 320
+        # one batch over both codes: a is rebuilt (evicting b's worker), then b finds only the batch's own worker
+        result_a, result_b = call_many([(a, "step", "x"), (b, "reset", (0, {}))])
+        assert result_a[0] == "x" and isinstance(result_b, SandboxMemoryError), (result_a, result_b)
+        assert "max_scratch_mb" in str(result_b) and "320 MB of its 544 MB budget" in str(result_b)
+        assert pool.stats()["workers"] == 1 and pool.reserved_mb == 320
+    finally:
+        pool.shutdown()
+
+
+def test_sessions_on_more_codes_than_workers_never_fill_the_pool_and_an_idle_episode_is_replayed() -> None:
+    """Each of four codes gets an episode on a pool of two workers: every reset succeeds (the least recently used
+    worker whose instances are between calls is evicted), and an evicted episode goes on where it was."""
+    pool = WorkerPool(SandboxLimits(call_timeout_s=10), prestart=0, max_workers=2, max_idle_group_workers=0)
+    source = env_source("trivial_env")
+    try:
+        handles = [SandboxedInnerEnv(source.replace("Trivial", f"Trivial{i}"), pool=pool) for i in range(4)]
+        for i, handle in enumerate(handles):
+            assert handle.reset(i, {}) == ("ready", {})
+            assert handle.step(f"move {i}")[0] == f"move {i}"
+        assert pool.stats()["workers"] == 2 and pool.evictions >= 2
+        assert handles[0].worker_pid is None  # evicted while its episode was between calls
+        before = pool.replays
+        assert handles[0].step("again")[0] == "again"  # its worker was evicted: rebuilt by replaying its episode
+        assert pool.replays == before + 1 and pool.stats()["worker_failures"] == 0
+    finally:
+        pool.shutdown()
+
+
+def test_a_budget_that_holds_no_worker_is_refused_with_the_numbers() -> None:
+    with pytest.raises(ValueError, match=r"holds no worker: each reserves 1088 MB \(SandboxLimits.memory_mb 1024 "
+                                         r"\+ max_scratch_mb 64\)"):
+        WorkerPool(SandboxLimits(), memory_budget_mb=1024)
 
 
 def test_launcher_death_is_survived() -> None:

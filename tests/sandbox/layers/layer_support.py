@@ -22,7 +22,7 @@ def start_compromised_pool(monkeypatch: pytest.MonkeyPatch, **overrides: Any) ->
     """A started pool whose launcher loaded the harness; ``overrides`` change :data:`LAYER_LIMITS` (switch a
     layer off to test the ones below it on their own)."""
     limits = SandboxLimits(**{**LAYER_LIMITS, **overrides})
-    pool = WorkerPool(limits, prestart=0, max_workers=6, memory_budget_mb=6 * 512)
+    pool = WorkerPool(limits, prestart=0, max_workers=6, memory_budget_mb=6 * limits.worker_memory_mb)
     with monkeypatch.context() as patch:
         patch.setattr(workers_module, "BOOTSTRAP", TEST_BOOTSTRAP_TEMPLATE.format(harness=HARNESS))
         pool.start()
