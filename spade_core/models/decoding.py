@@ -86,12 +86,24 @@ class GrowingKVLayer(DynamicLayer):
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
         if self.get_seq_length() > 0:
-            self._key_buffer = self._key_buffer[indices]
-            self._value_buffer = self._value_buffer[indices]
+            self._key_buffer = _select_rows(self._key_buffer, indices, self._length)
+            self._value_buffer = _select_rows(self._value_buffer, indices, self._length)
             self._publish()
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
         self.batch_select_indices(beam_idx)
+
+
+def _select_rows(buffer: torch.Tensor, indices: torch.Tensor, length: int) -> torch.Tensor:
+    """``buffer[indices]``; rows kept in their order (a batch dropping finished rows) move down in place, copying only
+    their first ``length`` positions, instead of allocating and filling a new buffer of the whole capacity."""
+    rows = indices.tolist()
+    if rows != sorted(set(rows)):
+        return buffer[indices]
+    for new, old in enumerate(rows):
+        if new != old:
+            buffer[new, :, :length].copy_(buffer[old, :, :length])
+    return buffer[:len(rows)]
 
 
 class GrowingKVCache(DynamicCache):
@@ -213,6 +225,21 @@ def supports_fast_decoding(model: Any) -> bool:
         return False
     layer_types = getattr(text, "layer_types", None)
     return not layer_types or all(t == "full_attention" for t in layer_types)
+
+
+@contextlib.contextmanager
+def intra_op_threads(count: int, device: torch.device) -> Iterator[None]:
+    """Within the block torch runs on at most ``count`` intra-op threads (``0``, a count at or above the current
+    one, or a non-CPU device: unchanged). The setting is process-wide; it is restored on leaving."""
+    current = torch.get_num_threads()
+    if device.type != "cpu" or count <= 0 or count >= current:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(current)
 
 
 @contextlib.contextmanager
