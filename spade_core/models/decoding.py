@@ -130,13 +130,17 @@ class GrowingKVCache(DynamicCache):
         capacity = max(self.capacity, width)
         self.layers = []
         for index, (key0, value0) in enumerate(template):
-            keys = key0.new_zeros((len(rows), key0.shape[0], capacity, key0.shape[-1]))
-            values = value0.new_zeros((len(rows), value0.shape[0], capacity, value0.shape[-1]))
+            # only the gaps before each row's states are zeroed (a masked position's value still enters the
+            # weighted sum, with weight 0); positions past ``width`` are written before they are read
+            keys = key0.new_empty((len(rows), key0.shape[0], capacity, key0.shape[-1]))
+            values = value0.new_empty((len(rows), value0.shape[0], capacity, value0.shape[-1]))
             for row, states in enumerate(rows):
-                if states:
-                    key, value = states[index]
-                    keys[row, :, width - key.shape[-2]:width] = key
-                    values[row, :, width - value.shape[-2]:width] = value
+                key, value = states[index] if states else (key0[:, :0], value0[:, :0])
+                start = width - key.shape[-2]
+                keys[row, :, :start] = 0
+                values[row, :, :start] = 0
+                keys[row, :, start:width] = key
+                values[row, :, start:width] = value
             layer = GrowingKVLayer()
             layer.capacity = self.capacity
             layer.lazy_initialization(key0, value0)
