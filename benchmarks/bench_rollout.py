@@ -176,15 +176,16 @@ def run_multi_turn_mode(generator: Any, specs: list[Any], turns: int, max_new_to
     }, result
 
 
-def raw_loop(model: Any, trajectories: list[Any], pad: int) -> dict[str, float]:
+def raw_loop(model: Any, trajectories: list[Any], pad: int, decode_threads: int) -> dict[str, float]:
     """Replay the trajectories' exact tokens with a plain batched forward loop over one growing KV cache: per turn,
     one forward of every row's new tokens (left-padded, masked), then one forward per generated token (a row whose
-    reply is shorter feeds masked padding); a softmax sample per step stands in for the sampler."""
+    reply is shorter feeds masked padding, on ``decode_threads`` threads as the engine's decode steps); a softmax
+    sample per step stands in for the sampler."""
     import time
 
     import torch
 
-    from spade_core.models.decoding import fast_decoding
+    from spade_core.models.decoding import fast_decoding, intra_op_threads
 
     rows = len(trajectories)
     turns = max(len(t.turns) for t in trajectories)
@@ -217,9 +218,10 @@ def raw_loop(model: Any, trajectories: list[Any], pad: int) -> dict[str, float]:
             for step in range(steps):
                 mask = torch.cat([mask, new_mask], 1)
                 positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -ids.shape[1]:]
-                out = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
-                            use_cache=True, logits_to_keep=1)
-                torch.multinomial(torch.softmax(out.logits[:, -1].float(), -1), 1, generator=rng)
+                with intra_op_threads(decode_threads if step else 0, torch.device("cpu")):
+                    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
+                                use_cache=True, logits_to_keep=1)
+                    torch.multinomial(torch.softmax(out.logits[:, -1].float(), -1), 1, generator=rng)
                 if step + 1 == steps:
                     break
                 ids = torch.tensor([[g[step] if step + 1 < len(g) else pad] for _, g in plan])
@@ -250,7 +252,7 @@ def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> None:
     run_multi_turn_mode(engine, specs[:2], 2, 2, args.seed)  # warm-up: imports, first forward
     kept, result = run_multi_turn_mode(engine, specs, args.turns, args.max_new_tokens, args.seed)
     print_row("kept KV (engine)", kept)
-    raw = raw_loop(model, result.trajectories, engine.pad_token_id)
+    raw = raw_loop(model, result.trajectories, engine.pad_token_id, engine.decode_threads)
     print_row("raw loop", raw)
     plain, plain_result = run_multi_turn_mode(full, specs, args.turns, args.max_new_tokens, args.seed)
     print_row("full history", plain)

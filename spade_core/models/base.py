@@ -21,6 +21,13 @@ DEFAULT_KV_CACHE_MB = 1024
 the self-play config; 0 turns keeping off). SmolLM2-135M keeps ~46 KB per token in fp32, so 1 GiB holds ~23k tokens:
 a round of 16 episodes at ~1.4k tokens each, on top of the model and the batch being decoded."""
 
+DEFAULT_DECODE_THREADS = 1
+"""Intra-op CPU threads a local generator decodes with (one token per row per forward; 0: torch's own setting).
+A decode step of a small model is hundreds of small ops, each a barrier across threads; on a shared CPU a barrier
+waits for whichever thread is descheduled, so more threads make a step slower (SmolLM2-135M, 16 rows over
+500-2,300-token contexts, 2 cores at load average ~8: 4.4 s a step on 2 threads, 1.0 s on 1). Prefill forwards (many
+tokens per op) keep torch's setting."""
+
 
 @dataclass(frozen=True)
 class TokenDistribution:

@@ -86,12 +86,24 @@ class GrowingKVLayer(DynamicLayer):
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
         if self.get_seq_length() > 0:
-            self._key_buffer = self._key_buffer[indices]
-            self._value_buffer = self._value_buffer[indices]
+            self._key_buffer = _select_rows(self._key_buffer, indices, self._length)
+            self._value_buffer = _select_rows(self._value_buffer, indices, self._length)
             self._publish()
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
         self.batch_select_indices(beam_idx)
+
+
+def _select_rows(buffer: torch.Tensor, indices: torch.Tensor, length: int) -> torch.Tensor:
+    """``buffer[indices]``; rows kept in their order (a batch dropping finished rows) move down in place, copying only
+    their first ``length`` positions, instead of allocating and filling a new buffer of the whole capacity."""
+    rows = indices.tolist()
+    if rows != sorted(set(rows)):
+        return buffer[indices]
+    for new, old in enumerate(rows):
+        if new != old:
+            buffer[new, :, :length].copy_(buffer[old, :, :length])
+    return buffer[:len(rows)]
 
 
 class GrowingKVCache(DynamicCache):
@@ -118,13 +130,17 @@ class GrowingKVCache(DynamicCache):
         capacity = max(self.capacity, width)
         self.layers = []
         for index, (key0, value0) in enumerate(template):
-            keys = key0.new_zeros((len(rows), key0.shape[0], capacity, key0.shape[-1]))
-            values = value0.new_zeros((len(rows), value0.shape[0], capacity, value0.shape[-1]))
+            # only the gaps before each row's states are zeroed (a masked position's value still enters the
+            # weighted sum, with weight 0); positions past ``width`` are written before they are read
+            keys = key0.new_empty((len(rows), key0.shape[0], capacity, key0.shape[-1]))
+            values = value0.new_empty((len(rows), value0.shape[0], capacity, value0.shape[-1]))
             for row, states in enumerate(rows):
-                if states:
-                    key, value = states[index]
-                    keys[row, :, width - key.shape[-2]:width] = key
-                    values[row, :, width - value.shape[-2]:width] = value
+                key, value = states[index] if states else (key0[:, :0], value0[:, :0])
+                start = width - key.shape[-2]
+                keys[row, :, :start] = 0
+                values[row, :, :start] = 0
+                keys[row, :, start:width] = key
+                values[row, :, start:width] = value
             layer = GrowingKVLayer()
             layer.capacity = self.capacity
             layer.lazy_initialization(key0, value0)
@@ -213,6 +229,21 @@ def supports_fast_decoding(model: Any) -> bool:
         return False
     layer_types = getattr(text, "layer_types", None)
     return not layer_types or all(t == "full_attention" for t in layer_types)
+
+
+@contextlib.contextmanager
+def intra_op_threads(count: int, device: torch.device) -> Iterator[None]:
+    """Within the block torch runs on at most ``count`` intra-op threads (``0``, a count at or above the current
+    one, or a non-CPU device: unchanged). The setting is process-wide; it is restored on leaving."""
+    current = torch.get_num_threads()
+    if device.type != "cpu" or count <= 0 or count >= current:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(current)
 
 
 @contextlib.contextmanager

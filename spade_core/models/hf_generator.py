@@ -16,7 +16,9 @@ batch) instead of ``model.generate``:
   ``finish_reason="error"`` instead of failing the whole batch;
 - every row's keys and values are kept after the call (:mod:`spade_core.models.kv_sessions`, bounded by
   ``kv_cache_mb``), so the next turn of a multi-turn episode prefills only the tokens new to it; rows with different
-  kept lengths share a batch (ragged, left-padded, masked), and the results are those of the full-history path.
+  kept lengths share a batch (ragged, left-padded, masked), and the results are those of the full-history path;
+- decode steps run on ``decode_threads`` intra-op CPU threads (default 1: on a shared CPU each small op's barrier
+  across threads costs more than the op), prefill on torch's setting.
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ from typing import Any
 import torch
 
 from spade_core.models import decoding
-from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, Generation, SamplingParams, TokenDistribution
+from spade_core.models.base import (
+    DEFAULT_DECODE_THREADS,
+    DEFAULT_KV_CACHE_MB,
+    MAX_BATCH_SIZE,
+    Generation,
+    SamplingParams,
+    TokenDistribution,
+)
 from spade_core.models.distribution import sample_tokens, token_logprobs
 from spade_core.models.errors import GenerationError, WeightSyncError
 from spade_core.models.kv_sessions import MIB, KeptSequence, KVSessions, Match
@@ -72,7 +81,8 @@ class HFGenerator:
     ``kv_cache_mb`` bounds the keys and values kept between calls (:mod:`spade_core.models.kv_sessions`), so a
     prompt that extends an earlier sequence (the next turn of an episode, a repair prompt) prefills only its new
     tokens; 0 turns keeping off (every call prefills its whole prompts). Keeping needs ``fast_decoding`` and a model
-    it supports.
+    it supports. ``decode_threads`` caps the intra-op CPU threads of the decode steps (prefill keeps torch's
+    setting; 0: torch's setting throughout; see :data:`~spade_core.models.base.DEFAULT_DECODE_THREADS`).
     """
 
     name = "hf"
@@ -89,9 +99,13 @@ class HFGenerator:
         share_prefix: bool = True,
         fast_decoding: bool = True,
         kv_cache_mb: float = DEFAULT_KV_CACHE_MB,
+        decode_threads: int = DEFAULT_DECODE_THREADS,
     ) -> None:
         if max_batch_size < 1:
             raise GenerationError(f"max_batch_size must be >= 1, got {max_batch_size}")
+        if decode_threads < 0:
+            raise GenerationError(f"decode_threads must be >= 0 (0: torch's own setting), got {decode_threads}")
+        self.decode_threads = decode_threads
         self.model = model
         self.tokenizer = tokenizer
         if device is not None:
@@ -379,21 +393,28 @@ class HFGenerator:
 
     def _decode_batch(self, prompts: list[list[int]], params: SamplingParams, rng: torch.Generator,
                       cache: Any) -> list[Generation]:
-        n = len(prompts)
         width = max(len(p) for p in prompts)
-        completions: list[list[int]] = [[] for _ in range(n)]
-        logprobs: list[list[float]] = [[] for _ in range(n)]
-        finish: list[str | None] = [None] * n
-        cut_text: list[str | None] = [None] * n
-        active = list(range(n))  # original row of each current batch row
         limit = params.max_new_tokens
-        distribution = params.distribution
         if self.max_positions is not None:
             limit = min(limit, self.max_positions - width)
         if limit <= 0:
             return [Generation(p, [], "", [], finish_reason="length") for p in prompts]
 
         out, attention, positions = self._prefill(prompts, cache)
+        with decoding.intra_op_threads(self.decode_threads, self.device):
+            return self._decode_steps(prompts, params, rng, out, attention, positions, limit)
+
+    def _decode_steps(self, prompts: list[list[int]], params: SamplingParams, rng: torch.Generator, out: Any,
+                      attention: torch.Tensor, positions: torch.Tensor, limit: int) -> list[Generation]:
+        """Sample one token per live row per forward until every row has finished (rows leave the batch as they
+        finish, their states kept for a later call)."""
+        n = len(prompts)
+        completions: list[list[int]] = [[] for _ in range(n)]
+        logprobs: list[list[float]] = [[] for _ in range(n)]
+        finish: list[str | None] = [None] * n
+        cut_text: list[str | None] = [None] * n
+        active = list(range(n))  # original row of each current batch row
+        distribution = params.distribution
         cache = out.past_key_values
         can_prune = hasattr(cache, "batch_select_indices")
         keeping = self._keeps(cache)

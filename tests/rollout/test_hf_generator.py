@@ -220,3 +220,32 @@ def test_a_prompt_extending_the_last_one_reuses_its_keys_and_values_exactly(tiny
     before = generator.stats.reused_tokens
     generator.generate([repair + reused.completion_ids], params)
     assert generator.stats.reused_tokens == before
+
+
+def test_decode_steps_run_on_decode_threads_and_give_the_same_completions(tiny_generator: HFGenerator) -> None:
+    """Decode forwards (one token per row) run on ``decode_threads`` intra-op threads, prefill on torch's setting;
+    the completions are those of a generator decoding on torch's setting, and the setting is restored after."""
+    model, tokenizer = tiny_generator.model, tiny_generator.tokenizer
+    seen: list[tuple[int, int]] = []  # (query tokens per row, intra-op threads) of every forward
+    hook = model.register_forward_pre_hook(
+        lambda _module, _args, kwargs: seen.append((kwargs["input_ids"].shape[1], torch.get_num_threads())),
+        with_kwargs=True)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        params = SamplingParams(max_new_tokens=6, temperature=0.9, seed=5)
+        capped = HFGenerator(model, tokenizer, kv_cache_mb=0, decode_threads=1).chat(CONVERSATIONS, params)
+        assert torch.get_num_threads() == 2
+        assert {threads for width, threads in seen if width == 1} == {1}
+        assert {threads for width, threads in seen if width > 1} == {2}
+        seen.clear()
+        free = HFGenerator(model, tokenizer, kv_cache_mb=0, decode_threads=0).chat(CONVERSATIONS, params)
+        assert {threads for _, threads in seen} == {2}
+    finally:
+        hook.remove()
+        torch.set_num_threads(before)
+    assert [g.completion_ids for g in capped] == [g.completion_ids for g in free]
+    for a, b in zip(capped, free):
+        assert torch.allclose(torch.tensor(a.logprobs), torch.tensor(b.logprobs), atol=1e-4)
+    with pytest.raises(GenerationError, match="decode_threads must be >= 0"):
+        HFGenerator(model, tokenizer, decode_threads=-1)
