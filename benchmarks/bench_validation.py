@@ -42,15 +42,14 @@ from spade_core.validation import ValidationConfig, validate_many  # noqa: E402
 from spade_core.validation.calibration import PROBE_SECONDS  # noqa: E402
 from spade_core.validation.probe import HIDDEN_TASK  # noqa: E402
 
-SEED_ENV = ROOT / "tests" / "validation" / "gate" / "good" / "ledger_balance.py"
+GROUNDED = ROOT / "tests" / "validation" / "grounding_corpus"
+SEED_ENV = GROUNDED / "grounded_pie_scaling.py"
+"""The candidates' code: a task grounded in :data:`DOCUMENT` (its answers change with the document's figures), so
+every candidate passes the grounding stage and runs every stage after it."""
 GATE = ROOT / "tests" / "validation" / "gate"
 INVARIANTS = ROOT / "tests" / "validation" / "invariants_corpus"
 EVERY = ValidationConfig()
-DOCUMENT = (
-    "A household cash book records every payment and receipt in order. Typical entries are the rent, the grocer, a "
-    "salary or a bonus, a refund, utilities, insurance, the bookshop, the pharmacy and fuel. The closing balance is "
-    "the opening balance plus receipts minus payments; balancing the book means checking it against the bank."
-)
+DOCUMENT = (GROUNDED / "pie_baking.txt").read_text(encoding="utf-8")
 EARLIER_SAMPLES = ValidationConfig(seeds=tuple(range(10)), screen_seeds=1, baseline_episodes=0, determinism_seeds=1,
                                    hint_episodes=2, seat_games=10)
 """The earlier gate's sample sizes (10 reference seeds, no confirmation seeds) with today's checks."""
