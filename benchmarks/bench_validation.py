@@ -244,12 +244,7 @@ def main() -> None:
     earlier = throughput(sources, args.workers, config=EARLIER_SAMPLES, **everything)
     episode = bare_episode_seconds("spade/ArithmeticChain-v0")
     reports = full.reports
-    accepted = sum(r.accepted for r in reports)
-    skipped = sorted({s.stage for r in reports for s in r.stages if s.verdict == "skipped"})
-    cores = min(2, os.cpu_count() or 1)
-    print(f"validated {len(reports)} candidates ({accepted} accepted; stages skipped: {', '.join(skipped) or 'none'}) "
-          f"with {args.workers} workers; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    figures = show_throughput(full, earlier, episode, cores)
+    figures = show_throughput(full, earlier, episode, min(2, os.cpu_count() or 1), args.workers)
     per_stage: dict[str, float] = defaultdict(float)
     for report in reports:
         for stage in report.stages:
@@ -278,10 +273,15 @@ def main() -> None:
         save_run("bench_validation", args.save, figures)
 
 
-def show_throughput(full: Run, earlier: Run, episode_s: float, cores: int) -> dict[str, Figure]:
-    """Print candidates per second with every stage beside the earlier sample sizes and bare episodes (the
-    baselines); the figures as printed."""
+def show_throughput(full: Run, earlier: Run, episode_s: float, cores: int, workers: int) -> dict[str, Figure]:
+    """Print the candidates accepted, then candidates per second with every stage beside the earlier sample sizes
+    and bare episodes (the baselines); the figures as printed."""
     figures: dict[str, Figure] = {}
+    skipped = sorted({s.stage for r in full.reports for s in r.stages if s.skipped})
+    print(f"validated {keep(figures, 'candidates', len(full.reports), 0)} candidates "
+          f"({keep(figures, 'accepted', sum(r.accepted for r in full.reports), 0)} accepted; stages skipped: "
+          f"{', '.join(skipped) or 'none'}) with {workers} workers; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
     print(f"{'figure':<60} {'every stage':>11} {'earlier sizes':>13}  target")
     for label, key, now, then, decimals, unit in (
             ("candidates per second (wall clock, as measured)", "candidates_per_s", full.rate, earlier.rate, 2, " /s"),

@@ -156,18 +156,20 @@ def test_bench_gate_mutants_saves_its_printed_kills(capsys: pytest.CaptureFixtur
 def test_bench_validation_saves_its_printed_throughput_shares_and_classes(capsys: pytest.CaptureFixture[str]) -> None:
     from bench_validation import ClassRow, ClassTable, Run, show_classes, show_stages, show_throughput
 
-    figures = show_throughput(Run(5.32, 0.142, []), Run(6.97, 0.086, []), 1 / 17414, 2)
+    reports = [ValidationReport(f"candidate_{i}", "2" * 64) for i in range(11)] + [rejected_at("grounding")]
+    figures = show_throughput(Run(5.32, 0.142, reports), Run(6.97, 0.086, reports), 1 / 17414, 2, workers=2)
     figures |= show_stages({"baselines": 2.3, "reference": 1.5, "swap": 0.005}, 12)
     table = ClassTable("gate", [ClassRow("hint_leak", 5, 5, 4, 2, 0), ClassRow("trivial", 4, 3, 3, 2, 1, ("t.py",))],
                        8, 9, 36, 37, ("spade/X-v0: rejected",))
     figures |= show_classes(table)
     printed(capsys, figures, {
-        "candidates_per_s", "candidates_per_s_earlier", "cpu_s_per_candidate", "cpu_s_per_candidate_earlier",
+        "candidates", "accepted", "candidates_per_s", "candidates_per_s_earlier", "cpu_s_per_candidate", "cpu_s_per_candidate_earlier",
         "cpu_bound_per_s", "cpu_bound_per_s_earlier", "bare_episodes_per_s", "share_baselines", "share_reference",
         "share_swap", "gate_hint_leak_recall", "gate_hint_leak_precision", "gate_trivial_recall",
         "gate_trivial_precision", "gate_flawed", "gate_rejected", "gate_recall", "gate_good_accepted", "gate_good",
         "seeds_accepted", "seeds"})
     assert figures["cpu_bound_per_s"].text == "14.1 /s" and figures["gate_trivial_precision"].text == "75%"
+    assert figures["accepted"].text == "11" and figures["candidates"].text == "12"
 
 
 def test_bench_sandbox_idle_saves_its_printed_shares(capsys: pytest.CaptureFixture[str]) -> None:
