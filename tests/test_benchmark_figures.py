@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 from readme_figures import says  # noqa: E402
 from saved_figures import Figure  # noqa: E402
 
+from spade_core.selfplay.metrics import IterationMetrics, TimeSplit  # noqa: E402
 from spade_core.smallworld.summary import estimate  # noqa: E402
 from spade_core.training.weight_sync import compare_logprobs  # noqa: E402
 from spade_core.validation.report import StageResult, ValidationReport, Verdict  # noqa: E402
@@ -121,6 +122,17 @@ def test_bench_selfplay_saves_its_printed_memory_and_iterations(capsys: pytest.C
     figures = report(Outcome(3.37, 0.4, 2.02, {"designing": 2.9}, 3, 3, 1370.0, 2400.0, 25.0))
     printed(capsys, figures, {"peak_rss_gb", "state_gb", "iterations", "wall_min", "cpu_min"})
     assert figures["wall_min"].text == "22.8 min"
+
+
+def test_bench_selfplay_saves_each_iterations_printed_time_split(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench_selfplay import report_iterations
+
+    splits = [(368.0, 269.0, 90.0), (338.0, 276.0, 61.0)]
+    figures = report_iterations([IterationMetrics(n, time=TimeSplit(generate=g, train=t, other=total - g - t,
+                                                                     total=total))
+                                 for n, (total, g, t) in enumerate(splits, 1)])
+    printed(capsys, figures, {f"iteration_{n}{part}" for n in (1, 2) for part in ("_s", "_generate_s", "_train_s")})
+    assert figures["iteration_2_generate_s"].text == "276.0"
 
 
 def test_bench_gpu_rollout_saves_its_printed_rates_and_push_checks(capsys: pytest.CaptureFixture[str]) -> None:
