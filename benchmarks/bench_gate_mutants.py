@@ -9,6 +9,7 @@ with no document and no probe) runs on each original and each kept mutant. Novel
 near copy of its original by construction, and the bundled seeds are in every store the CLI opens.
 
     python benchmarks/bench_gate_mutants.py [--limit 12] [--operators a,b] [--sites 1] [--workers 2] [--survivors]
+                                            [--save [VARIANT]]
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from saved_figures import Figure, add_save_option, keep, save_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRATCH = Path(tempfile.mkdtemp(prefix="spade-mutants-"))
@@ -95,6 +98,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="originals (then gate runs) at once")
     parser.add_argument("--seeds", type=int, default=len(ORACLE_SEEDS), help="seeds the oracle plays")
     parser.add_argument("--survivors", action="store_true", help="list every kept mutant the gate accepted")
+    add_save_option(parser)
     args = parser.parse_args()
     operators = [o.strip() for o in args.operators.split(",") if o.strip()]
     unknown = sorted(set(operators) - set(OPERATORS))
@@ -112,41 +116,45 @@ def main() -> None:
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
         reports = list(pool.map(lambda j: gate(j[0], j[1], j[2]), [(*job, i) for i, job in enumerate(jobs)]))
     gate_s = time.perf_counter() - started - oracle_s
-    report(files, results, kept, reports, operators)
-    print(f"\n{len(files)} originals, {sum(sum(r.made.values()) for r in results)} mutants, oracle {oracle_s:.0f} s, "
-          f"gate {gate_s:.0f} s ({args.workers} workers, {len(seeds)} oracle seeds)")
-    if args.survivors:
-        for k, rep in zip(kept, reports[len(files):], strict=True):
-            if rep.accepted:
-                print(f"  survived: {rep.file} (oracle: {'; '.join(k.reasons)})")
-
-
-def report(files: list[Path], results: list[FileResult], kept: list[Kept], reports: list[ValidationReport],
-           operators: list[str]) -> None:
     made: Counter = Counter()
     for r in results:
         made.update(r.made)
     by_op: dict[str, list[ValidationReport]] = defaultdict(list)
     for k, rep in zip(kept, reports[len(files):], strict=True):
         by_op[k.mutant.operator].append(rep)
+    figures = report(made, by_op, reports[:len(files)], operators)
+    print(f"\n{len(files)} originals, {sum(sum(r.made.values()) for r in results)} mutants, oracle {oracle_s:.0f} s, "
+          f"gate {gate_s:.0f} s ({args.workers} workers, {len(seeds)} oracle seeds)")
+    if args.survivors:
+        for k, rep in zip(kept, reports[len(files):], strict=True):
+            if rep.accepted:
+                print(f"  survived: {rep.file} (oracle: {'; '.join(k.reasons)})")
+    if args.save:
+        save_run("bench_gate_mutants", args.save, figures)
+
+
+def report(made: Counter, by_op: dict[str, list[ValidationReport]], originals: list[ValidationReport],
+           operators: list[str]) -> dict[str, Figure]:
+    """Print per operator the mutants made, kept (worse on the oracle) and killed by the gate, then the originals
+    falsely rejected; the figures as printed (``killed_<op>`` and ``kept_<op>``, ``all`` for the total)."""
+    figures: dict[str, Figure] = {}
     print(f"{'operator':<22}{'mutants':>8}{'worse':>7}{'killed':>8}{'kill rate':>11}  killed at")
-    for op in operators:
-        reps = by_op.get(op, [])
+    every = [r for op in operators for r in by_op.get(op, [])]
+    for op, reps in [*((op, by_op.get(op, [])) for op in operators), ("all", every)]:
         killed = [r for r in reps if not r.accepted]
-        rate = f"{len(killed) / len(reps):.0%}" if reps else "-"
+        rate = keep(figures, f"kill_rate_{op}", 100 * len(killed) / len(reps), 0, "%") if reps else "-"
         stages = Counter(r.failed_stage for r in killed).most_common(3)
-        print(f"{op:<22}{made[op]:>8}{len(reps):>7}{len(killed):>8}{rate:>11}  "
+        count = sum(made.values()) if op == "all" else made[op]
+        print(f"{op:<22}{keep(figures, f'made_{op}', count, 0):>8}{keep(figures, f'kept_{op}', len(reps), 0):>7}"
+              f"{keep(figures, f'killed_{op}', len(killed), 0):>8}{rate:>11}  "
               + ", ".join(f"{s} {n}" for s, n in stages))
-    every = [r for reps in by_op.values() for r in reps]
-    killed = sum(not r.accepted for r in every)
-    print(f"{'all':<22}{sum(made.values()):>8}{len(every):>7}{killed:>8}"
-          f"{(f'{killed / len(every):.0%}' if every else '-'):>11}")
-    rejected = [r for r in reports[:len(files)] if not r.accepted]
-    print(f"\noriginals falsely rejected: {len(rejected)} / {len(files)}")
+    rejected = [r for r in originals if not r.accepted]
+    print(f"\noriginals falsely rejected: {keep(figures, 'false_rejects', len(rejected), 0)} / "
+          f"{keep(figures, 'originals', len(originals), 0)}")
     for r in rejected:
         observed = next((s.observed for s in r.stages if s.stage == r.failed_stage), "")
         print(f"  {r.file}: {r.failed_stage}: {observed[:160]}")
-
+    return figures
 
 if __name__ == "__main__":
     main()

@@ -9,13 +9,16 @@ left-padded batches, KV cache, finished rows dropped). Greedy decoding, ``--max-
 figure is completion tokens per second of wall time. Target: batched >= 3x one-at-a-time.
 
     python benchmarks/bench_generation.py [--batch 8] [--max-new-tokens 64] [--model PATH] [--threads N]
-                                          [--designer [--designer-tokens 128]]
+                                          [--designer [--designer-tokens 128]] [--save [VARIANT]]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
+
+from saved_figures import Figure, add_save_option, keep, save_run
 
 PROMPTS = [
     "Write a short story about a robot who learns to paint.",
@@ -45,6 +48,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument("--designer", action="store_true", help="also time a designer round (long shared prompts)")
     parser.add_argument("--designer-tokens", type=int, default=128)
+    add_save_option(parser)
     args = parser.parse_args()
 
     import torch
@@ -71,20 +75,55 @@ def main() -> None:
     batched = generator.generate(prompts, params)
     batched_s = time.perf_counter() - t
 
-    single_tokens = sum(len(g.completion_ids) for g in single)
-    batched_tokens = sum(len(g.completion_ids) for g in batched)
-    same = sum(a.completion_ids == b.completion_ids for a, b in zip(single, batched))
-    single_rate, batched_rate = single_tokens / single_s, batched_tokens / batched_s
+    timed = Timed(sum(len(g.completion_ids) for g in single), single_s, sum(len(g.completion_ids) for g in batched),
+                  batched_s, sum(a.completion_ids == b.completion_ids for a, b in zip(single, batched)), len(prompts))
     print(f"{len(prompts)} prompts, greedy, max_new_tokens={args.max_new_tokens}")
-    print(f"  {'one at a time:':<14} {single_tokens:5d} tokens in {single_s:6.2f} s = {single_rate:7.1f} tokens/s")
-    label = f"batch of {len(prompts)}:"
-    print(f"  {label:<14} {batched_tokens:5d} tokens in {batched_s:6.2f} s = {batched_rate:7.1f} tokens/s")
-    print(f"  speed-up: {batched_rate / single_rate:.2f}x (target >= 3x); identical completions: {same}/{len(prompts)}")
+    figures = report(timed)
     if args.designer:
-        designer_round(loaded, args.designer_tokens)
+        figures |= report_designer(designer_round(loaded, args.designer_tokens))
+    if args.save:
+        save_run("bench_generation", args.save, figures)
 
 
-def designer_round(loaded, max_new_tokens: int) -> None:
+@dataclass(frozen=True)
+class Timed:
+    """The same prompts generated two ways (``first`` the baseline): completion tokens and seconds of each."""
+
+    first_tokens: int
+    first_s: float
+    second_tokens: int
+    second_s: float
+    same: int  # prompts whose completions are identical both ways
+    prompts: int
+
+
+def report(timed: Timed) -> dict[str, Figure]:
+    """Print one at a time (the baseline) beside the batch; the figures as printed."""
+    figures: dict[str, Figure] = {}
+    single = keep(figures, "single_tok_per_s", timed.first_tokens / timed.first_s, 1, " tok/s")
+    batched = keep(figures, "batched_tok_per_s", timed.second_tokens / timed.second_s, 1, " tok/s")
+    speedup = keep(figures, "speedup", timed.second_tokens / timed.second_s / (timed.first_tokens / timed.first_s),
+                   2, "×")
+    print(f"  {'one at a time:':<14} {timed.first_tokens:5d} tokens in {timed.first_s:6.2f} s = {single}")
+    label = f"batch of {timed.prompts}:"
+    print(f"  {label:<14} {timed.second_tokens:5d} tokens in {timed.second_s:6.2f} s = {batched}")
+    print(f"  speed-up: {speedup} (target >= 3×); identical completions: {timed.same}/{timed.prompts}")
+    return figures
+
+
+def report_designer(timed: Timed) -> dict[str, Figure]:
+    """Print the designer round's plain path (the baseline) beside the fast one; the figures as printed."""
+    figures: dict[str, Figure] = {}
+    plain = keep(figures, "designer_plain_s", timed.first_s, 0, " s")
+    fast = keep(figures, "designer_fast_s", timed.second_s, 0, " s")
+    speedup = keep(figures, "designer_speedup", timed.first_s / timed.second_s, 1, "×")
+    print(f"  {'plain path:':<32} {timed.first_tokens:5d} tokens in {plain}")
+    print(f"  {'shared prefix + fast decoding:':<32} {timed.second_tokens:5d} tokens in {fast}")
+    print(f"  speed-up: {speedup}; identical completions: {timed.same}/{timed.prompts}")
+    return figures
+
+
+def designer_round(loaded, max_new_tokens: int) -> Timed:
     """4 games-domain designer prompts (worked example + document), plain path vs shared prefix + fast decoding."""
     from spade_core.corpora import open_corpus
     from spade_core.designer.loop import DesignConfig, Designer
@@ -104,11 +143,10 @@ def designer_round(loaded, max_new_tokens: int) -> None:
         t = time.perf_counter()
         out = generator.generate(prompts, params)
         results[name] = (time.perf_counter() - t, out)
-        tokens = sum(len(g.completion_ids) for g in out)
-        print(f"  {name + ':':<32} {tokens:5d} tokens in {results[name][0]:7.2f} s")
     (slow_s, slow), (fast_s, quick) = results.values()
     same = sum(a.completion_ids == b.completion_ids for a, b in zip(slow, quick))
-    print(f"  speed-up: {slow_s / fast_s:.2f}x; identical completions: {same}/{len(prompts)}")
+    return Timed(sum(len(g.completion_ids) for g in slow), slow_s, sum(len(g.completion_ids) for g in quick), fast_s,
+                 same, len(prompts))
 
 
 if __name__ == "__main__":

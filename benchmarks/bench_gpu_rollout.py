@@ -2,7 +2,7 @@
 then the weight-push check (vLLM's logprobs against the trainer's) and a self-test that the check catches a push that
 loads only embeddings and norms. Needs one CUDA GPU and the ``gpu`` extra. Target: vLLM >= 10x HF tokens/s.
 
-    python benchmarks/bench_gpu_rollout.py [--model DIR_OR_GGUF] [--prompts 64] [--max-new-tokens 256]
+    python benchmarks/bench_gpu_rollout.py [--model DIR_OR_GGUF] [--prompts 64] [--max-new-tokens 256] [--save [VARIANT]]
 """
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ import json
 import sys
 import time
 
+from saved_figures import Figure, add_save_option, keep, save_run
+
+from spade_core.training.weight_sync import LogprobAgreement
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -20,6 +24,7 @@ def main() -> int:
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.3)
     parser.add_argument("--json", dest="json_out", default=None, help="also write the figures to this JSON file")
+    add_save_option(parser)
     args = parser.parse_args()
 
     import torch
@@ -49,21 +54,16 @@ def main() -> int:
     params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=1.0, seed=0)
     engine.generate(prompts[:4], SamplingParams(max_new_tokens=8))  # warm-up (CUDA graphs, allocator)
     hf.generate(prompts[:4], SamplingParams(max_new_tokens=8))
-    figures: dict[str, float] = {}
+    timed: dict[str, tuple[int, float]] = {}
     for name, backend in (("hf", hf), ("vllm", engine)):
         torch.cuda.synchronize()
         t = time.perf_counter()
         out = backend.generate(prompts, params)
         torch.cuda.synchronize()
-        seconds = time.perf_counter() - t
-        tokens = sum(len(g.completion_ids) for g in out)
-        figures[f"{name}_tokens_per_s"] = tokens / seconds
-        print(f"  {name:>4}: {tokens:6d} tokens in {seconds:6.2f} s = {tokens / seconds:9.1f} tokens/s")
+        timed[name] = (sum(len(g.completion_ids) for g in out), time.perf_counter() - t)
         if name == "vllm":
             sample = out[:8]
-    ratio = figures["vllm_tokens_per_s"] / figures["hf_tokens_per_s"]
-    figures["speedup"] = ratio
-    print(f"  vLLM / HF generate: {ratio:.1f}x (target >= 10x)")
+    figures = report_throughput(timed)
 
     # The weight-push check on vLLM's own samples: the trainer's logprobs vs the engine's after a push.
     probe = [g.prompt_ids + g.completion_ids for g in sample]
@@ -80,17 +80,38 @@ def main() -> int:
     engine.sleep()  # as during a trainer step: weights and KV cache released, then a full push wakes them
     engine.sync_weights(state)
     full = compare_logprobs(engine.score(probe), hf.score(probe), before)
-    figures |= {"partial_push_mean_abs_diff": stale.mean_abs_diff, "full_push_mean_abs_diff": full.mean_abs_diff,
-                "update_shift": full.update_shift}
-    print(f"logprob check after a full push:     mean |diff| {full.mean_abs_diff:.4f} (max {full.max_abs_diff:.3f}) "
-          f"over {full.tokens} tokens; update moved the policy {full.update_shift:.4f}: "
-          f"{'OK' if full.ok else 'MISMATCH'}")
-    print(f"logprob check after a partial push:  mean |diff| {stale.mean_abs_diff:.4f}: "
-          f"{'caught' if not stale.ok else 'NOT CAUGHT'} (embeddings and norms only)")
+    figures |= report_push(full, stale)
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
+            json.dump({key: figure.value for key, figure in figures.items()}, handle, indent=2)
+    if args.save:
+        save_run("bench_gpu_rollout", args.save, figures)
     return 0 if full.ok and not stale.ok else 1
+
+
+def report_throughput(timed: dict[str, tuple[int, float]]) -> dict[str, Figure]:
+    """Print completion tokens and seconds of HF generate (the baseline) and vLLM; the figures as printed."""
+    figures: dict[str, Figure] = {}
+    for name, (tokens, seconds) in timed.items():
+        rate = keep(figures, f"{name}_tokens_per_s", tokens / seconds, 1, " tokens/s")
+        print(f"  {name:>4}: {tokens:6d} tokens in {seconds:6.2f} s = {rate:>18}")
+    ratio = figures["vllm_tokens_per_s"].value / figures["hf_tokens_per_s"].value
+    print(f"  vLLM / HF generate: {keep(figures, 'speedup', ratio, 1, '×')} (target >= 10×)")
+    return figures
+
+
+def report_push(full: LogprobAgreement, stale: LogprobAgreement) -> dict[str, Figure]:
+    """Print the logprob check after a full push and after a partial one (which it must catch); the figures as
+    printed."""
+    figures: dict[str, Figure] = {}
+    print(f"logprob check after a full push:     mean |diff| "
+          f"{keep(figures, 'full_push_mean_abs_diff', full.mean_abs_diff, 4)} (max {full.max_abs_diff:.3f}) "
+          f"over {full.tokens} tokens; update moved the policy {keep(figures, 'update_shift', full.update_shift, 4)}: "
+          f"{'OK' if full.ok else 'MISMATCH'}")
+    print(f"logprob check after a partial push:  mean |diff| "
+          f"{keep(figures, 'partial_push_mean_abs_diff', stale.mean_abs_diff, 4)}: "
+          f"{'caught' if not stale.ok else 'NOT CAUGHT'} (embeddings and norms only)")
+    return figures
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ each a distinct module with its own content hash), then:
   uses; a parquet file with a 190k-character module in 6,000 rows), each in a fresh process, beside a baseline that
   reads the same file the plain way (``tarfile``/``pyarrow``). ``--scale`` shrinks the hostile sizes.
 
-    python benchmarks/bench_packs.py [--n 1000] [--workers 2]
+    python benchmarks/bench_packs.py [--n 1000] [--workers 2] [--validate-n K] [--save [VARIANT]]
     python benchmarks/bench_packs.py --memory [--n 300] [--scale 1.0]
 """
 
@@ -31,7 +31,10 @@ import sys
 import tarfile
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from saved_figures import Figure, add_save_option, keep, save_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = (ROOT / "plugins" / "domains" / "games" / "seeds" / "nim_vs_bot.py").read_text(encoding="utf-8")
@@ -46,7 +49,10 @@ def main() -> None:
                              "default: all N")
     parser.add_argument("--memory", action="store_true", help="Peak reader memory per input byte (see above)")
     parser.add_argument("--scale", type=float, default=1.0, help="Size of the hostile --memory inputs (1.0: full)")
+    add_save_option(parser)
     args = parser.parse_args()
+    if args.save and args.memory:
+        parser.error("--save keeps the export and import figures; --memory prints its table without saving")
     tmp = Path(tempfile.mkdtemp(prefix="bench-packs-"))
     os.environ["SPADE_STORE"] = str(tmp / "default.sqlite3")
     from spade_core.gym_bridge import open_store, sync_seed_environments
@@ -95,24 +101,53 @@ def main() -> None:
     report = import_pack(subset, target, workers=args.workers)
     import_s = time.perf_counter() - t0
     summary = report.summary()
-    n = args.n
-    print(f"environments: {n} exported; {k} imported with re-validation: accepted {summary['accepted']}, rejected {summary['rejected']}, "
-          f"duplicates {summary['duplicate']}")
-    rows = [
-        ("baseline: copy the SQLite store file (no check)", copy_s),
-        ("export folder (with memory parents)", folder.seconds),
-        ("export tarball", tar.seconds),
-        ("export parquet", parquet.seconds),
-        ("import: read tarball + recompute hashes + manifest checks", checks_s),
-    ]
-    for label, seconds in rows:
-        print(f"{label:<64} {seconds:9.2f} s  {seconds / n * 1000:8.2f} ms/env  ({seconds / copy_s:,.0f}x copy)")
-    for label, seconds in [(f"import: full, {k} envs (re-validated by the gate, {args.workers} workers)", import_s),
-                           ("  of which the validation gate", report.validate_seconds)]:
-        print(f"{label:<64} {seconds:9.2f} s  {seconds / k * 1000:8.2f} ms/env  -> {seconds / k * n:8.1f} s per {n}")
+    print(f"environments: {args.n} exported; {k} imported with re-validation: accepted {summary['accepted']}, "
+          f"rejected {summary['rejected']}, duplicates {summary['duplicate']}")
+    timings = Timings(args.n, k, args.workers, copy_s, folder.seconds, tar.seconds, parquet.seconds, checks_s,
+                      import_s, report.validate_seconds)
+    figures = show(timings)
     print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
     shutil.rmtree(tmp, ignore_errors=True)
+    if args.save:
+        save_run("bench_packs", args.save, figures)
 
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds of each step of one run: ``n`` environments exported, ``k`` of them imported."""
+
+    n: int
+    k: int
+    workers: int
+    copy_s: float
+    export_folder_s: float
+    export_tar_s: float
+    export_parquet_s: float
+    import_checks_s: float
+    import_full_s: float
+    import_gate_s: float
+
+
+def show(t: Timings) -> dict[str, Figure]:
+    """Print every step beside the store copy (the baseline); the figures as printed."""
+    figures: dict[str, Figure] = {}
+    rows = [
+        ("baseline: copy the SQLite store file (no check)", "copy_s", t.copy_s),
+        ("export folder (with memory parents)", "export_folder_s", t.export_folder_s),
+        ("export tarball", "export_tar_s", t.export_tar_s),
+        ("export parquet", "export_parquet_s", t.export_parquet_s),
+        ("import: read tarball + recompute hashes + manifest checks", "import_checks_s", t.import_checks_s),
+    ]
+    for label, key, seconds in rows:
+        text = keep(figures, key, seconds, 3 if key == "copy_s" else 2, " s")
+        print(f"{label:<64} {text:>11}  {seconds / t.n * 1000:8.2f} ms/env  ({seconds / t.copy_s:,.0f}x copy)")
+    for label, key, seconds in [(f"import: full, {t.k} envs (re-validated by the gate, {t.workers} workers)",
+                                 "import_full_s", t.import_full_s),
+                                ("  of which the validation gate", "import_gate_s", t.import_gate_s)]:
+        text = keep(figures, key, seconds, 1, " s")
+        per_env = keep(figures, f"{key.removesuffix('_s')}_per_env_s", seconds / t.k, 2, " s")
+        print(f"{label:<64} {text:>11}  {per_env} per env  -> {seconds / t.k * t.n:8.1f} s per {t.n}")
+    return figures
 
 MiB = 1024 * 1024
 

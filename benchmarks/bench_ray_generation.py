@@ -7,6 +7,7 @@ machines (``ray.generator_actors`` in a self-play config); on one machine they s
 completion tokens per second of wall time; both produce the same completions.
 
     python benchmarks/bench_ray_generation.py [--actors 2] [--prompts 32] [--max-new-tokens 64] [--model PATH]
+                                              [--save [VARIANT]]
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench_generation import PROMPTS  # the same prompts as the single-engine generation benchmark
+from bench_generation import PROMPTS, Timed  # the same prompts as the single-engine generation benchmark
+from saved_figures import Figure, add_save_option, keep, save_run
 
 
 def main() -> None:
@@ -24,6 +26,7 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the driver's engine")
     parser.add_argument("--model", default=None, help="model directory or .gguf (default: SmolLM2-135M-Instruct)")
+    add_save_option(parser)
     args = parser.parse_args()
 
     import torch
@@ -60,14 +63,24 @@ def main() -> None:
         pool.shutdown()
     finally:
         runtime.shutdown()
-    ray_tokens = sum(len(g.completion_ids) for g in spread)
-    same = [g.completion_ids for g in spread] == [g.completion_ids for g in expected]
-    local_rate, ray_rate = local_tokens / local_seconds, ray_tokens / ray_seconds
-    print(f"driver engine ({args.threads} thread): {local_tokens} tokens in {local_seconds:.2f} s = "
-          f"{local_rate:.1f} tok/s")
-    print(f"{args.actors} Ray generator actors: {ray_tokens} tokens in {ray_seconds:.2f} s = {ray_rate:.1f} tok/s "
-          f"({ray_rate / local_rate:.2f}x; same completions: {same})")
+    timed = Timed(local_tokens, local_seconds, sum(len(g.completion_ids) for g in spread), ray_seconds,
+                  sum(a.completion_ids == b.completion_ids for a, b in zip(spread, expected)), len(conversations))
+    figures = report(timed, args.actors, args.threads)
+    if args.save:
+        save_run("bench_ray_generation", args.save, figures)
 
+
+def report(timed: Timed, actors: int, threads: int) -> dict[str, Figure]:
+    """Print the driver's engine (the baseline) beside the actors; the figures as printed."""
+    figures: dict[str, Figure] = {}
+    local = keep(figures, "driver_tok_per_s", timed.first_tokens / timed.first_s, 1, " tok/s")
+    spread = keep(figures, "ray_tok_per_s", timed.second_tokens / timed.second_s, 1, " tok/s")
+    speedup = keep(figures, "speedup", timed.second_tokens / timed.second_s / (timed.first_tokens / timed.first_s),
+                   2, "×")
+    print(f"driver engine ({threads} thread): {timed.first_tokens} tokens in {timed.first_s:.2f} s = {local}")
+    print(f"{actors} Ray generator actors: {timed.second_tokens} tokens in {timed.second_s:.2f} s = {spread} "
+          f"({speedup}; same completions: {timed.same}/{timed.prompts})")
+    return figures
 
 if __name__ == "__main__":
     main()

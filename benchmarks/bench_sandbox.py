@@ -9,6 +9,7 @@
     python benchmarks/bench_sandbox.py --idle [SECONDS]    # CPU of an idle pool (launcher + workers), beside
                                                            # the fixed police of before (every worker walked
                                                            # every tick), both pools idle side by side
+    python benchmarks/bench_sandbox.py --idle 20 --save idle   # --idle and --against save under a name of their own
 
 Targets (issue 3): per-step overhead p50 <= 100 us; <= 15 us per env-step at 64 envs per message; make p50 <= 30 ms
 with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances. Issue 15 (the hardened sandbox)
@@ -35,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from saved_figures import Figure, add_save_option, save_run  # noqa: E402
+from saved_figures import Figure, add_save_option, keep, save_run  # noqa: E402
 
 from spade_core.contract.inner import LocalInnerEnv, find_env_class  # noqa: E402
 from spade_core.sandbox import (  # noqa: E402
@@ -83,16 +84,17 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-SHOWN = {"us": (2, " µs"), "ms": (2, " ms"), "MB": (2, " MB"), "st/s": (0, " steps/s")}  # decimals, unit as written
+SHOWN = {"us": (2, " µs"), "ms": (2, " ms"), "MB": (2, " MB"), "st/s": (0, " steps/s"),
+         "%": (2, " % of a core")}  # decimals, unit as written
 
 
 def _row(figures: dict[str, Figure], key: str, label: str, value: float, baseline: float, unit: str,
          target: str = "") -> None:
     """Print one figure beside its baseline and keep both, as ``key`` and ``key_baseline``."""
-    figures[key] = Figure(value, *SHOWN[unit])
-    figures[f"{key}_baseline"] = Figure(baseline, *SHOWN[unit])
+    shown = keep(figures, key, value, *SHOWN[unit])
+    before = keep(figures, f"{key}_baseline", baseline, *SHOWN[unit])
     ratio = value / baseline if baseline > 0 else float("inf")
-    print(f"  {label:<44} {value:>11.2f} {unit:<6} baseline {baseline:>10.2f} {unit:<6} x{ratio:>8.1f}  {target}")
+    print(f"  {label:<44} {shown:>18} baseline {before:>18} x{ratio:>8.1f}  {target}")
 
 
 def _rss_kb(pid: int) -> int:
@@ -278,7 +280,7 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def bench_idle(seconds: float, workers: int) -> None:
+def bench_idle(seconds: float, workers: int) -> dict[str, Figure]:
     print(f"\nidle pool: launcher + {workers} pre-started workers, {seconds:g} s idle, both pools side by side "
           "(% of one core, /proc/<pid>/stat utime+stime)")
     variants = {"event-driven (walk workers that ran)": SandboxLimits(),
@@ -299,10 +301,18 @@ def bench_idle(seconds: float, workers: int) -> None:
         for pool in pools.values():
             pool.shutdown()
     new, old = (share[label] for label in variants)
-    _row("launcher (% of a core)", new[0], old[0], "%", "target < 0.5 %")
-    _row("workers together (% of a core)", sum(new[1:]), sum(old[1:]), "%")
-    _row("launcher + workers (% of a core)", sum(new), sum(old), "%", "target < 0.5 %")
+    return report_idle(new, old)
+
+
+def report_idle(new: list[float], old: list[float]) -> dict[str, Figure]:
+    """Print the idle pool's launcher and workers (% of a core each; the launcher first) beside the fixed police's
+    (the baseline); the figures as printed."""
+    figures: dict[str, Figure] = {}
+    _row(figures, "idle_launcher", "launcher", new[0], old[0], "%", "target < 0.5 %")
+    _row(figures, "idle_workers", "workers together", sum(new[1:]), sum(old[1:]), "%")
+    _row(figures, "idle_total", "launcher + workers", sum(new), sum(old), "%", "target < 0.5 %")
     print(f"  the idle pool costs {sum(new) / max(sum(old), 1e-9):.3f}x what the fixed police cost")
+    return figures
 
 
 FIGURES_CHILD = """
@@ -365,7 +375,7 @@ def _figures(root: Path, n: int, rounds: int) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench_against(ref: str, repeats: int, n: int, rounds: int) -> None:
+def bench_against(ref: str, repeats: int, n: int, rounds: int) -> dict[str, Figure]:
     """This tree vs ``ref`` (checked out into a temp dir), alternating runs in one session; medians compared."""
     import shutil
     import statistics
@@ -383,13 +393,27 @@ def bench_against(ref: str, repeats: int, n: int, rounds: int) -> None:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], capture_output=True)
         shutil.rmtree(other.parent, ignore_errors=True)
-    for key, label in (("step_p50_us", "sandboxed step p50"), ("batch64_p50_us", "per env-step, 64 per message"),
-                       ("reset_p50_us", "sandboxed reset p50, after a step")):
-        now = statistics.median(r[key] for r in runs["now"])
-        before = statistics.median(r[key] for r in runs["ref"])
+    medians = {key: (statistics.median(r[key] for r in runs["now"]), statistics.median(r[key] for r in runs["ref"]))
+               for key in AGAINST}
+    return report_against(ref, medians)
+
+
+AGAINST = {"step_p50_us": "sandboxed step p50", "batch64_p50_us": "per env-step, 64 per message",
+           "reset_p50_us": "sandboxed reset p50, after a step"}
+"""The figures ``--against`` compares, by name, with their printed labels."""
+
+
+def report_against(ref: str, medians: dict[str, tuple[float, float]]) -> dict[str, Figure]:
+    """Print each figure's median in this tree beside ``ref``'s (the baseline) and their ratio; the figures as
+    printed (``<figure>``, ``<figure>_ref`` and ``<figure>_ratio``)."""
+    figures: dict[str, Figure] = {}
+    for key, (now, before) in medians.items():
         note = (f"bound x1.20; README before hardening {BEFORE_HARDENING[key]} us" if key in BEFORE_HARDENING
                 else "a fresh module namespace and instance per episode")
-        print(f"  {label:<34} now {now:8.2f} us   {ref[:12]} {before:8.2f} us   x{now / before:5.2f} ({note})")
+        print(f"  {AGAINST[key]:<34} now {keep(figures, key, now, 1, ' µs'):>10}   {ref[:12]} "
+              f"{keep(figures, f'{key}_ref', before, 1, ' µs'):>10}   "
+              f"{keep(figures, f'{key}_ratio', now / before, 2, '×'):>6} ({note})")
+    return figures
 
 
 def main() -> None:
@@ -403,13 +427,14 @@ def main() -> None:
     parser.add_argument("--idle-workers", type=int, default=4, help="pre-started workers per pool for --idle")
     add_save_option(parser)
     args = parser.parse_args()
-    if args.save and (args.idle is not None or args.against):
-        parser.error("--save keeps the full run's figures; --idle and --against print theirs without saving")
-    if args.idle is not None:
-        bench_idle(args.idle, args.idle_workers)
-        return
-    if args.against:
-        bench_against(args.against, args.repeats, 2000 if args.quick else 5000, 50 if args.quick else 250)
+    if args.save == "default" and (args.idle is not None or args.against):
+        parser.error("--idle and --against save under a name of their own, not over the full run's figures: "
+                     "--save idle or --save against")
+    if args.idle is not None or args.against:
+        figures = (bench_idle(args.idle, args.idle_workers) if args.idle is not None else
+                   bench_against(args.against, args.repeats, 2000 if args.quick else 5000, 50 if args.quick else 250))
+        if args.save:
+            save_run("bench_sandbox", args.save, figures)
         return
     n = 1000 if args.quick else 5000
     count = 250 if args.quick else 1000

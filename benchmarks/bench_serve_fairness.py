@@ -10,6 +10,7 @@ one client (one address); the same sessions each naming its own client (``X-Spad
 Needs ``pip install "spade-rl[openenv]"``.
 
     python benchmarks/bench_serve_fairness.py [--hostile 24] [--steps 64] [--timeout 1.0] [--delay 2.0] [--interval 0.1]
+                                              [--save [VARIANT]]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 from openenv.core.generic_client import GenericEnvClient
+from saved_figures import Figure, add_save_option, keep, save_run
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 STEP_LIMIT_S = 1.0
@@ -152,6 +154,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=2.0, help="how long the slow action takes (s)")
     parser.add_argument("--interval", type=float, default=0.1, help="the honest client's pause between steps (s)")
     parser.add_argument("--serve", nargs=3, metavar=("PORT", "STORE", "ENV_ID"), help=argparse.SUPPRESS)
+    add_save_option(parser)
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1], args.serve[2])
@@ -171,13 +174,28 @@ def main() -> None:
                 proc.wait(timeout=30)
     print(f"honest timeout {args.timeout:g} s per step; slow action {args.delay:g} s; server step limit "
           f"{STEP_LIMIT_S:g} s; default worker slots and quotas")
-    print(f"{'setting':44} {'in time':>12} {'refused':>8} {'p50 ms':>8} {'p99 ms':>8} {'hostile steps':>14}")
-    for label, s in rows:
-        share = f"{s.in_time}/{s.steps} ({100 * s.in_time / s.steps:.0f}%)"
-        print(f"{label:44} {share:>12} {s.refused:>8} {s.p50_s * 1000:>8.1f} {s.p99_s * 1000:>8.1f} "
-              f"{s.hostile_steps:>14}")
+    figures = report(rows)
     print(json.dumps({label: vars(s) for label, s in rows}))
+    if args.save:
+        save_run("bench_serve_fairness", args.save, figures)
 
+
+SETTINGS = ("alone", "one_client", "own_clients")
+"""The figure names of the three settings, in the order they run (the honest client alone is the baseline)."""
+
+
+def report(rows: list[tuple[str, Served]]) -> dict[str, Figure]:
+    """Print each setting's honest steps answered in time, refused, p50 and p99; the figures as printed, named
+    after :data:`SETTINGS`."""
+    figures: dict[str, Figure] = {}
+    print(f"{'setting':44} {'in time':>12} {'refused':>8} {'p50':>8} {'p99':>8} {'hostile steps':>14}")
+    for name, (label, s) in zip(SETTINGS, rows, strict=True):
+        share = (f"{keep(figures, f'{name}_in_time', s.in_time, 0)}/{s.steps} "
+                 f"({keep(figures, f'{name}_in_time_pct', 100 * s.in_time / s.steps, 0, '%')})")
+        print(f"{label:44} {share:>12} {keep(figures, f'{name}_refused', s.refused, 0):>8} "
+              f"{keep(figures, f'{name}_p50_ms', s.p50_s * 1000, 0, ' ms'):>8} "
+              f"{keep(figures, f'{name}_p99_ms', s.p99_s * 1000, 0, ' ms'):>8} {s.hostile_steps:>14}")
+    return figures
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,7 @@ update on a fixed batch of synthetic trajectories, and reports the bytes it hold
 (measured right after backward, before the step frees them) and AdamW moments, plus its peak RSS. The figure is the
 sharded training state per rank over the replicated one (expected about 1/ranks).
 
-    python benchmarks/bench_sharding_memory.py [--ranks 2] [--model PATH] [--sequences 8]
+    python benchmarks/bench_sharding_memory.py [--ranks 2] [--model PATH] [--sequences 8] [--save [VARIANT]]
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from saved_figures import Figure, add_save_option, keep, save_run
 
 
 def _local_bytes(tensors: list) -> int:
@@ -97,23 +99,34 @@ def main() -> None:
     parser.add_argument("--sequences", type=int, default=8)
     parser.add_argument("--rank-of", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
+    add_save_option(parser)
     args = parser.parse_args()
     if args.rank_of:
         _rank(args.model, args.rank_of, args.sequences, args.out)
         return
     with tempfile.TemporaryDirectory() as out:
         runs = {mode: _launch(args.ranks, args.model, mode, args.sequences, out) for mode in ("replicate", "fsdp")}
+    figures = report(runs, args.ranks)
+    if args.save:
+        save_run("bench_sharding_memory", args.save, figures)
+
+
+def report(runs: dict[str, list[dict]], ranks: int) -> dict[str, Figure]:
+    """Print each mode's largest rank (replicated, the baseline, first) and the sharded over replicated state; the
+    figures as printed."""
     mib = 2**20
+    figures: dict[str, Figure] = {}
     totals = {}
     for mode, reports in runs.items():
         worst = max(reports, key=lambda r: r["weights"] + r["grads"] + r["optimizer"])
         totals[mode] = worst["weights"] + worst["grads"] + worst["optimizer"]
+        state = keep(figures, f"{mode}_state_mib", totals[mode] / mib, 0, " MiB")
         print(f"{mode:>9}: per rank weights {worst['weights'] / mib:7.1f} MiB, gradients {worst['grads'] / mib:7.1f} "
-              f"MiB, AdamW {worst['optimizer'] / mib:7.1f} MiB = {totals[mode] / mib:7.1f} MiB; peak RSS by rank "
+              f"MiB, AdamW {worst['optimizer'] / mib:7.1f} MiB = {state}; peak RSS by rank "
               + ", ".join(f"{r['max_rss'] / mib:.0f}" for r in reports) + " MiB")
-    print(f"training state per rank, sharded / replicated over {args.ranks} ranks: "
-          f"{totals['fsdp'] / totals['replicate']:.3f} (1/{args.ranks} = {1 / args.ranks:.3f})")
-
+    ratio = keep(figures, "state_ratio", totals["fsdp"] / totals["replicate"], 3, "×")
+    print(f"training state per rank, sharded / replicated over {ranks} ranks: {ratio} (1/{ranks} = {1 / ranks:.3f})")
+    return figures
 
 if __name__ == "__main__":
     main()

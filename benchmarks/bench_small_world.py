@@ -13,6 +13,7 @@ CI over seeds), then the plot is written (default ``docs/small_world.png``) and 
 
     python benchmarks/bench_small_world.py                        # 5 seeds, 4 arms
     python benchmarks/bench_small_world.py --seeds 3 --iterations 12 --candidates --plot /tmp/small_world.png
+    python benchmarks/bench_small_world.py --merge runs.json --save    # the table of saved runs, its figures saved
 
 The Chain family (README, "The chain world"): ``--family chain`` with the pre-registered sizes, the arms named in
 ``VARIANTS`` (the cheaper defences; ``learnability``; ``blend`` and ``defended-cheap`` use the ``--defence`` knobs),
@@ -31,6 +32,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+from saved_figures import Figure, add_save_option, keep, save_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFENCES: dict[str, dict] = {
@@ -82,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None, help="write every run's iteration records here")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--policy", default=None, help="a policy folder build_policy wrote (default: build one)")
+    add_save_option(parser)
     args = parser.parse_args(argv)
 
     import torch
@@ -108,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
                 merged.setdefault(arm, []).extend(seeds)
         print(format_table(table(merged)))
         print(format_token_table(token_table(merged)))
+        figures = show_arms(table(merged))
+        if args.save:
+            save_run("bench_small_world", args.save, figures)
         designers = [arm for arm in merged if arm in DESIGNED_ARMS or arm not in ARMS]  # candidates design too
         print(f"plot: {plot(merged, args.plot, designers=designers)}")
         return 0
@@ -137,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(format_table(table(runs)))
     print(format_token_table(token_table(runs)))
+    figures = show_arms(table(runs))
+    if args.save:
+        save_run("bench_small_world", args.save, figures)
     print(f"\n{args.seeds} seeds x {len(arms)} arms x {args.iterations} iterations in "
           f"{time.perf_counter() - started:.0f} s")
     designers = [arm for arm in arms if chosen[arm]["arm"] in DESIGNED_ARMS]
@@ -144,6 +155,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(runs))
     return 0
+
+
+ARM_FIGURES = {"held_out_end": ("held-out success at the end", 1, 3, ""),
+               "held_out_mean": ("mean over the run", 1, 3, ""),
+               "exploit_early": ("exploit share, first third", 100, 0, " %"),
+               "exploit_late": ("last third", 100, 0, " %"),
+               "episodes_per_iteration": ("agent episodes per iteration", 1, 0, "")}
+"""The figures of each arm that are saved: the summary table's column, its printed label, the factor it is shown
+with (shares as percentages), decimals and unit."""
+
+
+def show_arms(rows: list[dict[str, Any]]) -> dict[str, Figure]:
+    """Print each arm's saved figures (the means over seeds of :data:`ARM_FIGURES`), named ``<arm>_<column>``
+    (the arm with '_' for '-'); the figures as printed."""
+    figures: dict[str, Figure] = {}
+    for row in rows:
+        arm = row["arm"].replace("-", "_")
+        cells = [f"{label} {keep(figures, f'{arm}_{column}', row[column].mean * factor, decimals, unit)}"
+                 for column, (label, factor, decimals, unit) in ARM_FIGURES.items()]
+        print(f"{row['arm']} ({row['seeds']} seeds): " + "; ".join(cells))
+    return figures
 
 
 if __name__ == "__main__":

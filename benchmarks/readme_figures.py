@@ -15,6 +15,7 @@ which is accepted only up to :data:`SAVED_OUTPUTS_SINCE`, listed by this script,
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -144,5 +145,17 @@ def main() -> int:
     return 1 if result.problems else 0
 
 
+def quiet_when_piped_off() -> None:
+    """After a reader such as ``head`` closes stdout early: point stdout at /dev/null, so that Python's final flush
+    does not report the closed pipe (the lines the reader wanted were written)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_when_piped_off()
+        code = 0
+    sys.exit(code)

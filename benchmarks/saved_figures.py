@@ -2,8 +2,8 @@
 source: ``benchmarks/results/<benchmark>-<variant>.json`` holds the command line, the date, the machine's load
 average and CPU count, the git commit (and whether tracked files other than the README and the results had uncommitted changes) and the figures by name.
 
-A benchmark adds the option with :func:`add_save_option` and, after printing, calls :func:`save_run` when it was
-given; ``benchmarks/readme_figures.py`` checks the README's rows against the files. Runs with a different size or
+A benchmark adds the option with :func:`add_save_option`, prints each figure through :func:`keep` (which records it
+and returns its text) and, after printing, calls :func:`save_run` when the option was given; ``benchmarks/readme_figures.py`` checks the README's rows against the files. Runs with a different size or
 mode save under their own variant name (``--save against``), never over the default run.
 """
 
@@ -55,6 +55,14 @@ class SavedRun:
     @property
     def file_name(self) -> str:
         return results_file_name(self.benchmark, self.variant)
+
+
+def keep(figures: dict[str, Figure], key: str, value: float, decimals: int = 2, unit: str = "") -> str:
+    """Keep ``value`` in ``figures`` as ``key`` and return its text, so the line that prints it says exactly what is
+    saved."""
+    figure = Figure(float(value), decimals, unit)
+    figures[key] = figure
+    return figure.text
 
 
 def results_file_name(benchmark: str, variant: str) -> str:

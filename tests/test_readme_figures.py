@@ -5,6 +5,7 @@ existed; a saved run reads back as written."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -139,3 +140,12 @@ def test_a_row_passes_exactly_when_it_says_the_saved_text(tmp_path_factory: pyte
 @pytest.mark.parametrize("shown", ["11.30 s", "1.305 s", "21.30 s"])
 def test_a_figure_inside_a_longer_number_is_not_said(shown: str) -> None:
     assert not says(f"| {shown} |", "1.30 s") and says("| 1.30 s; |", "1.30 s")
+
+
+def test_the_script_stops_quietly_when_its_reader_stops_reading() -> None:
+    """``python benchmarks/readme_figures.py | head`` ends without a BrokenPipeError traceback."""
+    script = Path(__file__).parents[1] / "benchmarks" / "readme_figures.py"
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the script writes: every write finds the pipe closed
+    _, err = proc.communicate(timeout=120)
+    assert b"BrokenPipeError" not in err and b"Traceback" not in err, err.decode()
