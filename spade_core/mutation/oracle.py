@@ -2,8 +2,9 @@
 
 Both are played, in the sandbox, on the same seeds by the same policies: the reference; the reference reading the
 hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
-reference's first move repeated). Every policy plays its seeds one after another on one instance, as a trained
-agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy succeeds
+reference's first move repeated) and boundary probes (the reference's move with its numbers nudged: off by one, or
+just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
+agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
 on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer, reading the
 hint changes the reference's outcome, a later episode on a reused instance differs from the same seed on a fresh
 one, or a difficulty knob that changed the reference's episodes no longer does. A mutant no policy tells apart from
@@ -69,6 +70,53 @@ def _repeat_first_reference() -> Policy:
     return policy
 
 
+NEAR_MISS_SHARE = 0.02
+"""How far a near miss moves a decimal in the reference's move (a share of its size): outside any tolerance a task
+states for its answers (the bundled ones state 1% or less)."""
+
+
+def nudge(action: str, direction: int) -> str:
+    """``action`` with every number in it moved by one step in ``direction`` (+1 or -1): an integer by 1, a decimal by
+    :data:`NEAR_MISS_SHARE` of its size (0.02 when it is 0). Digits inside a name (``x2``) are left alone, and a minus
+    sign after a name, a number or a bracket is subtraction, not a sign. Text without numbers is returned unchanged."""
+    def moved(text: str) -> str:
+        if "." not in text:
+            return str(int(text) + direction)
+        value = float(text)
+        return f"{value + direction * (abs(value) * NEAR_MISS_SHARE or NEAR_MISS_SHARE):.6g}"
+
+    pieces, last = [], 0
+    for match in _NUMBER.finditer(action):
+        start, end = match.span()
+        before = action[start - 1] if start else ""
+        text = match.group(0)
+        if not text.startswith("-") and (before.isalnum() or before == "_"):
+            continue
+        if text.startswith("-") and (before.isalnum() or before in "_)]" or
+                                     (start and action[start - 1] == " " and _subtracts(action, start))):
+            pieces.append(action[last:start + 1] + moved(text[1:]))
+        else:
+            pieces.append(action[last:start] + moved(text))
+        last = end
+    return "".join(pieces) + action[last:]
+
+
+def _subtracts(action: str, start: int) -> bool:
+    """Whether the ``-`` at ``start``, after a space, follows an operand (a name, number or bracket) and so is
+    subtraction (``n -1``), not a sign (``take -1``: a word that reads as an operand is taken as one too)."""
+    before = action[:start].rstrip()
+    return bool(before) and (before[-1].isdigit() or before[-1] in ")]")
+
+
+def _near_miss(direction: int) -> Callable[[], Policy]:
+    """The reference's move with its numbers nudged (:func:`nudge`): a boundary probe. Off by one, or just outside
+    the stated tolerance, it is wrong wherever the reference's move is the one right answer, so an environment that
+    starts accepting it has widened a bound or a tolerance, or stopped checking all of an answer."""
+    def make() -> Policy:
+        return lambda env, obs, info: nudge(env.reference_action(), direction)
+    return make
+
+
 CHEAP: dict[str, Callable[[], Policy]] = {
     "random": _random_text,
     "constant 0": lambda: _constant("0"),
@@ -76,6 +124,8 @@ CHEAP: dict[str, Callable[[], Policy]] = {
     "first number": lambda: _numbers(0),
     "last number": lambda: _numbers(-1),
     "repeat first reference move": _repeat_first_reference,
+    "reference off by +1": _near_miss(1),
+    "reference off by -1": _near_miss(-1),
 }
 """Cheap policies by label: each call makes a fresh one (some keep per-episode memory)."""
 
