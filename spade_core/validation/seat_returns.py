@@ -1,0 +1,79 @@
+"""What a seat earns over a game: the ``seat_returns`` stage (two-player games).
+
+The property every good game has: the declared ``reward_range`` bounds what one seat earns over a whole game (the
+rewards of the moves it made, and its share of the final ``info['rewards']``), and a seat that another seat beat
+earns less than the top of that range. A game that pays the top reward for a move that does not end the game (a
+bet, a placed piece, a step along a race) breaks both: a seat that plays many ordinary moves out-earns any win, and
+a loser who moved often earns more than the winner, so self-play learns to prolong games instead of winning them.
+
+It is judged on played games: the reference against itself on the seeds the reference stage played, and a random
+legal player at each seat against the reference on :data:`SEEDS` seeds. Stalling (passing to a draw or the turn
+limit) is the ``stalling`` stage's; a single task's rewards are the ``reward_range`` and ``reward_rule`` stages'.
+"""
+
+from __future__ import annotations
+
+from spade_core.validation.adversaries import random_legal
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.episodes import Episode, Policy, reference_policy
+from spade_core.validation.replay import labelled, seat_winner
+from spade_core.validation.report import StageResult, fail_rule, ok
+from spade_core.validation.stalling import seat_returns
+
+RULE = "games: no seat earns more over a game than the top of reward_range, and a beaten seat earns less than that"
+
+SEEDS = 3
+"""Seeds a random legal player plays at each seat against the reference."""
+SLACK = 1e-9
+"""Rounding a sum of float rewards may add."""
+
+
+def _games(c: Candidate) -> list[Episode]:
+    """The reference's own games, then a random legal player at each seat against the reference."""
+    assert c.manifest is not None
+    players = c.manifest.players
+    games = [e for e in c.reference_episodes if e.steps]
+    for seed in c.clock.items(list(c.config.seeds[:SEEDS]), "seeds"):
+        for seat in range(players):
+            seats: dict[int, Policy] = {p: reference_policy for p in range(players)}
+            seats[seat] = random_legal(seed)
+            games.append(labelled(c.run(seed, reference_policy, seats=seats, max_steps=c.manifest.max_turns),
+                                  f"a random legal player at seat {seat} against the reference"))
+    return games
+
+
+def _excess(episode: Episode, players: int, top: float) -> tuple[int, float, str] | None:
+    """The first seat whose return breaks the rule in ``episode`` (seat, return, what it breaks), or None."""
+    winner = seat_winner(episode.final_info, players)
+    for seat, earned in enumerate(seat_returns(episode, players)):
+        if earned > top + SLACK:
+            return seat, earned, f"more than the top of reward_range ({top:g})"
+        if winner is not None and seat != winner and earned >= top - SLACK:
+            return seat, earned, f"although seat {winner} won, as much as the top of reward_range ({top:g})"
+    return None
+
+
+def check_seat_returns(c: Candidate) -> StageResult:
+    assert c.manifest is not None
+    stage = "seat_returns"
+    players = c.manifest.players
+    if players == 1:
+        return ok(stage, "single-player: the reward_range and reward_rule stages judge what an episode earns")
+    top = float(c.manifest.reward_range[1])
+    games = _games(c)
+    for episode in games:
+        if episode.error is not None:
+            continue
+        found = _excess(episode, players, top)
+        if found is not None:
+            seat, earned, breaks = found
+            who = episode.label if episode.label not in ("", "reference") else "the reference against itself"
+            return fail_rule(stage, f"seed {episode.seed}: in a game of {len(episode.steps)} moves ({who}) seat "
+                             f"{seat} earns {earned:g} in total, {breaks}",
+                             ["a move that does not end the game pays a reward (a bet, a placed piece, a step "
+                              "forward)", "rewards add up over the moves instead of paying the outcome once"],
+                             ["pay 0 for every move that does not end the game and the outcome (e.g. +1/-1/0) when "
+                              "it ends", "if moves earn credit, make one game's credits add up to less than a win"],
+                             rule=RULE, seat=seat, earned=round(earned, 4), top=top)
+    return ok(stage, f"{len(games)} games (the reference against itself, a random legal player at each seat): no "
+              f"seat earns more than {top:g} over a game, and no beaten seat as much")
