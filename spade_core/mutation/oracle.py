@@ -2,8 +2,8 @@
 
 Both are played, in the sandbox, on the same seeds by the same policies: the reference; the reference reading the
 hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
-reference's first move repeated) and boundary probes (the reference's move with its numbers nudged: off by one, or
-just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
+reference's first move repeated) and, where answers are values, boundary probes (the reference's move with its
+numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
 agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
 on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer, reading the
 hint changes the reference's outcome, a later episode on a reused instance differs from the same seed on a fresh
@@ -23,6 +23,8 @@ from typing import Any
 from spade_core import linear_re
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import HandleFactory
+from spade_core.plugins.contributions import VALUE_ANSWERS
+from spade_core.plugins.domains import answer_kind
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
 from spade_core.validation.replay import seat_winner
 from spade_registry.manifest import EnvManifest
@@ -124,10 +126,22 @@ CHEAP: dict[str, Callable[[], Policy]] = {
     "first number": lambda: _numbers(0),
     "last number": lambda: _numbers(-1),
     "repeat first reference move": _repeat_first_reference,
+}
+"""Cheap policies by label: each call makes a fresh one (some keep per-episode memory)."""
+
+PROBES: dict[str, Callable[[], Policy]] = {
     "reference off by +1": _near_miss(1),
     "reference off by -1": _near_miss(-1),
 }
-"""Cheap policies by label: each call makes a fresh one (some keep per-episode memory)."""
+"""Boundary probes by label, played where answers are values (a nudged program is mostly a program that never
+ends, which costs the sandbox's whole time limit per try and tells little)."""
+
+
+def policies(manifest: EnvManifest) -> dict[str, Callable[[], Policy]]:
+    """The cheap policies, and the boundary probes where the domain's answers are values."""
+    if answer_kind(manifest.domain) in VALUE_ANSWERS:
+        return {**CHEAP, **PROBES}
+    return dict(CHEAP)
 
 
 @dataclass
@@ -195,7 +209,7 @@ def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
         make, reference_policy, manifest, seeds, record_hints=True))
     fresh = [_play_all(make, reference_policy, manifest, [seed])[0] for seed in seeds[-2:]]
     seen.reused_differs = any(a.trace() != b.trace() for a, b in zip(reference[-2:], fresh, strict=True))
-    for label, policy in CHEAP.items():
+    for label, policy in policies(manifest).items():
         episodes = _play_all(make, policy(), manifest, seeds)
         seen.successes[label] = sum(_won(e, manifest) for e in episodes)
         seen.returns[label] = sum(e.total_reward for e in episodes) / len(episodes)
@@ -216,7 +230,7 @@ def judge(original: Behaviour, mutant: Behaviour) -> Judgement:
         crashed = " (its episodes fail in the environment)" if mutant.errors > original.errors else ""
         reasons.append(f"the reference solves {mutant.successes['reference']} seeds, not "
                        f"{original.successes['reference']}{crashed}")
-    for label in CHEAP:
+    for label in [p for p in original.returns if p in mutant.returns]:
         if mutant.successes[label] > original.successes[label]:
             reasons.append(f"{label} succeeds on {mutant.successes[label]} seeds, not {original.successes[label]}")
         elif mutant.returns[label] - original.returns[label] > RETURN_MARGIN * original.reward_span:
