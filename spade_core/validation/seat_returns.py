@@ -2,7 +2,9 @@
 
 The property every good game has: the declared ``reward_range`` bounds what one seat earns over a whole game (the
 rewards of the moves it made, and its share of the final ``info['rewards']``), and a seat that another seat beat
-earns less than the top of that range. A game that pays the top reward for a move that does not end the game (a
+earns less than the top of that range; and a seat that replies only malformed text against the reference earns no
+more than a beaten seat does (it forfeits or loses; a game where garbage never ends the game, so a seat about to
+lose can reach the turn limit's draw by typing nonsense, fails). A game that pays the top reward for a move that does not end the game (a
 bet, a placed piece, a step along a race) breaks both: a seat that plays many ordinary moves out-earns any win, and
 a loser who moved often earns more than the winner, so self-play learns to prolong games instead of winning them.
 
@@ -20,7 +22,11 @@ from spade_core.validation.replay import labelled, seat_winner
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.stalling import seat_returns
 
-RULE = "games: no seat earns more over a game than the top of reward_range, and a beaten seat earns less than that"
+RULE = ("games: no seat earns more over a game than the top of reward_range, a beaten seat earns less than that, and a "
+        "seat replying only malformed text earns no more than a beaten seat")
+
+MALFORMED = "???"
+"""What a seat that only sends malformed text replies every turn."""
 
 SEEDS = 3
 """Seeds a random legal player plays at each seat against the reference."""
@@ -29,7 +35,8 @@ SLACK = 1e-9
 
 
 def _games(c: Candidate) -> list[Episode]:
-    """The reference's own games, then a random legal player at each seat against the reference."""
+    """The reference's own games, then a random legal player at each seat against the reference, and a seat
+    replying only :data:`MALFORMED` at each seat (labelled as such)."""
     assert c.manifest is not None
     players = c.manifest.players
     games = [e for e in c.reference_episodes if e.steps]
@@ -39,7 +46,21 @@ def _games(c: Candidate) -> list[Episode]:
             seats[seat] = random_legal(seed)
             games.append(labelled(c.run(seed, reference_policy, seats=seats, max_steps=c.manifest.max_turns),
                                   f"a random legal player at seat {seat} against the reference"))
+            seats[seat] = _malformed
+            games.append(labelled(c.run(seed, reference_policy, seats=seats, max_steps=c.manifest.max_turns),
+                                  f"seat {seat} replying {MALFORMED!r} every turn against the reference"))
     return games
+
+
+def _malformed(env: object, obs: str, info: dict[str, object]) -> str:
+    return MALFORMED
+
+
+def _beaten_pays(games: list[Episode], players: int) -> float | None:
+    """The most a beaten seat earns in ``games`` (None when no game has a winner)."""
+    paid = [returns[seat] for e in games if e.error is None for w in [seat_winner(e.final_info, players)]
+            if w is not None for returns in [seat_returns(e, players)] for seat in range(players) if seat != w]
+    return max(paid) if paid else None
 
 
 def _excess(episode: Episode, players: int, top: float) -> tuple[int, float, str] | None:
@@ -61,7 +82,8 @@ def check_seat_returns(c: Candidate) -> StageResult:
         return ok(stage, "single-player: the reward_range and reward_rule stages judge what an episode earns")
     top = float(c.manifest.reward_range[1])
     games = _games(c)
-    for episode in games:
+    played = [e for e in games if MALFORMED not in e.label]
+    for episode in played:
         if episode.error is not None:
             continue
         found = _excess(episode, players, top)
@@ -75,5 +97,18 @@ def check_seat_returns(c: Candidate) -> StageResult:
                              ["pay 0 for every move that does not end the game and the outcome (e.g. +1/-1/0) when "
                               "it ends", "if moves earn credit, make one game's credits add up to less than a win"],
                              rule=RULE, seat=seat, earned=round(earned, 4), top=top)
-    return ok(stage, f"{len(games)} games (the reference against itself, a random legal player at each seat): no "
-              f"seat earns more than {top:g} over a game, and no beaten seat as much")
+    beaten = _beaten_pays(played, players)
+    for episode in [e for e in games if MALFORMED in e.label] if beaten is not None else []:
+        seat = int(episode.label.split()[1])
+        earned = seat_returns(episode, players)[seat]
+        if episode.error is None and earned > beaten + SLACK:
+            ending = "the game ends" if episode.finished else f"the turn limit ({len(episode.steps)} turns)"
+            return fail_rule(stage, f"seed {episode.seed}: {episode.label}: {ending}; seat {seat} earns {earned:g}, "
+                             f"more than a beaten seat ever earns ({beaten:g})",
+                             ["malformed moves are refused but never forfeit, so the game cannot end while one "
+                              "seat types nonsense", "a malformed move is treated as a draw offer or a pass"],
+                             ["forfeit the game after a few malformed moves in a row (e.g. 3), paying the loss"],
+                             rule=RULE, seat=seat, earned=round(earned, 4), beaten=round(beaten, 4))
+    return ok(stage, f"{len(games)} games (the reference against itself, a random legal player and a seat replying "
+              f"{MALFORMED!r} at each seat): no seat earns more than {top:g} over a game, no beaten seat as much, and "
+              "malformed text never earns more than losing")
