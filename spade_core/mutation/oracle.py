@@ -5,7 +5,8 @@ hint before every move; cheap policies (random text, constant answers, the obser
 reference's first move repeated) and, where answers are values, boundary probes (the reference's move with its
 numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
 agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
-on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer, reading the
+on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer (in a game,
+where it plays every seat: finishes fewer games), reading the
 hint changes the reference's outcome, a later episode on a reused instance differs from the same seed on a fresh
 one, or a difficulty knob that changed the reference's episodes no longer does. A mutant no policy tells apart from
 its original is equivalent for this oracle and is not scored.
@@ -172,6 +173,12 @@ def manifest_of(source: str) -> EnvManifest:
     raise ValueError("the module has no ENV_SPEC")
 
 
+def _reference_done(episode: Episode, manifest: EnvManifest) -> bool:
+    """The reference's own criterion: it solves the task, or in a game (where it plays every seat, so which seat wins
+    depends only on the position) it finishes the game."""
+    return episode.success if manifest.players == 1 else episode.finished
+
+
 def _won(episode: Episode, manifest: EnvManifest) -> bool:
     if manifest.players == 1:
         return episode.success
@@ -203,9 +210,9 @@ def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
 
     seen = Behaviour(reward_span=float(manifest.reward_range[1] - manifest.reward_range[0]) or 1.0)
     reference = _play_all(make, reference_policy, manifest, seeds)
-    seen.successes["reference"] = sum(_won(e, manifest) for e in reference)
+    seen.successes["reference"] = sum(_reference_done(e, manifest) for e in reference)
     seen.errors = sum(e.error is not None for e in reference)
-    seen.hint_read_successes = sum(_won(e, manifest) for e in _play_all(
+    seen.hint_read_successes = sum(_reference_done(e, manifest) for e in _play_all(
         make, reference_policy, manifest, seeds, record_hints=True))
     fresh = [_play_all(make, reference_policy, manifest, [seed])[0] for seed in seeds[-2:]]
     seen.reused_differs = any(a.trace() != b.trace() for a, b in zip(reference[-2:], fresh, strict=True))
