@@ -22,8 +22,8 @@ from spade_core.validation.replay import labelled, seat_winner
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.stalling import seat_returns
 
-RULE = ("games: no seat earns more over a game than the top of reward_range, a beaten seat earns less than that, and a "
-        "seat replying only malformed text earns no more than a beaten seat")
+RULE = ("games: over a game a seat earns at most the top of reward_range, a beaten seat less, a seat sending only "
+        "malformed text no more than a beaten one")
 
 MALFORMED = "???"
 """What a seat that only sends malformed text replies every turn."""

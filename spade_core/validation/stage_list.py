@@ -157,7 +157,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
-               "them); single-turn: the same observation always has the same answer"),
+               "them with legal moves); single-turn: the same observation always has the same answer"),
     Stage("invariance", check_invariance, off_driver=True, runs_code=True, budget_s=60.0, rejects_as=Status.TRIVIAL,
           needs=("reference",), reads=_PLAYS, rule=invariance_rule(_LIMITS.invariance_min_share), answer_kinds=VALUE_ANSWERS),
     Stage("public_info", check_public_info, off_driver=True, runs_code=True, budget_s=60.0,
