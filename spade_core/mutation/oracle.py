@@ -78,13 +78,24 @@ NEAR_MISS_SHARE = 0.02
 states for its answers (the bundled ones state 1% or less)."""
 
 
-def nudge(action: str, direction: int) -> str:
+LAST_PLACE_SHARE = 0.3
+"""How far a last-place probe moves an integer: a fraction no whole-number answer can be, inside a tolerance ten
+times too wide for it."""
+
+
+def nudge(action: str, direction: int, *, last_place: bool = False) -> str:
     """``action`` with every number in it moved by one step in ``direction`` (+1 or -1): an integer by 1, a decimal by
-    :data:`NEAR_MISS_SHARE` of its size (0.02 when it is 0). Digits inside a name (``x2``) are left alone, and a minus
-    sign after a name, a number or a bracket is subtraction, not a sign. Text without numbers is returned unchanged."""
+    :data:`NEAR_MISS_SHARE` of its size (0.02 when it is 0), or with ``last_place`` by one unit of its last decimal
+    place (12.34 to 12.35: just outside a tolerance of half that unit; an integer by :data:`LAST_PLACE_SHARE`, 1234 to
+    1234.3, which no exact whole-number check accepts). Digits inside a name (``x2``) are left alone,
+    and a minus sign after a name, a number or a bracket is subtraction, not a sign. Text without numbers is returned
+    unchanged."""
     def moved(text: str) -> str:
         if "." not in text:
-            return str(int(text) + direction)
+            return f"{int(text) + direction * LAST_PLACE_SHARE:.1f}" if last_place else str(int(text) + direction)
+        if last_place:
+            places = len(text.split(".")[1])
+            return f"{float(text) + direction * 10 ** -places:.{places}f}"
         value = float(text)
         return f"{value + direction * (abs(value) * NEAR_MISS_SHARE or NEAR_MISS_SHARE):.6g}"
 
@@ -111,12 +122,12 @@ def _subtracts(action: str, start: int) -> bool:
     return bool(before) and (before[-1].isdigit() or before[-1] in ")]")
 
 
-def _near_miss(direction: int) -> Callable[[], Policy]:
+def _near_miss(direction: int, *, last_place: bool = False) -> Callable[[], Policy]:
     """The reference's move with its numbers nudged (:func:`nudge`): a boundary probe. Off by one, or just outside
     the stated tolerance, it is wrong wherever the reference's move is the one right answer, so an environment that
     starts accepting it has widened a bound or a tolerance, or stopped checking all of an answer."""
     def make() -> Policy:
-        return lambda env, obs, info: nudge(env.reference_action(), direction)
+        return lambda env, obs, info: nudge(env.reference_action(), direction, last_place=last_place)
     return make
 
 
@@ -133,6 +144,7 @@ CHEAP: dict[str, Callable[[], Policy]] = {
 PROBES: dict[str, Callable[[], Policy]] = {
     "reference off by +1": _near_miss(1),
     "reference off by -1": _near_miss(-1),
+    "reference moved in its last place": _near_miss(1, last_place=True),
 }
 """Boundary probes by label, played where answers are values (a nudged program is mostly a program that never
 ends, which costs the sandbox's whole time limit per try and tells little)."""
