@@ -8,8 +8,8 @@ policies. Then the gate (``validate_source``, every stage, a fresh empty store p
 with no document and no probe) runs on each original and each kept mutant. Novelty is left out: a mutant is a
 near copy of its original by construction, and the bundled seeds are in every store the CLI opens.
 
-    python benchmarks/bench_gate_mutants.py [--limit 12] [--operators a,b] [--sites 1] [--workers 2] [--survivors]
-                                            [--save [VARIANT]]
+    python benchmarks/bench_gate_mutants.py [--limit 12] [--operators a,b] [--sites 1] [--tries 3] [--workers 2]
+        [--survivors] [--save [VARIANT]]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRATCH = Path(tempfile.mkdtemp(prefix="spade-mutants-"))
 os.environ.setdefault("SPADE_STORE", str(SCRATCH / "registry.sqlite3"))
 
-from spade_core.mutation.operators import OPERATORS, Mutant, mutants  # noqa: E402
+from spade_core.mutation.operators import OPERATORS, Mutant, each_mutant  # noqa: E402
 from spade_core.mutation.oracle import ORACLE_SEEDS, behaviour, judge  # noqa: E402
 from spade_core.validation import ValidationConfig, validate_source  # noqa: E402
 from spade_core.validation.pipeline import sandbox_handles  # noqa: E402
@@ -67,16 +67,23 @@ class FileResult:
     kept: list[Kept]
 
 
-def mutate_and_judge(file: Path, operators: list[str], sites: int, seeds: tuple[int, ...]) -> FileResult:
+def mutate_and_judge(file: Path, operators: list[str], sites: int, tries: int, seeds: tuple[int, ...]) -> FileResult:
+    """Per operator, mutants of ``file`` at its sites in sampled order until ``sites`` are kept or ``tries`` were
+    judged (a site whose rewrite no policy can tell apart, such as a guard on a branch never reached, does not use
+    up the operator's share)."""
     source = file.read_text()
     original = behaviour(source, sandbox_handles, seeds=seeds)
     made: Counter = Counter()
     kept: list[Kept] = []
     for operator in operators:
-        for mutant in mutants(source, operator, sites=sites, label=file.name):
+        worse = 0
+        for mutant in each_mutant(source, operator, label=file.name):
+            if worse >= sites or made[operator] >= tries:
+                break
             made[operator] += 1
             verdict = judge(original, behaviour(mutant.source, sandbox_handles, seeds=seeds))
             if verdict.worse:
+                worse += 1
                 kept.append(Kept(file, mutant, verdict.reasons))
     print(f"  oracle: {file.name}: {sum(made.values())} mutants, {len(kept)} worse", file=sys.stderr, flush=True)
     return FileResult(file, made, kept)
@@ -94,7 +101,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="originals to mutate (evenly spaced); default all")
     parser.add_argument("--operators", default=",".join(OPERATORS), help="comma-separated operator names")
-    parser.add_argument("--sites", type=int, default=1, help="mutants per operator and original (sampled sites)")
+    parser.add_argument("--sites", type=int, default=1, help="kept mutants per operator and original (sampled sites)")
+    parser.add_argument("--tries", type=int, default=3, help="mutants judged at most per operator and original, "
+                        "until --sites are kept")
     parser.add_argument("--workers", type=int, default=2, help="originals (then gate runs) at once")
     parser.add_argument("--seeds", type=int, default=len(ORACLE_SEEDS), help="seeds the oracle plays")
     parser.add_argument("--survivors", action="store_true", help="list every kept mutant the gate accepted")
@@ -108,7 +117,7 @@ def main() -> None:
     seeds = tuple(range(args.seeds))
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
-        results = list(pool.map(lambda f: mutate_and_judge(f, operators, args.sites, seeds), files))
+        results = list(pool.map(lambda f: mutate_and_judge(f, operators, args.sites, max(args.tries, args.sites), seeds), files))
     oracle_s = time.perf_counter() - started
     kept = [k for r in results for k in r.kept]
     jobs = [(f.read_text(), str(f.relative_to(ROOT))) for f in files] + [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -201,25 +202,39 @@ def _tolerance_names(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and "tol" in n.id.lower() for n in ast.walk(node))
 
 
-def multiply_tolerance(m: Module) -> Iterator[Site]:
-    """A tolerance multiplied by 100: the constant an ``abs(...)`` difference is compared with, a ``*_tol=``
-    keyword, or a constant assigned to a name with ``tol`` in it."""
-    def scale(n: ast.AST) -> None:
+def _times_100(n: ast.AST) -> None:
+    """Scale an expression by 100 in place: a number directly (0 becomes 1), anything else as ``(expr) * 100``."""
+    if _number(n):
         n.value = n.value * 100 if n.value else 1
+        return
+    scaled = ast.BinOp(copy.deepcopy(n), ast.Mult(), ast.Constant(100))
+    n.__class__, n.__dict__ = scaled.__class__, scaled.__dict__
 
+
+def _tolerance_value(node: ast.AST) -> bool:
+    """A value a tolerance can be: a number, or arithmetic or a call over numbers (``Fraction(1, 1000)``, ``1e-3 * k``)
+    with no text in it."""
+    return _number(node) or (isinstance(node, (ast.BinOp, ast.Call)) and not any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(node)))
+
+
+def multiply_tolerance(m: Module) -> Iterator[Site]:
+    """A tolerance multiplied by 100: the constant an ``abs(...)`` difference is compared with, a ``*tol*=`` keyword,
+    or the value (a number, or a number built by a call or arithmetic, e.g. ``Fraction(1, 1000)``) assigned to a name
+    with ``tol`` in it."""
     for node in _module_nodes(m, ast.Compare):
         sides = [node.left, *node.comparators]
         if any(isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id == "abs" for s in sides):
             for side in sides:
                 for const in ast.walk(side):
                     if _number(const) and not isinstance(side, ast.Call):
-                        yield _at(m, const, f"tolerance {const.value} x100", scale)
+                        yield _at(m, const, f"tolerance {const.value} x100", _times_100)
     for node in _module_nodes(m, ast.keyword):
-        if node.arg and "tol" in node.arg and _number(node.value):
-            yield _at(m, node.value, f"{node.arg}={node.value.value} x100", scale)
+        if node.arg and "tol" in node.arg and _tolerance_value(node.value):
+            yield _at(m, node.value, f"{node.arg}={ast.unparse(node.value)} x100", _times_100)
     for node in _module_nodes(m, ast.Assign):
-        if _number(node.value) and any(_tolerance_names(t) for t in node.targets):
-            yield _at(m, node.value, f"tolerance {node.value.value} x100", scale)
+        if _tolerance_value(node.value) and any(_tolerance_names(t) for t in node.targets):
+            yield _at(m, node.value, f"tolerance {ast.unparse(node.value)} x100", _times_100)
 
 
 def reset_forgets_field(m: Module) -> Iterator[Site]:
@@ -350,17 +365,16 @@ OPERATORS: dict[str, Callable[[Module], Iterator[Site]]] = {
 """Every operator by name, in the order reports list them."""
 
 
-def mutants(source: str, operator: str, *, sites: int | None = None, label: str = "") -> list[Mutant]:
-    """Up to ``sites`` mutants of ``source`` by ``operator`` (all its sites when None), one rewrite each, sites
-    sampled with a generator seeded by ``label`` and the operator so a run is reproducible. A rewrite that does not
-    compile is dropped."""
+def each_mutant(source: str, operator: str, *, label: str = "") -> Iterator[Mutant]:
+    """Every mutant of ``source`` by ``operator``, one rewrite each, its sites in an order shuffled by a generator
+    seeded by ``label`` and the operator (so a run is reproducible and a caller that stops early has sampled the
+    sites evenly); made lazily, so a caller can stop once it has what it needs. A rewrite that does not compile is
+    dropped."""
     if operator not in OPERATORS:
         raise ValueError(f"unknown mutation operator {operator!r}; known: {', '.join(OPERATORS)}")
     module = parse_module(source)
     found = list(OPERATORS[operator](module))
-    if sites is not None and len(found) > sites:
-        found = random.Random(f"{label}:{operator}").sample(found, sites)
-    made: list[Mutant] = []
+    random.Random(f"{label}:{operator}").shuffle(found)
     for site in found:
         tree = copy.deepcopy(module.tree)
         site.apply(tree)
@@ -369,5 +383,9 @@ def mutants(source: str, operator: str, *, sites: int | None = None, label: str 
             compile_tree(parse_source(text, "<mutant>"), "<mutant>", "exec")
         except (SyntaxError, ValueError):
             continue
-        made.append(Mutant(operator, site.what, text))
-    return made
+        yield Mutant(operator, site.what, text)
+
+
+def mutants(source: str, operator: str, *, sites: int | None = None, label: str = "") -> list[Mutant]:
+    """The first ``sites`` mutants of :func:`each_mutant` (all of them when None)."""
+    return list(itertools.islice(each_mutant(source, operator, label=label), sites))

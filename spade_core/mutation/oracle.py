@@ -2,9 +2,11 @@
 
 Both are played, in the sandbox, on the same seeds by the same policies: the reference; the reference reading the
 hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
-reference's first move repeated). Every policy plays its seeds one after another on one instance, as a trained
-agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy succeeds
-on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer, reading the
+reference's first move repeated) and, where answers are values, boundary probes (the reference's move with its
+numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
+agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
+on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer (in a game,
+where it plays every seat: finishes fewer games), reading the
 hint changes the reference's outcome, a later episode on a reused instance differs from the same seed on a fresh
 one, or a difficulty knob that changed the reference's episodes no longer does. A mutant no policy tells apart from
 its original is equivalent for this oracle and is not scored.
@@ -22,6 +24,8 @@ from typing import Any
 from spade_core import linear_re
 from spade_core.contract.env import SpadeEnv
 from spade_core.contract.inner import HandleFactory
+from spade_core.plugins.contributions import VALUE_ANSWERS
+from spade_core.plugins.domains import answer_kind
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
 from spade_core.validation.replay import seat_winner
 from spade_registry.manifest import EnvManifest
@@ -69,6 +73,64 @@ def _repeat_first_reference() -> Policy:
     return policy
 
 
+NEAR_MISS_SHARE = 0.02
+"""How far a near miss moves a decimal in the reference's move (a share of its size): outside any tolerance a task
+states for its answers (the bundled ones state 1% or less)."""
+
+
+LAST_PLACE_SHARE = 0.3
+"""How far a last-place probe moves an integer: a fraction no whole-number answer can be, inside a tolerance ten
+times too wide for it."""
+
+
+def nudge(action: str, direction: int, *, last_place: bool = False) -> str:
+    """``action`` with every number in it moved by one step in ``direction`` (+1 or -1): an integer by 1, a decimal by
+    :data:`NEAR_MISS_SHARE` of its size (0.02 when it is 0), or with ``last_place`` by one unit of its last decimal
+    place (12.34 to 12.35: just outside a tolerance of half that unit; an integer by :data:`LAST_PLACE_SHARE`, 1234 to
+    1234.3, which no exact whole-number check accepts). Digits inside a name (``x2``) are left alone,
+    and a minus sign after a name, a number or a bracket is subtraction, not a sign. Text without numbers is returned
+    unchanged."""
+    def moved(text: str) -> str:
+        if "." not in text:
+            return f"{int(text) + direction * LAST_PLACE_SHARE:.1f}" if last_place else str(int(text) + direction)
+        if last_place:
+            places = len(text.split(".")[1])
+            return f"{float(text) + direction * 10 ** -places:.{places}f}"
+        value = float(text)
+        return f"{value + direction * (abs(value) * NEAR_MISS_SHARE or NEAR_MISS_SHARE):.6g}"
+
+    pieces, last = [], 0
+    for match in _NUMBER.finditer(action):
+        start, end = match.span()
+        before = action[start - 1] if start else ""
+        text = match.group(0)
+        if not text.startswith("-") and (before.isalnum() or before == "_"):
+            continue
+        if text.startswith("-") and (before.isalnum() or before in "_)]" or
+                                     (start and action[start - 1] == " " and _subtracts(action, start))):
+            pieces.append(action[last:start + 1] + moved(text[1:]))
+        else:
+            pieces.append(action[last:start] + moved(text))
+        last = end
+    return "".join(pieces) + action[last:]
+
+
+def _subtracts(action: str, start: int) -> bool:
+    """Whether the ``-`` at ``start``, after a space, follows an operand (a name, number or bracket) and so is
+    subtraction (``n -1``), not a sign (``take -1``: a word that reads as an operand is taken as one too)."""
+    before = action[:start].rstrip()
+    return bool(before) and (before[-1].isdigit() or before[-1] in ")]")
+
+
+def _near_miss(direction: int, *, last_place: bool = False) -> Callable[[], Policy]:
+    """The reference's move with its numbers nudged (:func:`nudge`): a boundary probe. Off by one, or just outside
+    the stated tolerance, it is wrong wherever the reference's move is the one right answer, so an environment that
+    starts accepting it has widened a bound or a tolerance, or stopped checking all of an answer."""
+    def make() -> Policy:
+        return lambda env, obs, info: nudge(env.reference_action(), direction, last_place=last_place)
+    return make
+
+
 CHEAP: dict[str, Callable[[], Policy]] = {
     "random": _random_text,
     "constant 0": lambda: _constant("0"),
@@ -78,6 +140,21 @@ CHEAP: dict[str, Callable[[], Policy]] = {
     "repeat first reference move": _repeat_first_reference,
 }
 """Cheap policies by label: each call makes a fresh one (some keep per-episode memory)."""
+
+PROBES: dict[str, Callable[[], Policy]] = {
+    "reference off by +1": _near_miss(1),
+    "reference off by -1": _near_miss(-1),
+    "reference moved in its last place": _near_miss(1, last_place=True),
+}
+"""Boundary probes by label, played where answers are values (a nudged program is mostly a program that never
+ends, which costs the sandbox's whole time limit per try and tells little)."""
+
+
+def policies(manifest: EnvManifest) -> dict[str, Callable[[], Policy]]:
+    """The cheap policies, and the boundary probes where the domain's answers are values."""
+    if answer_kind(manifest.domain) in VALUE_ANSWERS:
+        return {**CHEAP, **PROBES}
+    return dict(CHEAP)
 
 
 @dataclass
@@ -106,6 +183,12 @@ def manifest_of(source: str) -> EnvManifest:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENV_SPEC" for t in node.targets):
             return EnvManifest.from_dict(ast.literal_eval(node.value))
     raise ValueError("the module has no ENV_SPEC")
+
+
+def _reference_done(episode: Episode, manifest: EnvManifest) -> bool:
+    """The reference's own criterion: it solves the task, or in a game (where it plays every seat, so which seat wins
+    depends only on the position) it finishes the game."""
+    return episode.success if manifest.players == 1 else episode.finished
 
 
 def _won(episode: Episode, manifest: EnvManifest) -> bool:
@@ -139,13 +222,13 @@ def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
 
     seen = Behaviour(reward_span=float(manifest.reward_range[1] - manifest.reward_range[0]) or 1.0)
     reference = _play_all(make, reference_policy, manifest, seeds)
-    seen.successes["reference"] = sum(_won(e, manifest) for e in reference)
+    seen.successes["reference"] = sum(_reference_done(e, manifest) for e in reference)
     seen.errors = sum(e.error is not None for e in reference)
-    seen.hint_read_successes = sum(_won(e, manifest) for e in _play_all(
+    seen.hint_read_successes = sum(_reference_done(e, manifest) for e in _play_all(
         make, reference_policy, manifest, seeds, record_hints=True))
     fresh = [_play_all(make, reference_policy, manifest, [seed])[0] for seed in seeds[-2:]]
     seen.reused_differs = any(a.trace() != b.trace() for a, b in zip(reference[-2:], fresh, strict=True))
-    for label, policy in CHEAP.items():
+    for label, policy in policies(manifest).items():
         episodes = _play_all(make, policy(), manifest, seeds)
         seen.successes[label] = sum(_won(e, manifest) for e in episodes)
         seen.returns[label] = sum(e.total_reward for e in episodes) / len(episodes)
@@ -166,7 +249,7 @@ def judge(original: Behaviour, mutant: Behaviour) -> Judgement:
         crashed = " (its episodes fail in the environment)" if mutant.errors > original.errors else ""
         reasons.append(f"the reference solves {mutant.successes['reference']} seeds, not "
                        f"{original.successes['reference']}{crashed}")
-    for label in CHEAP:
+    for label in [p for p in original.returns if p in mutant.returns]:
         if mutant.successes[label] > original.successes[label]:
             reasons.append(f"{label} succeeds on {mutant.successes[label]} seeds, not {original.successes[label]}")
         elif mutant.returns[label] - original.returns[label] > RETURN_MARGIN * original.reward_span:

@@ -23,8 +23,8 @@ from spade_core.validation.report import describe_error, fail, ok
 
 
 def check_reference(c: Candidate) -> StageResult:
-    """Solvable on (nearly) every seed: the reference succeeds (games: finishes) on at least
-    ``reference_min_success`` of the seeds; the failing seeds are named."""
+    """Solvable on (nearly) every seed: the reference succeeds (games: finishes, never making a move the game
+    refuses) on at least ``reference_min_success`` of the seeds; the failing seeds are named."""
     assert c.manifest is not None
     done = {e.seed for e in c.reference_episodes}
     seeds = c.config.seeds if c.manifest.players == 1 else c.config.seeds[: c.config.seat_games]
@@ -36,6 +36,9 @@ def check_reference(c: Candidate) -> StageResult:
     if errors:
         observed, causes, fix = describe_error(errors[0].error)
         return fail("reference", f"seed {errors[0].seed}: {observed}", causes, fix)
+    refused = _refused_move(c) if c.manifest.players > 1 else None
+    if refused is not None:
+        return refused
     if c.manifest.players == 1:
         failed = [e.seed for e in c.reference_episodes if not e.success]
         what = "solves"
@@ -63,6 +66,21 @@ def check_reference(c: Candidate) -> StageResult:
     note = f"; fails on seed(s) {', '.join(map(str, failed))}" if failed else ""
     return ok("reference", f"the reference solution {what} {n - len(failed)} of {n} seeds{note}", rate=rate,
               failing_seeds=failed)
+
+
+def _refused_move(c: Candidate) -> StageResult | None:
+    """Games: the reference, playing every seat, never makes a move the game refuses (``format_error`` set or
+    ``action_is_valid`` False): a strategy that plays illegal moves forfeits or stalls instead of showing the game."""
+    for e in c.reference_episodes:
+        for i, info in enumerate(e.infos):
+            if info.get("format_error") is not None or info.get("action_is_valid") is False:
+                return fail("reference", f"seed {e.seed}: the reference's move {e.actions[i][:60]!r} at turn {i + 1} "
+                            f"is refused by the game ({str(info.get('format_error') or 'action_is_valid is False')[:80]})",
+                            ["reference_action misses a case of the strategy (a move off the board, a count larger "
+                             "than the heap)", "the game's legality check rejects legal moves"],
+                            ["make reference_action return one of the legal moves in every position (the moves "
+                             "info['legal_moves'] lists, if it lists them)"], seed=e.seed, turn=i + 1)
+    return None
 
 
 def _answer_not_determined(c: Candidate) -> StageResult | None:

@@ -43,6 +43,8 @@ from spade_core.validation.report import StageResult, ValidationReport, Verdict,
 from spade_core.validation.reward_checks import check_reward_range
 from spade_core.validation.same_draws import RULE as SAME_DRAWS_RULE
 from spade_core.validation.same_draws import check_same_draws
+from spade_core.validation.seat_returns import RULE as SEAT_RETURNS_RULE
+from spade_core.validation.seat_returns import check_seat_returns
 from spade_core.validation.shown_values import RULE as SHOWN_VALUES_RULE
 from spade_core.validation.shown_values import check_shown_values
 from spade_core.validation.stage_clock import StageBudgetSpent, StageClock
@@ -155,7 +157,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
-               "them); single-turn: the same observation always has the same answer"),
+               "them with legal moves); single-turn: the same observation always has the same answer"),
     Stage("invariance", check_invariance, off_driver=True, runs_code=True, budget_s=60.0, rejects_as=Status.TRIVIAL,
           needs=("reference",), reads=_PLAYS, rule=invariance_rule(_LIMITS.invariance_min_share), answer_kinds=VALUE_ANSWERS),
     Stage("public_info", check_public_info, off_driver=True, runs_code=True, budget_s=60.0,
@@ -190,6 +192,8 @@ STAGES: tuple[Stage, ...] = (
           needs=("reference",), reads=_PLAYS, rule=SHOWN_VALUES_RULE, answer_kinds=VALUE_ANSWERS),
     Stage("stalling", check_stalling, off_driver=True, runs_code=True, budget_s=30.0, needs=("reference",),
           reads=_PLAYS, rule=STALLING_RULE),
+    Stage("seat_returns", check_seat_returns, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=SEAT_RETURNS_RULE),
     Stage("out_of_rules", check_out_of_rules, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, answer_kinds=("label",)),
     Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,

@@ -5,11 +5,14 @@ oracle tells a mutant that hands out the answer from one that changes nothing ob
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from spade_core.mutation.operators import OPERATORS, mutants, parse_module
-from spade_core.mutation.oracle import behaviour, judge
+from spade_core.mutation.operators import OPERATORS, each_mutant, mutants, parse_module
+from spade_core.mutation.oracle import behaviour, judge, nudge
 from spade_core.validation.pipeline import sandbox_handles
 
 FIXTURE = '''
@@ -104,3 +107,47 @@ def test_oracle_keeps_a_worse_mutant_and_drops_an_equivalent_one() -> None:
     (same,) = [m for m in mutants(FIXTURE, "widen_comparison") if "if guess <= self.secret:" in m.source]
     equivalent = judge(original, behaviour(same.source, sandbox_handles, seeds=seeds))
     assert not equivalent.worse, equivalent.reasons
+
+
+SHAPES = Path(__file__).parents[1] / "standard_shapes"
+
+
+def test_a_tolerance_built_by_a_call_is_a_site() -> None:
+    source = "from fractions import Fraction\n" + FIXTURE.replace(
+        "class TargetGuess:", "TOLERANCE = Fraction(1, 1000)\n\n\nclass TargetGuess:")
+    (made,) = [m for m in mutants(source, "multiply_tolerance") if "Fraction" in m.what]
+    assert "TOLERANCE = Fraction(1, 1000) * 100" in made.source
+
+
+def test_each_mutant_is_lazy_and_in_the_sampled_order() -> None:
+    every = mutants(FIXTURE, "drop_condition", label="x")
+    assert len(every) > 3
+    assert mutants(FIXTURE, "drop_condition", sites=3, label="x") == every[:3]
+    assert next(each_mutant(FIXTURE, "drop_condition", label="x")) == every[0]
+
+
+@given(st.integers(-10**6, 10**6), st.sampled_from([1, -1]))
+def test_nudge_moves_every_number_one_step(value: int, direction: int) -> None:
+    assert nudge(f"\\boxed{{{value}}}", direction) == f"\\boxed{{{value + direction}}}"
+    moved = float(nudge(f"\\boxed{{{value / 8:.3f}}}", direction)[7:-1])
+    assert moved != value / 8 and (moved - value / 8) * direction > 0
+
+
+def test_nudge_in_the_last_place_moves_a_decimal_by_its_last_digit_and_an_integer_by_a_fraction() -> None:
+    assert nudge("\\boxed{12.34}", 1, last_place=True) == "\\boxed{12.35}"
+    assert nudge("\\boxed{0.5} and 7", -1, last_place=True) == "\\boxed{0.4} and 6.7"
+
+
+def test_nudge_leaves_names_and_subtraction_signs_alone() -> None:
+    assert nudge("def f(x2):\n    return range(1, n-1)", 1) == "def f(x2):\n    return range(2, n-2)"
+    assert nudge("take -3", 1) == "take -2" and nudge("pass", 1) == "pass"
+
+
+def test_the_near_miss_probe_keeps_a_multiplied_tolerance() -> None:
+    source = (SHAPES / "pendulum_tolerance.py").read_text()
+    seeds = (0, 1, 2, 3)
+    original = behaviour(source, sandbox_handles, seeds=seeds)
+    assert original.successes["reference off by +1"] == 0  # 2% off is outside the stated 0.01 s
+    (wide,) = mutants(source, "multiply_tolerance")
+    worse = judge(original, behaviour(wide.source, sandbox_handles, seeds=seeds))
+    assert worse.worse and any(r.startswith("reference off by") for r in worse.reasons), worse.reasons
