@@ -51,7 +51,7 @@ AGENT_HINT_PLACEMENT = "user"
 """The runner's ``hint_placement`` in the small world (the format pass builds its prompts the same way)."""
 
 
-FORMAT_STEPS = {FAMILY: 1800, CHAIN_FAMILY: 1800}
+FORMAT_STEPS = {FAMILY: 1800, CHAIN_FAMILY: 5400}
 """Format-pass steps per family: enough for the policy to pass :mod:`spade_core.smallworld.format_check`."""
 
 
