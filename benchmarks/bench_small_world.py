@@ -82,16 +82,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-seeds", type=int, default=None, help="held-out seeds per relay design")
     parser.add_argument("--candidates", action="store_true",
                         help="also the other defences: learnability gate with claw-back, regret blended with learnability")
-    parser.add_argument("--plot", default=str(ROOT / "docs" / "small_world.png"))
+    parser.add_argument("--plot", default=None, help="default: docs/small_world.png (Relay), "
+                        "docs/small_world_chain.png (Chain)")
     parser.add_argument("--json", default=None, help="write every run's iteration records here")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--policy", default=None, help="a policy folder build_policy wrote (default: build one)")
+    parser.add_argument("--pretrain-steps", type=int, default=None,
+                        help="format-pass steps when building the policy (default: PretrainConfig's for the family)")
+    parser.add_argument("--unfit-ok", action="store_true",
+                        help="play even if the policy fails the format check (its runs then measure nothing)")
     add_save_option(parser)
     args = parser.parse_args(argv)
+    if args.plot is None:
+        args.plot = str(ROOT / "docs" / ("small_world_chain.png" if args.family == "chain" else "small_world.png"))
 
     import torch
 
-    from spade_core.smallworld.policy import build_policy
+    from spade_core.smallworld.format_check import check_format
+    from spade_core.smallworld.policy import PretrainConfig, build_policy
     from spade_core.smallworld.summary import format_table, format_token_table, plot, table, token_table
     from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world, validate_family
 
@@ -125,8 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="spade-small-world-") as tmp:
         t0 = time.perf_counter()
         policy = (Path(args.policy) if args.policy else
-                  build_policy(Path(tmp) / "policy", seed=0, family=args.family))
+                  build_policy(Path(tmp) / "policy", seed=0, family=args.family,
+                               pretrain=PretrainConfig.for_family(args.family, steps=args.pretrain_steps)))
         print(f"policy ready in {time.perf_counter() - t0:.0f} s", flush=True)
+        fitness = check_format(policy, args.family)
+        print(fitness.line(), flush=True)
+        if not fitness.fit and not args.unfit_ok:
+            print("error: a policy that cannot answer in its family's shapes gives no design any signal, so every "
+                  "arm would stay at zero; build it with more format steps (--pretrain-steps) or pass --unfit-ok",
+                  file=sys.stderr)
+            return 2
         t0 = time.perf_counter()
         validated = validate_family(args.family, Path(tmp) / "validated")
         print(f"{len(validated.env_ids)} designs validated once in {time.perf_counter() - t0:.0f} s", flush=True)

@@ -51,14 +51,23 @@ AGENT_HINT_PLACEMENT = "user"
 """The runner's ``hint_placement`` in the small world (the format pass builds its prompts the same way)."""
 
 
+FORMAT_STEPS = {FAMILY: 1800, CHAIN_FAMILY: 5400}
+"""Format-pass steps per family: enough for the policy to pass :mod:`spade_core.smallworld.format_check`."""
+
+
 @dataclass(frozen=True)
 class PretrainConfig:
     """The format pass: ``steps`` optimiser steps on ``batch_size`` examples each."""
 
-    steps: int = 1800
+    steps: int = FORMAT_STEPS[FAMILY]
     batch_size: int = 32
     learning_rate: float = 3e-3
     seed: int = 0
+
+    @classmethod
+    def for_family(cls, family: str, *, steps: int | None = None, seed: int = 0) -> PretrainConfig:
+        """The family's format pass (``steps``: another length, e.g. to measure what a shorter one teaches)."""
+        return cls(steps=FORMAT_STEPS[family] if steps is None else steps, seed=seed)
 
 
 def designer_messages(family: str = FAMILY) -> list[dict[str, str]]:
@@ -249,7 +258,7 @@ def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConf
     base = build_tiny_model(path / "base", seed=seed, vocab_size=384, text=tokenizer_text(family))
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
-    pretrain_formats(model, tokenizer, pretrain or PretrainConfig(seed=seed), family)
+    pretrain_formats(model, tokenizer, pretrain or PretrainConfig.for_family(family, seed=seed), family)
     tmp = path / "pretrained.tmp"
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)

@@ -1,0 +1,90 @@
+"""Does a small-world policy know the formats its format pass was meant to teach? Measured before any run.
+
+A run on a policy that cannot answer in the stated shape measures nothing about a curriculum: no design gives any
+signal, and every arm stays at zero. This check samples the policy (temperature 1, as the world samples it) on the
+shapes of its family and reports, per shape, the share of replies that are right *in form*: a repeat copies its
+letter; a relay of depth d answers d + 1 letters ending with its letter; a hinted relay's d-th letter lies in the
+third the hint names. None of these needs the secret chain: they are what any instruction-following model does.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from spade_core.smallworld.family import CHAIN_FAMILY, DEPTHS, LETTERS, THIRDS
+from spade_core.smallworld.policy import agent_prompt_ids
+
+FORMAT_FLOOR = 0.9
+"""The least share of well-formed replies per shape for a policy to be fit to measure a curriculum with."""
+
+
+@dataclass(frozen=True)
+class FormatReport:
+    """Share of well-formed replies per shape (e.g. ``relay depth 2 hinted link``), and the floor they are held to."""
+
+    shares: dict[str, float]
+    samples: int
+    floor: float = FORMAT_FLOOR
+
+    @property
+    def failing(self) -> dict[str, float]:
+        return {shape: share for shape, share in self.shares.items() if share < self.floor}
+
+    @property
+    def fit(self) -> bool:
+        return not self.failing
+
+    def line(self) -> str:
+        shown = ", ".join(f"{shape} {share:.2f}" for shape, share in self.shares.items())
+        verdict = "fit" if self.fit else f"NOT fit (below {self.floor:.2f}: {', '.join(self.failing)})"
+        return f"format check, {self.samples} samples per shape: {shown} -> {verdict}"
+
+
+def _relay_form(reply: str, depth: int, letter: str) -> bool:
+    words = reply.split()
+    return len(words) == depth + 1 and words[-1] == letter and all(w in LETTERS and len(w) == 1 for w in words)
+
+
+def _in_third(reply: str, depth: int, third: int) -> bool:
+    words = reply.split()
+    return len(words) == depth + 1 and words[depth - 1] in LETTERS[4 * third:4 * third + 4]
+
+
+def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed: int = 0) -> FormatReport:
+    """Sample ``samples`` replies per shape from the policy saved at ``policy_dir`` and score their form."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(policy_dir)
+    model = AutoModelForCausalLM.from_pretrained(policy_dir, dtype=torch.float32).eval()
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+
+    def replies(observation: str, hint: str | None) -> list[str]:
+        ids = torch.tensor([agent_prompt_ids(tokenizer, observation, hint)] * samples)
+        with torch.inference_mode():
+            out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=1.0,
+                                 top_p=1.0, top_k=0, max_new_tokens=12, pad_token_id=tokenizer.pad_token_id)
+        return [tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True).strip() for row in out]
+
+    shares: dict[str, float] = {}
+    letter = rng.choice(LETTERS)
+    shares["repeat copy"] = _share(replies(f"repeat 1 {letter}" if family != CHAIN_FAMILY else f"repeat 1 1 {letter}",
+                                           None), lambda r: r == letter)
+    depths = range(1, DEPTHS + 1) if family == CHAIN_FAMILY else range(1, 2)
+    for depth in depths:
+        letter, third = rng.choice(LETTERS), rng.randrange(len(THIRDS))
+        observation = f"relay 1 {depth} {letter}" if family == CHAIN_FAMILY else f"relay 1 {letter}"
+        shares[f"relay depth {depth} form"] = _share(replies(observation, None),
+                                                     lambda r, d=depth, x=letter: _relay_form(r, d, x))
+        hinted = replies(observation, f"in the {THIRDS[third]} third")
+        shares[f"relay depth {depth} hinted form"] = _share(hinted, lambda r, d=depth, x=letter: _relay_form(r, d, x))
+        shares[f"relay depth {depth} hinted link"] = _share(hinted, lambda r, d=depth, t=third: _in_third(r, d, t))
+    return FormatReport(shares=shares, samples=samples)
+
+
+def _share(replies: list[str], good: Callable[[str], bool]) -> float:
+    return sum(1 for reply in replies if good(reply)) / len(replies)
