@@ -148,7 +148,8 @@ def test_a_run_hands_every_section_value_on_to_its_component(tmp_path: Path) -> 
     """Every user knob of a component reaches it: set each to a non-default value and read it back from the
     component config the run builds (nothing is copied field by field, so nothing can be left behind)."""
     config = load_config(SelfPlayConfig, None, [
-        "seed=7", "model.max_batch_size=5", "model.kv_cache_mb=64", "agent.seeds_per_env=4", "agent.max_new_tokens=9", "agent.temperature=0.5",
+        "seed=7", "model.max_batch_size=5", "model.kv_cache_mb=64", "model.decode_threads=2",
+        "agent.seeds_per_env=4", "agent.max_new_tokens=9", "agent.temperature=0.5",
         "agent.max_context_tokens=300", "agent.hint_placement=system", "agent.hint_every_turn=false",
         "regret.objective=target", "regret.target_success=0.3", "regret.z=2.0", "train.micro_batch_size=3",
         "train.kl_coef=0.1", "train.max_completion_tokens=64", "designer.top_p=0.5", "designer.neighbours=1"])
@@ -159,9 +160,10 @@ def test_a_run_hands_every_section_value_on_to_its_component(tmp_path: Path) -> 
     assert (rollout.max_context_tokens, rollout.hint_placement, rollout.hint_every_turn) == (300, "system", False)
     shared = derive(SharedTrainSettings, config.train, seed=config.seed,
                     generator_max_batch_size=config.model.max_batch_size,
-                    generator_kv_cache_mb=config.model.kv_cache_mb, run_dir=str(tmp_path))
+                    generator_kv_cache_mb=config.model.kv_cache_mb,
+                    generator_decode_threads=config.model.decode_threads, run_dir=str(tmp_path))
     assert (shared.micro_batch_size, shared.kl_coef, shared.max_completion_tokens) == (3, 0.1, 64)
-    assert shared.generator_kv_cache_mb == 64
+    assert (shared.generator_kv_cache_mb, shared.generator_decode_threads) == (64, 2)
     design = derive(DesignConfig, config.designer, domain="math", seed=1)
     assert design.top_p == 0.5 and design.neighbours == 1
     for built, section in [(regret, config.regret), (rollout, config.agent), (shared, config.train),

@@ -54,7 +54,8 @@ class GeneratorHost:
             from spade_core.models.hf_generator import HFGenerator
 
             device = "cuda" if torch.cuda.is_available() else "cpu"
-            self.engine = HFGenerator.from_pretrained(model_dir, device=device, max_batch_size=max_batch_size)
+            self.engine = HFGenerator.from_pretrained(model_dir, device=device, max_batch_size=max_batch_size,
+                                                      **options)
 
     def location(self) -> dict[str, Any]:
         """Where this actor runs (node, host, pid) and what it samples with."""
@@ -162,7 +163,7 @@ class RayGeneratorPool:
 
     # -- internals ----------------------------------------------------------------------------------------------
     def _new_actor(self, index: int) -> Any:
-        options = {"seed": engine_seed(self._seed, index)} | self._options if self.kind == "vllm" else {}
+        options = {"seed": engine_seed(self._seed, index)} | self._options if self.kind == "vllm" else self._options
         return _GeneratorActor.options(**self._actor_options).remote(
             self.model_dir, self.kind, options, self._max_batch_size, self._threads)
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, get_args
 from spade_core.designer.loop import DesignKnobs
 from spade_core.errors import PluginError
 from spade_core.heap import TRAINING_ARENAS, TRAINING_MMAP_THRESHOLD_MB
-from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, SamplingParams
+from spade_core.models.base import DEFAULT_DECODE_THREADS, DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE, SamplingParams
 from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.plugins.backends import find_trainer_backend_spec
 from spade_core.plugins.domains import default_domains, loaded_domains
@@ -67,6 +67,9 @@ class ModelSection:
     # MiB of keys and values a local (transformers) generator keeps between calls, so an episode's next turn prefills
     # only its new tokens (spade_core.models.kv_sessions); least recently used dropped past it; 0: keep none
     kv_cache_mb: float = DEFAULT_KV_CACHE_MB
+    # intra-op CPU threads of a local generator's decode steps (prefill keeps torch_threads); on shared cores one
+    # thread is faster, since a decode step is many small ops and each waits on a barrier; 0: torch_threads
+    decode_threads: int = DEFAULT_DECODE_THREADS
     # who samples: "hf" the trainer's own module; "vllm" a colocated vLLM engine (GPU, `gpu` extra); "hf_engine" a
     # separate transformers copy of the policy. The last two get every update pushed and verified (needed with FSDP).
     generator: Generator = "hf"
@@ -205,7 +208,8 @@ class SelfPlayConfig:
         "regret.k": "agent.seeds_per_env", "agent.sampling": "agent.max_new_tokens and agent.temperature",
         "agent.seed": "seed", "designer.domain": "designer.domains", "designer.seed": "seed", "train.seed": "seed",
         "train.run_dir": "run_dir", "train.generator_max_batch_size": "model.max_batch_size",
-        "train.generator_kv_cache_mb": "model.kv_cache_mb", "validation.seeds": "designer.validation_seeds",
+        "train.generator_kv_cache_mb": "model.kv_cache_mb",
+        "train.generator_decode_threads": "model.decode_threads", "validation.seeds": "designer.validation_seeds",
         "validation.baseline_episodes": "designer.validation_seeds",
     }
 

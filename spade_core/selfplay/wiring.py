@@ -161,7 +161,8 @@ def trainer_settings(config: SelfPlayConfig, run_dir: Path, spec: Any) -> dict[s
     ``train.backend_options``."""
     shared = derive(SharedTrainSettings, config.train, seed=config.seed,
                     generator_max_batch_size=config.model.max_batch_size,
-                    generator_kv_cache_mb=config.model.kv_cache_mb, run_dir=str(run_dir))
+                    generator_kv_cache_mb=config.model.kv_cache_mb,
+                    generator_decode_threads=config.model.decode_threads, run_dir=str(run_dir))
     return spec.settings_from(shared) | dict(config.train.backend_options)
 
 
@@ -179,7 +180,8 @@ def build_generator(config: SelfPlayConfig, model_dir: Path, *, data_parallel: A
 
         return HFGenerator.from_pretrained(model_dir, device="cuda" if cuda_available() else "cpu",
                                            max_batch_size=config.model.max_batch_size,
-                                           kv_cache_mb=config.model.kv_cache_mb)
+                                           kv_cache_mb=config.model.kv_cache_mb,
+                                           decode_threads=config.model.decode_threads)
     if kind == "vllm":
         from spade_core.models.vllm_backend import VLLMBackend
 
@@ -196,8 +198,10 @@ def ray_generators(config: SelfPlayConfig, model_dir: Path, kind: str, *, data_p
                           "(spade selfplay --ray, or ray.enabled=true)")
     if data_parallel is not None:
         raise ConfigError("ray.generator_actors and a torchrun/accelerate launch both spread generation; use one")
+    options = dict(config.model.vllm) if kind == "vllm" else {"kv_cache_mb": config.model.kv_cache_mb,
+                                                               "decode_threads": config.model.decode_threads}
     return scale.start_generators(
-        str(model_dir), kind="vllm" if kind == "vllm" else "hf", options=dict(config.model.vllm),
+        str(model_dir), kind="vllm" if kind == "vllm" else "hf", options=options,
         max_batch_size=config.model.max_batch_size, seed=config.seed)
 
 

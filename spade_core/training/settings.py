@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from spade_core.models.base import DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE
+from spade_core.models.base import DEFAULT_DECODE_THREADS, DEFAULT_KV_CACHE_MB, MAX_BATCH_SIZE
 from spade_core.training.backend import reject_unknown_settings
 from spade_core.training.errors import TrainingConfigError
 from spade_core.typed_config import require
@@ -97,6 +97,7 @@ class SharedTrainSettings(TrainKnobs):
     seed: int = 0  # self-play: the run's seed
     generator_max_batch_size: int = MAX_BATCH_SIZE  # self-play: model.max_batch_size
     generator_kv_cache_mb: float = DEFAULT_KV_CACHE_MB  # self-play: model.kv_cache_mb
+    generator_decode_threads: int = DEFAULT_DECODE_THREADS  # self-play: model.decode_threads
     run_dir: str = ""  # the run directory: a backend keeps files of its own in a subfolder of it
 
     def lora(self) -> dict[str, int] | None:
@@ -119,6 +120,7 @@ class GeneratorSettings:
 
     generator_max_batch_size: int = SharedTrainSettings.generator_max_batch_size
     generator_kv_cache_mb: float = SharedTrainSettings.generator_kv_cache_mb  # kept keys/values of the generator
+    generator_decode_threads: int = SharedTrainSettings.generator_decode_threads  # its decode steps' CPU threads
     sync_probe_sequences: int = DEFAULT_PROBE_SEQUENCES  # with a separate generator: see weight_sync
     sync_tolerance: float = DEFAULT_TOLERANCE
     push_chunk_mb: float = DEFAULT_PUSH_CHUNK_MB  # a push to a separate generator goes in pieces of this size
@@ -126,6 +128,8 @@ class GeneratorSettings:
     def __post_init__(self) -> None:
         checks = [(self.generator_max_batch_size >= 1, "generator_max_batch_size must be >= 1"),
                   (self.generator_kv_cache_mb >= 0, "generator_kv_cache_mb must be >= 0 (0: keep none)"),
+                  (self.generator_decode_threads >= 0,
+                   "generator_decode_threads must be >= 0 (0: torch's own thread setting)"),
                   (self.sync_probe_sequences >= 1, "sync_probe_sequences must be >= 1"),
                   (self.sync_tolerance > 0, "sync_tolerance must be > 0"), (self.push_chunk_mb > 0, "push_chunk_mb must be > 0")]
         for ok, message in checks:

@@ -118,7 +118,8 @@ class ReferenceTrainer:
         self.optimizer = torch.optim.AdamW(self.parameters, lr=cfg.learning_rate, betas=tuple(cfg.betas),
                                            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
         self._own_generator = HFGenerator(model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
-                                          autocast_dtype=self.autocast_dtype, kv_cache_mb=cfg.generator_kv_cache_mb)
+                                          autocast_dtype=self.autocast_dtype, kv_cache_mb=cfg.generator_kv_cache_mb,
+                                          decode_threads=cfg.generator_decode_threads)
         self._generator = generator if generator is not None else self._own_generator
         pad = tokenizer.pad_token_id
         self.pad_token_id = int(pad if pad is not None else self._own_generator.pad_token_id)

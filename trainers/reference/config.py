@@ -98,4 +98,5 @@ def from_shared(shared: SharedTrainSettings) -> dict[str, Any]:
         "max_completion_tokens": shared.max_completion_tokens, "lora": shared.lora(),
         "generator_max_batch_size": shared.generator_max_batch_size,
         "generator_kv_cache_mb": shared.generator_kv_cache_mb,
+        "generator_decode_threads": shared.generator_decode_threads,
     } | shared.checkpointing()

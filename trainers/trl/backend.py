@@ -135,7 +135,8 @@ class TRLTrainer:
         self._external = generator is not None  # a separate engine (e.g. SPADE's colocated VLLMBackend)
         autocast = torch.bfloat16 if args.bf16 else None
         self._scorer = HFGenerator(self.model, tokenizer, max_batch_size=cfg.generator_max_batch_size,
-                                   autocast_dtype=autocast, kv_cache_mb=cfg.generator_kv_cache_mb)  # the trainer's own view, for weight-push checks
+                                   autocast_dtype=autocast, kv_cache_mb=cfg.generator_kv_cache_mb,
+                                   decode_threads=cfg.generator_decode_threads)  # also the trainer's view for weight-push checks
         if generator is not None:
             self._generator: ModelBackend = generator
         elif cfg.use_vllm:

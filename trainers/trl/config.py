@@ -216,6 +216,7 @@ def from_shared(shared: SharedTrainSettings) -> dict[str, Any]:
         "lora": shared.lora(), "beta": shared.kl_coef, "per_device_train_batch_size": shared.micro_batch_size,
         "max_completion_length": shared.max_completion_tokens,
         "generator_max_batch_size": shared.generator_max_batch_size,
-        "generator_kv_cache_mb": shared.generator_kv_cache_mb, "output_dir": str(Path(shared.run_dir) / "trl"),
+        "generator_kv_cache_mb": shared.generator_kv_cache_mb,
+        "generator_decode_threads": shared.generator_decode_threads, "output_dir": str(Path(shared.run_dir) / "trl"),
         "num_generations": 2, "steps_per_generation": 2,
     } | shared.checkpointing()
