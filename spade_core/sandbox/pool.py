@@ -4,7 +4,9 @@
   workers are kept ready so making an environment costs a compile plus an instantiation, not a process start.
 - A worker hosts instances of exactly one code record (keyed by the source's hash), up to
   ``instances_per_worker`` of them; code from different records never shares a worker, because code that escaped
-  the policy could otherwise tamper with another record's instances. Emptied workers linger (up to
+  the policy could otherwise tamper with another record's instances. Variants of one record that differ only in
+  what the host changed (``family``: the grounding stage's copies with the document's literals perturbed) may
+  share one: they are the same author's code, so none can reach anything another could not. Emptied workers linger (up to
   ``max_idle_group_workers``) for their code and are evicted first when the pool is full. When no worker is empty,
   the least recently used worker whose instances are between calls is evicted (calls hold the pool's lock, so that
   is every worker but those of a batch being sent): its instances are rebuilt by replay at their next call, so an
@@ -32,7 +34,6 @@ import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 from spade_core.errors import (
@@ -53,6 +54,7 @@ from spade_core.sandbox.budgets import (
     split_batch_time,
 )
 from spade_core.sandbox.channel import METHOD_NAMES, ChannelError, Worker, error_from_reply
+from spade_core.sandbox.instances import Instance, LoadResult, PlacedCode
 from spade_core.sandbox.limits import SandboxLimits
 from spade_core.sandbox.workers import WorkerLifecycle
 
@@ -66,44 +68,6 @@ MAX_SUB_REQUESTS = 256
 def register_sub_handler(op: str, handler: SubHandler) -> None:
     """Let workers ask the host for ``op`` during a call (``codeexec`` registers ``"code"``)."""
     _SUB_HANDLERS[op] = handler
-
-
-
-@dataclass
-class _Code:
-    key: str
-    source: str
-    module: str
-    env_id: str | None
-    workers: list[Worker] = field(default_factory=list)
-
-
-@dataclass
-class _Inst:
-    iid: int
-    code: _Code
-    knobs: dict[str, Any]
-    env_id: str | None
-    worker: Worker | None = None
-    broken: SandboxError | None = None
-    log: list[tuple[str, Any, bool]] = field(default_factory=list)
-    last_value: Any = None
-    episode_time: float = 0.0
-    closed: bool = False
-    budget: TimeBudget | None = None
-
-
-@dataclass(frozen=True)
-class LoadResult:
-    """What loading designer code in the sandbox produced: the raw ``ENV_SPEC`` and class name, or the error."""
-
-    spec: Any
-    class_name: str | None
-    error: SpadeError | None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 
@@ -125,8 +89,9 @@ class WorkerPool(WorkerLifecycle):
                          instances_per_worker=instances_per_worker, prestart=prestart, allowlist=allowlist)
         self.max_idle_group_workers = max_idle_group_workers
         self.grace_s = max(0.5, 0.25 * self.limits.call_timeout_s)
-        self._codes: dict[str, _Code] = {}
-        self._insts: dict[int, _Inst] = {}
+        self._codes: dict[tuple[str, str], PlacedCode] = {}
+        self._groups: dict[str, list[Worker]] = {}
+        self._insts: dict[int, Instance] = {}
         self._iids = itertools.count(1)
         self.replays = 0
         self._allowance: ReplyAllowance | None = None
@@ -136,10 +101,11 @@ class WorkerPool(WorkerLifecycle):
         self._can_raise_cpu_hard = oslayers.has_capability(oslayers.CAP_SYS_RESOURCE)
 
     def _ungroup(self, worker: Worker) -> None:
-        if worker.group is not None:
-            code = self._codes.get(worker.group)
-            if code is not None and worker in code.workers:
-                code.workers.remove(worker)
+        members = self._groups.get(worker.group) if worker.group is not None else None
+        if members is not None and worker in members:
+            members.remove(worker)
+            if not members:
+                del self._groups[worker.group]
 
     def _orphan_instances(self, worker: Worker) -> None:
         for iid in worker.instances:
@@ -166,23 +132,25 @@ class WorkerPool(WorkerLifecycle):
             inst.closed = True
 
     # -- placement -----------------------------------------------------------------------------------------
-    def _code(self, source: str, module: str, env_id: str | None) -> _Code:
+    def _code(self, source: str, module: str, env_id: str | None, family: str | None = None) -> PlacedCode:
         key = hashlib.sha256(f"{module}\0{source}".encode("utf-8", "surrogatepass")).hexdigest()
-        code = self._codes.get(key)
+        group = key if family is None else f"family\0{family}"  # never a code's key (no NUL in a hex digest)
+        code = self._codes.get((key, group))
         if code is None:
-            code = self._codes[key] = _Code(key, source, module, env_id)
+            code = self._codes[key, group] = PlacedCode(key, source, module, env_id, group)
         return code
 
-    def _worker_for(self, code: _Code) -> Worker:
-        live = [w for w in code.workers if not w.dead and len(w.instances) < self.instances_per_worker]
+    def _worker_for(self, code: PlacedCode) -> Worker:
+        members = self._groups.setdefault(code.group, [])
+        live = [w for w in members if not w.dead and len(w.instances) < self.instances_per_worker]
         if live:
             return min(live, key=lambda w: len(w.instances))
         worker = self._take_worker()
-        worker.group = code.key
-        code.workers.append(worker)
+        worker.group = code.group
+        members.append(worker)
         return worker
 
-    def _request(self, worker: Worker, message: dict[str, Any], timeout: float, what: str, inst: _Inst | None,
+    def _request(self, worker: Worker, message: dict[str, Any], timeout: float, what: str, inst: Instance | None,
                  max_bytes: int | None = None, budget: TimeBudget | None = None) -> Any:
         """One request/reply, its time charged to ``budget`` (if any); channel failures kill the worker and raise
         the typed error."""
@@ -246,7 +214,7 @@ class WorkerPool(WorkerLifecycle):
     def _arm_cpu(self, worker: Worker, budget_s: float) -> None:
         self._can_raise_cpu_hard = arm_cpu(worker, budget_s, self.limits, self._can_raise_cpu_hard)
 
-    def _budget_spent(self, worker: Worker, budget: TimeBudget, inst: _Inst | None) -> SandboxTimeout:
+    def _budget_spent(self, worker: Worker, budget: TimeBudget, inst: Instance | None) -> SandboxTimeout:
         self._lose_worker(worker, "time budget spent")
         budget.exhaust()
         error = budget.error(inst.env_id if inst else None)
@@ -256,7 +224,7 @@ class WorkerPool(WorkerLifecycle):
         return error
 
     def _channel_failure(self, worker: Worker, exc: ChannelError, what: str, timeout: float,
-                         inst: _Inst | None) -> SandboxError:
+                         inst: Instance | None) -> SandboxError:
         env_id = inst.env_id if inst else None
         method = METHOD_NAMES.get(what, what)
         if exc.kind == "timeout":
@@ -290,7 +258,7 @@ class WorkerPool(WorkerLifecycle):
             inst.broken = error
         return error
 
-    def _error_from_reply(self, err: dict[str, Any], what: str, inst: _Inst | None,
+    def _error_from_reply(self, err: dict[str, Any], what: str, inst: Instance | None,
                           env_id: str | None) -> SpadeError:
         error = error_from_reply(err, what, env_id)
         if inst is not None and err.get("cause") in ("timeout", "memory", "policy"):
@@ -320,12 +288,13 @@ class WorkerPool(WorkerLifecycle):
             return LoadResult(value.get("spec"), value.get("cls"), None)
 
     def create(self, source: str, *, env_id: str | None = None, knobs: Mapping[str, Any] | None = None,
-               module: str = "env", budget: TimeBudget | None = None) -> _Inst:
+               module: str = "env", budget: TimeBudget | None = None, family: str | None = None) -> Instance:
         """Place a new environment instance (``cls(**knobs)``) on a worker for its code; the time of its every call
-        (replays included) is charged to ``budget`` (if any)."""
+        (replays included) is charged to ``budget`` (if any). Codes created with the same ``family`` (variants of
+        one record, see the module docstring) may share workers; without one a code has workers of its own."""
         with self._lock:
-            code = self._code(source, module, env_id)
-            inst = _Inst(next(self._iids), code, dict(knobs or {}), env_id, budget=budget)
+            code = self._code(source, module, env_id, family)
+            inst = Instance(next(self._iids), code, dict(knobs or {}), env_id, budget=budget)
             self._insts[inst.iid] = inst
             try:
                 self._place(inst)
@@ -334,7 +303,7 @@ class WorkerPool(WorkerLifecycle):
                 raise
             return inst
 
-    def _place(self, inst: _Inst) -> None:
+    def _place(self, inst: Instance) -> None:
         worker = self._worker_for(inst.code)
         message: dict[str, Any] = {"op": "new", "iid": inst.iid, "key": inst.code.key, "module": inst.code.module,
                                    "knobs": wire.to_wire(inst.knobs), "where": inst.env_id or "environment module"}
@@ -348,7 +317,7 @@ class WorkerPool(WorkerLifecycle):
         worker.instances.add(inst.iid)
         inst.worker = worker
 
-    def _restore(self, inst: _Inst) -> None:
+    def _restore(self, inst: Instance) -> None:
         """Rebuild an instance whose worker was lost, replaying its episode so far. The replay's time is charged
         to the episode (``episode_budget_s``), so a worker that keeps dying cannot make the host replay for free."""
         started = time.monotonic()
@@ -375,7 +344,7 @@ class WorkerPool(WorkerLifecycle):
             raise SandboxCrashed("replaying the episode after its worker was lost did not reproduce the last "
                                  "result; the environment is not deterministic", env_id=inst.env_id)
 
-    def _prepare(self, inst: _Inst, method: str) -> None:
+    def _prepare(self, inst: Instance, method: str) -> None:
         if inst.closed:
             raise SandboxCrashed("this sandboxed environment was closed", env_id=inst.env_id)
         if method == "reset":
@@ -396,7 +365,7 @@ class WorkerPool(WorkerLifecycle):
                 inst.broken = exc
                 raise type(exc)(f"lost with its worker and could not be rebuilt: {exc}", env_id=inst.env_id) from None
 
-    def _detach(self, inst: _Inst) -> None:
+    def _detach(self, inst: Instance) -> None:
         worker = inst.worker
         inst.worker = None
         if worker is not None and not worker.dead:
@@ -415,7 +384,7 @@ class WorkerPool(WorkerLifecycle):
         if len(idle_groups) > self.max_idle_group_workers:
             self._retire(min(idle_groups, key=lambda w: w.last_used), "idle")
 
-    def _record(self, inst: _Inst, method: str, arg: Any, ok: bool, value: Any, seconds: float) -> None:
+    def _record(self, inst: Instance, method: str, arg: Any, ok: bool, value: Any, seconds: float) -> None:
         if method == "reset":
             inst.log = [(method, arg, ok)]
             inst.episode_time = 0.0
@@ -431,7 +400,7 @@ class WorkerPool(WorkerLifecycle):
                 env_id=inst.env_id)
             raise inst.broken
 
-    def call(self, inst: _Inst, method: str, arg: Any = None) -> Any:
+    def call(self, inst: Instance, method: str, arg: Any = None) -> Any:
         """Run ``reset``/``step``/``hint``/``ref`` on an instance; return its raw value or raise the typed error."""
         with self._lock:
             self._prepare(inst, method)
@@ -456,7 +425,7 @@ class WorkerPool(WorkerLifecycle):
                                             method, self.limits.call_timeout_s, inst) from None
             return value
 
-    def call_many(self, calls: Sequence[tuple[_Inst, str, Any]]) -> list[Any]:
+    def call_many(self, calls: Sequence[tuple[Instance, str, Any]]) -> list[Any]:
         """Run many calls with one message per worker; each result is the raw value or a ``SpadeError``."""
         with self._lock:
             outer = self._allowance
@@ -469,7 +438,7 @@ class WorkerPool(WorkerLifecycle):
                 self._allowance = outer
                 self._pinned = pinned
 
-    def _call_many(self, calls: Sequence[tuple[_Inst, str, Any]]) -> list[Any]:
+    def _call_many(self, calls: Sequence[tuple[Instance, str, Any]]) -> list[Any]:
         results: list[Any] = [None] * len(calls)
         by_worker: dict[tuple[int, int], tuple[TimeBudget | None, list[int]]] = {}
         for index, (inst, method, _) in enumerate(calls):
@@ -557,7 +526,7 @@ class WorkerPool(WorkerLifecycle):
                 self._lose_worker(worker, "malformed batch item")
         return results
 
-    def _retry_individually(self, calls: Sequence[tuple[_Inst, str, Any]], indices: list[int], results: list[Any],
+    def _retry_individually(self, calls: Sequence[tuple[Instance, str, Any]], indices: list[int], results: list[Any],
                             worker: Worker) -> None:
         """A batch message failed as a whole: lose the worker, then redo each call alone to find the culprit."""
         if not worker.dead:
@@ -576,7 +545,7 @@ class WorkerPool(WorkerLifecycle):
                 results[index] = exc
                 failures += 1
 
-    def destroy(self, inst: _Inst) -> None:
+    def destroy(self, inst: Instance) -> None:
         """Remove an instance from its worker (idempotent)."""
         with self._lock:
             if inst.closed:
@@ -605,7 +574,7 @@ class WorkerPool(WorkerLifecycle):
             self._retire(worker, "single use done")
 
     # -- introspection ---------------------------------------------------------------------------------------
-    def worker_pid(self, inst: _Inst) -> int | None:
+    def worker_pid(self, inst: Instance) -> int | None:
         return inst.worker.pid if inst.worker is not None and not inst.worker.dead else None
     def stats(self) -> dict[str, Any]:
         with self._lock:
