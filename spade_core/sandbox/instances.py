@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,8 @@ class Instance:
     episode_time: float = 0.0
     closed: bool = False
     budget: TimeBudget | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    """Held for each public operation on the instance (its calls and their log stay in order)."""
 
 
 @dataclass(frozen=True)

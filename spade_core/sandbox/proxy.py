@@ -62,10 +62,7 @@ class SandboxedInnerEnv:
     def __del__(self) -> None:
         inst = getattr(self, "_inst", None)
         if inst is not None and not inst.closed:
-            try:
-                self.close()
-            except Exception:  # never raise from a finaliser
-                pass
+            self.pool.drop(inst)  # no lock from a finaliser: destroyed at the pool's next operation
 
 
 def sandboxed_handle_factory(
