@@ -2,8 +2,10 @@
 
 Two layers: a static policy on RestrictedPython (:mod:`.policy`, :mod:`.guards`, :mod:`.wrappers`,
 :mod:`.allowlist`) and OS isolation in separate worker processes (:mod:`.limits`, :mod:`.oslayers`, :mod:`.launcher`,
-:mod:`.worker`), driven from the host by a pool (:mod:`.pool`: placement and calls, :mod:`.instances`: what it
-knows of each code and instance; :mod:`.workers`: the launcher and worker lifecycle; :mod:`.channel`: each worker's
+:mod:`.worker`), driven from the host by a pool (:mod:`.pool`: the pool's public face, built in layers:
+:mod:`.workers`: the launcher and worker lifecycle; :mod:`.exchange`: one request and its reply on a worker's
+channel; :mod:`.placement`: instances on their group's workers, calls one at a time, replay; :mod:`.batch`:
+``call_many``; :mod:`.instances`: what the pool knows of each code and instance; :mod:`.channel`: each worker's
 channel; :mod:`.budgets`: what calls may spend; :mod:`.shared_pool`: the process-wide pool; :mod:`.cleanup`:
 shutdown at exit) over a JSON-only channel (:mod:`.wire`). Agent code runs in its own agent workers
 (:mod:`.codeexec`); its test asserts are decided in the host (:mod:`.assertions`) on canonical plain data

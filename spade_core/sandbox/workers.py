@@ -1,9 +1,9 @@
 """The lifecycle of a pool's workers: one preloaded launcher process per pool (:mod:`.launcher`), the workers it
 starts, ``prestart`` of them kept idle and ready, eviction when the pool is full, and shutdown.
 
-:class:`WorkerLifecycle` is the base of :class:`~spade_core.sandbox.pool.WorkerPool`, which places instances on
-these workers; it says what losing a worker means for what it placed there (``_ungroup``, ``_orphan_instances``,
-``_close_instances``).
+:class:`WorkerLifecycle` is the lowest layer of :class:`~spade_core.sandbox.pool.WorkerPool` (then :mod:`.exchange`,
+:mod:`.placement`, which places instances on these workers, and :mod:`.batch`); it asks the layers above what losing
+a worker means for what they placed there (``_ungroup``, ``_orphan_instances``, ``_close_instances``).
 
 Locking: the pool's lock (``_lock``) covers bookkeeping only (the worker lists, placement, eviction, the launcher's
 control socket) and is never held across a call on a worker's channel; each worker's own ``lock`` is held for an
