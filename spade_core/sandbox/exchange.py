@@ -44,6 +44,8 @@ class WorkerLost(Exception):
 
 
 class ThreadBatch(threading.local):
+    """What this thread's batch (``call_many``) lets its exchanges spend; set by :mod:`.batch`."""
+
     allowance: ReplyAllowance | None = None
     """The reply budget of the ``call_many`` this thread is in (its retries and replays included)."""
 
