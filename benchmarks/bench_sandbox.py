@@ -10,12 +10,18 @@
                                                            # the fixed police of before (every worker walked
                                                            # every tick), both pools idle side by side
     python benchmarks/bench_sandbox.py --idle 20 --save idle   # --idle and --against save under a name of their own
+    python benchmarks/bench_sandbox.py --thrash [REF] --save thrash   # sessions on more codes than workers (eviction
+                                                       # thrash) beside a pool where nothing is evicted, and an
+                                                       # honest session's p99 beside a slow neighbour; with REF
+                                                       # also that git ref's pool, alternating in the same run
 
 Targets (issue 3): per-step overhead p50 <= 100 us; <= 15 us per env-step at 64 envs per message; make p50 <= 30 ms
 with a warm pool; <= 5 MB RSS per extra instance at 1,000 concurrent instances. Issue 15 (the hardened sandbox)
 keeps the step p50 and the 64-per-message figure within 1.2x of the figures before it (BEFORE_HARDENING, printed
 beside them; ``--against REF`` measures both implementations in one run, which is what counts on a loaded machine).
 Issue 34: an idle pool's launcher and workers together use under 0.5 % of a core (``--idle``, 60 s).
+Issue 36: a slow step on one worker does not hold up calls on another (``--thrash``: the honest session's p99 with a
+neighbour on another worker sending slow steps, this tree beside ``REF``), and eviction thrash is measured.
 Issue 35: every episode starts from a fresh module namespace and instance; the reset figure (a reset after a played
 step, in-process and sandboxed, and beside a git ref with ``--against``) is what that costs.
 """
@@ -416,6 +422,133 @@ def report_against(ref: str, medians: dict[str, tuple[float, float]]) -> dict[st
     return figures
 
 
+THRASH_CHILD = r"""
+import json, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from spade_core.sandbox import SandboxedInnerEnv, SandboxLimits, WorkerPool
+
+trivial = open(sys.argv[2]).read()
+sessions, small, seconds, slow_loops = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
+limits = SandboxLimits(call_timeout_s=30, load_timeout_s=30, episode_budget_s=1e6, cpu_s_per_call=30, memory_mb=256)
+SLOW = trivial.replace("        self.n += 1\n", "        self.n += 1\n        if action == 'slow':\n"
+                       f"            for _ in range({slow_loops}):\n                pass\n")
+
+
+def play(env, stop, latencies, pause):
+    while not stop.is_set():
+        env.reset(0, {})
+        for _ in range(10):
+            t = time.perf_counter()
+            env.step("a")
+            latencies.append(time.perf_counter() - t)
+            time.sleep(pause)
+
+
+def cycle(max_workers):
+    pool = WorkerPool(limits, prestart=0, max_workers=max_workers, max_idle_group_workers=0)
+    try:
+        envs = [SandboxedInnerEnv(trivial.replace("Trivial", f"Trivial{i}"), pool=pool) for i in range(sessions)]
+        stop, counts = threading.Event(), [[] for _ in envs]
+        threads = [threading.Thread(target=play, args=(env, stop, count, 0.0)) for env, count in zip(envs, counts)]
+        replays, evictions, started = pool.replays, pool.evictions, time.perf_counter()
+        for thread in threads:
+            thread.start()
+        time.sleep(seconds)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        steps = sum(len(c) for c in counts)
+        return {"steps_per_s": steps / (time.perf_counter() - started), "replays_per_step": (pool.replays - replays) / steps,
+                "evictions_per_step": (pool.evictions - evictions) / steps}
+    finally:
+        pool.shutdown()
+
+
+def neighbour():
+    pool = WorkerPool(limits, prestart=0, max_workers=4)
+    try:
+        slow, honest = SandboxedInnerEnv(SLOW.replace("Trivial", "Slow"), pool=pool), SandboxedInnerEnv(trivial, pool=pool)
+        slow.reset(0, {})
+        t = time.perf_counter()
+        slow.step("slow")
+        slow_s = time.perf_counter() - t
+        stop, latencies = threading.Event(), []
+
+        def hostile():
+            while not stop.is_set():
+                slow.step("slow")
+
+        noisy = threading.Thread(target=hostile)
+        noisy.start()
+        time.sleep(0.2)
+        until = time.perf_counter() + seconds
+        while time.perf_counter() < until:
+            honest.reset(0, {})
+            for _ in range(10):
+                t = time.perf_counter()
+                honest.step("a")
+                latencies.append(time.perf_counter() - t)
+                time.sleep(0.02)
+        stop.set()
+        noisy.join()
+        latencies.sort()
+        return {"honest_p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1e3, "slow_step_ms": slow_s * 1e3}
+    finally:
+        pool.shutdown()
+
+
+thrash, spread = cycle(small), cycle(sessions + 2)
+print(json.dumps({**{f"thrash_{k}": v for k, v in thrash.items()}, **{f"spread_{k}": v for k, v in spread.items()},
+                  **neighbour()}))
+"""
+THRASH_FIGURES = {"thrash_steps_per_s": (" steps/s", 0), "thrash_replays_per_step": ("", 3),
+                  "thrash_evictions_per_step": ("", 3), "spread_steps_per_s": (" steps/s", 0),
+                  "spread_replays_per_step": ("", 3), "honest_p99_ms": (" ms", 1), "slow_step_ms": (" ms", 0)}
+"""The figures ``--thrash`` prints, with their unit and decimals."""
+
+
+def _thrash_figures(root: Path, sessions: int, small: int, seconds: float, slow_loops: int) -> dict[str, float]:
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", THRASH_CHILD, str(root), str(ROOT / "tests" / "sandbox" / "envs" /
+                          "trivial_env.py"), str(sessions), str(small), str(seconds), str(slow_loops)],
+                         capture_output=True, text=True, check=True, timeout=600)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_thrash(ref: str | None, sessions: int, small: int, seconds: float, slow_loops: int) -> dict[str, Figure]:
+    """``sessions`` threads, each on its own code, cycle through 10-step episodes on a pool of ``small`` workers
+    (every call may evict) and on one of ``sessions + 2`` (nothing evicted); then an honest session's step p99 while
+    a neighbour on another worker sends slow steps. With ``ref``, the same in that git ref's tree, alternating."""
+    import shutil
+    import subprocess
+
+    trees = {"now": ROOT}
+    other = None
+    if ref:
+        other = Path(tempfile.mkdtemp(prefix="spade-bench-ref-")) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other), ref], check=True,
+                       capture_output=True)
+        trees["ref"] = other
+    try:
+        runs = {name: _thrash_figures(root, sessions, small, seconds, slow_loops) for name, root in trees.items()}
+    finally:
+        if other is not None:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], capture_output=True)
+            shutil.rmtree(other.parent, ignore_errors=True)
+    print(f"\n{sessions} sessions, each on its own code, 10-step episodes; {small} workers (thrash) vs "
+          f"{sessions + 2} (spread, nothing evicted); neighbour: an honest session beside slow steps on another worker")
+    figures: dict[str, Figure] = {}
+    for name, run in runs.items():
+        suffix = "" if name == "now" else "_ref"
+        label = "this tree" if name == "now" else (ref or "")[:12]
+        shown = [f"{key} {keep(figures, key + suffix, run[key], decimals, unit)}"
+                 for key, (unit, decimals) in THRASH_FIGURES.items()]
+        print(f"  {label:>12}: " + "; ".join(shown))
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sample counts")
@@ -425,11 +558,22 @@ def main() -> None:
     parser.add_argument("--idle", type=float, nargs="?", const=60.0, metavar="SECONDS",
                         help="only the idle-pool CPU figure (default 60 s)")
     parser.add_argument("--idle-workers", type=int, default=4, help="pre-started workers per pool for --idle")
+    parser.add_argument("--thrash", nargs="?", const="", metavar="REF",
+                        help="eviction thrash and a slow neighbour (beside git REF's pool when given)")
+    parser.add_argument("--sessions", type=int, default=12, help="sessions (own codes) for --thrash")
+    parser.add_argument("--small", type=int, default=3, help="workers of the thrashing pool for --thrash")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per setting for --thrash")
+    parser.add_argument("--slow-loops", type=int, default=5_000_000, help="loop count of a slow step for --thrash")
     add_save_option(parser)
     args = parser.parse_args()
-    if args.save == "default" and (args.idle is not None or args.against):
-        parser.error("--idle and --against save under a name of their own, not over the full run's figures: "
-                     "--save idle or --save against")
+    if args.save == "default" and (args.idle is not None or args.against or args.thrash is not None):
+        parser.error("--idle, --against and --thrash save under a name of their own, not over the full run's "
+                     "figures: --save idle, --save against or --save thrash")
+    if args.thrash is not None:
+        figures = bench_thrash(args.thrash or None, args.sessions, args.small, args.seconds, args.slow_loops)
+        if args.save:
+            save_run("bench_sandbox", args.save, figures)
+        return
     if args.idle is not None or args.against:
         figures = (bench_idle(args.idle, args.idle_workers) if args.idle is not None else
                    bench_against(args.against, args.repeats, 2000 if args.quick else 5000, 50 if args.quick else 250))

@@ -86,13 +86,15 @@ def bare_episode_seconds(env_id: str, n: int = 200) -> float:
 
 
 def cpu_seconds() -> float:
-    """CPU time of this process and every process below it (the sandbox launcher and its workers)."""
+    """CPU time of this process and every process below it (the sandbox launcher and its workers), those that
+    have exited included (a process's ``children_*`` times are those of the children it reaped: the workers the
+    launcher started and retired)."""
     me = psutil.Process()
     total = 0.0
     for proc in [me, *me.children(recursive=True)]:
         try:
             times = proc.cpu_times()
-            total += times.user + times.system
+            total += times.user + times.system + times.children_user + times.children_system
         except psutil.Error:
             pass
     return total

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 from gymnasium.utils.env_checker import check_env
 
-from spade_core.cli.main import cli, console
+from spade_core.cli.consoles import console
+from spade_core.cli.main import cli
 from spade_core.corpora import open_corpus, topic_weights_for
 from spade_core.designer.loop import DesignConfig, Designer
 from spade_core.gym_bridge import open_store, register_store

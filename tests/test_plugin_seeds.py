@@ -15,7 +15,8 @@ import gymnasium as gym
 import pytest
 from click.testing import CliRunner
 
-from spade_core.cli.main import cli, console, err_console
+from spade_core.cli.consoles import console, err_console
+from spade_core.cli.main import cli
 from spade_core.gym_bridge import open_store, register_store
 from spade_core.gym_bridge.seeds import GATE_KEY, refused_seeds, sync_seed_environments
 from spade_core.plugins import get_plugins, hookimpl

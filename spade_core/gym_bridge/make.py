@@ -38,8 +38,10 @@ def handle_factory(record: Record) -> HandleFactory:
     return designer_handle_factory(record.code, env_id=record.env_id or f"record #{record.rid}")
 
 
-def designer_handle_factory(code: str, *, env_id: str, budget: TimeBudget | None = None) -> HandleFactory:
-    """Designer code only ever runs in the sandbox (its calls charged to ``budget``, if any)."""
+def designer_handle_factory(code: str, *, env_id: str, budget: TimeBudget | None = None,
+                            family: str | None = None) -> HandleFactory:
+    """Designer code only ever runs in the sandbox (its calls charged to ``budget``, if any; ``family``: variants
+    of one record that may share a worker, see :meth:`~spade_core.sandbox.pool.WorkerPool.create`)."""
     from spade_core.sandbox import sandboxed_handle_factory
 
-    return sandboxed_handle_factory(code, env_id=env_id, budget=budget)
+    return sandboxed_handle_factory(code, env_id=env_id, budget=budget, family=family)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -99,6 +100,10 @@ class Worker:
         self.busy_since_seen = 0.0
         self.cpu_armed = 0
         self.start_ticks: int | None = None
+        self.lock = threading.Lock()
+        """Held for each exchange on the channel (a message and its reply): calls on one worker stay in order."""
+        self.in_flight = 0
+        """Calls reserved on this worker (changed under the pool's lock): a worker with any is never evicted."""
 
     def kill(self, reason: str) -> None:
         if self.dead:  # never signal a pid we no longer own (it may have been reused)

@@ -15,7 +15,8 @@ from spade_core.contract.inner import HandleFactory, InnerEnvHandle
 from spade_core.errors import SpadeError
 from spade_core.sandbox import wire
 from spade_core.sandbox.budgets import TimeBudget
-from spade_core.sandbox.pool import LoadResult, WorkerPool
+from spade_core.sandbox.instances import LoadResult
+from spade_core.sandbox.pool import WorkerPool
 from spade_core.sandbox.shared_pool import default_pool
 
 
@@ -31,10 +32,12 @@ class SandboxedInnerEnv:
         pool: WorkerPool | None = None,
         module: str = "env",
         budget: TimeBudget | None = None,
+        family: str | None = None,
     ) -> None:
         self.env_id = env_id
         self.pool = pool or default_pool()
-        self._inst = self.pool.create(source, env_id=env_id, knobs=knobs, module=module, budget=budget)
+        self._inst = self.pool.create(source, env_id=env_id, knobs=knobs, module=module, budget=budget,
+                                      family=family)
 
     def reset(self, seed: int, options: dict[str, Any] | None) -> Any:
         return self.pool.call(self._inst, "reset", [int(seed), wire.to_wire(dict(options or {}))])
@@ -59,21 +62,19 @@ class SandboxedInnerEnv:
     def __del__(self) -> None:
         inst = getattr(self, "_inst", None)
         if inst is not None and not inst.closed:
-            try:
-                self.close()
-            except Exception:  # never raise from a finaliser
-                pass
+            self.pool.drop(inst)  # no lock from a finaliser: destroyed at the pool's next operation
 
 
 def sandboxed_handle_factory(
     source: str, *, env_id: str | None = None, pool: WorkerPool | None = None, module: str = "env",
-    budget: TimeBudget | None = None,
+    budget: TimeBudget | None = None, family: str | None = None,
 ) -> HandleFactory:
     """The handle factory ``SpadeEnv`` uses for designer code: ``knobs -> SandboxedInnerEnv``; every call of the
-    instances it makes is charged to ``budget`` (if any)."""
+    instances it makes is charged to ``budget`` (if any); ``family``: see :meth:`WorkerPool.create`."""
 
     def factory(knobs: Mapping[str, Any]) -> InnerEnvHandle:
-        return SandboxedInnerEnv(source, env_id=env_id, knobs=knobs, pool=pool, module=module, budget=budget)
+        return SandboxedInnerEnv(source, env_id=env_id, knobs=knobs, pool=pool, module=module, budget=budget,
+                                 family=family)
 
     return factory
 

@@ -1,9 +1,15 @@
 """The lifecycle of a pool's workers: one preloaded launcher process per pool (:mod:`.launcher`), the workers it
 starts, ``prestart`` of them kept idle and ready, eviction when the pool is full, and shutdown.
 
-:class:`WorkerLifecycle` is the base of :class:`~spade_core.sandbox.pool.WorkerPool`, which places instances on
-these workers; it says what losing a worker means for what it placed there (``_ungroup``, ``_orphan_instances``,
-``_close_instances``).
+:class:`WorkerLifecycle` is the lowest layer of :class:`~spade_core.sandbox.pool.WorkerPool` (then :mod:`.exchange`,
+:mod:`.placement`, which places instances on these workers, and :mod:`.batch`); it asks the layers above what losing
+a worker means for what they placed there (``_ungroup``, ``_orphan_instances``, ``_close_instances``).
+
+Locking: the pool's lock (``_lock``) covers bookkeeping only (the worker lists, placement, eviction, the launcher's
+control socket) and is never held across a call on a worker's channel; each worker's own ``lock`` is held for an
+exchange on its channel, so calls on different workers run at once and calls on one worker stay in order. A call
+reserves its worker first (``in_flight``, under the pool's lock), and a reserved worker is never evicted or retired.
+A thread holding the pool's lock never waits for a worker's lock: the order is a worker's lock, then the pool's.
 """
 
 from __future__ import annotations
@@ -28,6 +34,12 @@ from spade_core.sandbox.channel import ChannelError, Worker
 from spade_core.sandbox.launcher import BOOTSTRAP
 from spade_core.sandbox.limits import SAFE_ENVIRON, SandboxLimits, cpu_armed_from_outside
 
+
+class _Reservations(threading.local):
+    count = 0
+    """Workers this thread has reserved (a thread never waits for a reservation of its own to end)."""
+
+
 _PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -43,6 +55,7 @@ class WorkerLifecycle:
         instances_per_worker: int = 128,
         prestart: int = 2,
         allowlist: AllowList | None = None,
+        worker_wait_s: float | None = None,
     ) -> None:
         self.limits = limits or SandboxLimits()
         per_worker = self.limits.worker_memory_mb
@@ -57,7 +70,12 @@ class WorkerLifecycle:
         self.instances_per_worker = instances_per_worker
         self.prestart = prestart
         self.allowlist = allowlist if allowlist is not None else merged_allowlist()
+        self.worker_wait_s = 2 * self.limits.call_timeout_s if worker_wait_s is None else worker_wait_s
+        """How long making room for a worker waits for calls in flight on a full pool before it is refused."""
         self._lock = threading.RLock()
+        self._freed = threading.Condition(self._lock)
+        """Notified when a reservation ends or a worker leaves (room may have been made)."""
+        self._mine = _Reservations()
         self._launcher: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._scratch_root: str | None = None
@@ -289,8 +307,9 @@ class WorkerLifecycle:
                     self._replenish()
                     return worker
         memory_mb = self._memory_of(limits_override)
+        deadline = time.monotonic() + self.worker_wait_s
         while not self._fits(memory_mb):  # the budget is reserved before the worker starts
-            self._evict_one(memory_mb)
+            self._evict_one(memory_mb, deadline)
         worker = self._spawn(limits_override, role)
         if limits_override is None and role == "env":
             self._replenish()
@@ -301,44 +320,72 @@ class WorkerLifecycle:
         False when there is none. A lifecycle without instances has none."""
         return False
 
-    def _evict_one(self, memory_mb: int) -> None:
+    def _evict_one(self, memory_mb: int, deadline: float) -> None:
+        """Retire one worker to make room (an emptied one first, else one whose instances are between calls), or
+        wait until ``deadline`` for a call in flight on another thread to end; the pool's lock is held."""
         empties = [w for w in self._workers.values()
-                   if w.group is not None and not w.instances and not w.dead and not w.single_use]
+                   if w.group is not None and not w.instances and not w.dead and not w.single_use and not w.in_flight]
         if not empties and self._idle:
             empties = [self._idle.pop()]
         if not empties and self._evict_hosting():
             return
-        if not empties:
-            raise SandboxMemoryError(
-                f"the sandbox pool is full: {len(self._workers)} workers (at most {self.max_workers}) hold "
-                f"{self.reserved_mb} MB of its {self.memory_budget_mb} MB budget and a new one needs {memory_mb} MB "
-                f"(memory_mb + max_scratch_mb; {self.instances_per_worker} instances each); close environments or "
-                "raise WorkerPool(memory_budget_mb=..., instances_per_worker=...)"
-            )
-        victim = min(empties, key=lambda w: w.last_used)
-        self._retire(victim, "evicted to make room")
+        if empties:
+            self._retire(min(empties, key=lambda w: w.last_used), "evicted to make room")
+            return
+        others = self._in_flight() - self._mine.count
+        left = deadline - time.monotonic()
+        if others > 0 and left > 0:
+            self._freed.wait(left)
+            return
+        waited = f"; {others} calls of other threads were still in flight after {self.worker_wait_s:g} s" if others else ""
+        raise SandboxMemoryError(
+            f"the sandbox pool is full: {len(self._workers)} workers (at most {self.max_workers}) hold "
+            f"{self.reserved_mb} MB of its {self.memory_budget_mb} MB budget and a new one needs {memory_mb} MB "
+            f"(memory_mb + max_scratch_mb; {self.instances_per_worker} instances each){waited}; close environments "
+            "or raise WorkerPool(memory_budget_mb=..., instances_per_worker=...)"
+        )
+
+    def _in_flight(self) -> int:
+        return sum(w.in_flight for w in self._workers.values())
+
+    def _reserve(self, worker: Worker) -> None:
+        """Reserve ``worker`` for a call (the pool's lock is held): it is not evicted or retired until
+        :meth:`_unreserve`."""
+        worker.in_flight += 1
+        self._mine.count += 1
+
+    def _unreserve(self, worker: Worker) -> None:
+        with self._lock:
+            worker.in_flight -= 1
+            self._mine.count -= 1
+            self._freed.notify_all()
 
     def _retire(self, worker: Worker, reason: str) -> None:
-        worker.kill(reason)
-        self._forget(worker)
+        with self._lock:
+            worker.kill(reason)
+            self._forget(worker)
 
     def _forget(self, worker: Worker) -> None:
-        self._workers.pop(worker.serial, None)
-        if worker in self._idle:
-            self._idle.remove(worker)
-        self._ungroup(worker)
+        with self._lock:
+            self._workers.pop(worker.serial, None)
+            if worker in self._idle:
+                self._idle.remove(worker)
+            self._ungroup(worker)
+            self._freed.notify_all()
 
     def _lose_worker(self, worker: Worker, reason: str) -> None:
         """A worker is gone: forget it; instances it hosted will be replayed elsewhere on their next call."""
-        worker.kill(reason)
-        self._forget(worker)
-        self._orphan_instances(worker)
-        worker.instances.clear()
-        self.worker_failures += 1
+        with self._lock:
+            worker.kill(reason)
+            self._forget(worker)
+            self._orphan_instances(worker)
+            worker.instances.clear()
+            self.worker_failures += 1
 
     def _exit_status(self, worker: Worker) -> str:
         try:
-            reply = self._control_call({"op": "status", "pid": worker.pid, "wait": 1.0})
+            with self._lock:  # the launcher's control socket is shared by the pool's threads
+                reply = self._control_call({"op": "status", "pid": worker.pid, "wait": 1.0})
         except SandboxError:
             return "exit status unknown"
         return _describe_status(reply.get("status"), reply.get("stderr") or "", reply.get("reason"))
@@ -356,10 +403,17 @@ class WorkerLifecycle:
         """Which isolation layers a worker of this pool runs under (``on``, or ``off: reason``)."""
         with self._lock:
             worker = self._take_worker()
-            self._await_ready(worker)
-            layers = dict(worker.layers)
-            self._idle.insert(0, worker)
-            return layers
+            self._reserve(worker)
+        try:
+            with worker.lock:
+                self._await_ready(worker)
+                layers = dict(worker.layers)
+        finally:
+            self._unreserve(worker)
+        with self._lock:
+            if not worker.dead and worker.serial in self._workers:
+                self._idle.insert(0, worker)
+        return layers
 
 
 def _describe_status(status: Any, stderr: str, reason: Any = None) -> str:

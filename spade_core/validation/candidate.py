@@ -32,6 +32,13 @@ class CalibrationProbe(Protocol):
     def successes(self, make_env: Callable[[], SpadeEnv], seeds: Sequence[int], *, hinted: bool) -> list[bool]: ...
 
 
+class HandlesFor(Protocol):
+    """Makes the handle factory for the candidate's code or a variant of it the stages made; variants given the same
+    ``family`` may share a sandbox worker (they are the candidate's own code with values the host changed)."""
+
+    def __call__(self, source: str, env_id: str, *, family: str | None = None) -> HandleFactory: ...
+
+
 class NoveltyMemory(Protocol):
     """Where stored environments' fingerprints come from (:class:`spade_core.memory.BehaviourIndex`)."""
 
@@ -50,7 +57,7 @@ class Candidate:
     source: str
     file: str
     config: ValidationConfig
-    handle_factory_for: Callable[[str, str], HandleFactory]
+    handle_factory_for: HandlesFor
     allowed_modules: dict[str, list[str]] | None = None
     store: Any = None
     document: str | None = None

@@ -38,6 +38,7 @@ from spade_core.linear_re import DIGIT
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import EnvFactory, Episode, play, reference_policy
 from spade_core.validation.report import StageResult, Verdict
+from spade_registry.hashing import content_hash
 from spade_registry.syntax import parse_source
 
 MAX_DOCUMENT_CHARS = 400_000
@@ -205,10 +206,12 @@ def _played_text(episode: Episode) -> str:
 
 def _changed_seeds(c: Candidate, source: str, episodes: list[Episode]) -> list[int]:
     """Seeds whose reference answers differ on ``source`` (a perturbed copy); a copy that fails to load or errors
-    counts as unchanged (no credit for breaking)."""
+    counts as unchanged (no credit for breaking). The copies of one candidate are one family: they share a sandbox
+    worker instead of each starting one."""
     assert c.manifest is not None
     env_id = f"grounding:{c.manifest.name}"
-    factory = EnvFactory(c.manifest, c.handle_factory_for(source, env_id), env_id)
+    handles = c.handle_factory_for(source, env_id, family=f"grounding:{content_hash(c.source)}")
+    factory = EnvFactory(c.manifest, handles, env_id)
     changed: list[int] = []
     try:
         env = factory()

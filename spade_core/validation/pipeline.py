@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, Protocol
@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from spade_core.contract.inner import HandleFactory
 from spade_core.memory.behaviour import BehaviourIndex
 from spade_core.sandbox.budgets import TimeBudget
-from spade_core.validation.candidate import CalibrationProbe, Candidate, NoveltyMemory
+from spade_core.validation.candidate import CalibrationProbe, Candidate, HandlesFor, NoveltyMemory
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.episodes import Policy
 from spade_core.validation.report import ValidationReport
@@ -26,16 +26,19 @@ from spade_registry.syntax import parse_source
 
 
 class Handles(Protocol):
-    """Makes the handle factory for a candidate's code; its environments' calls are charged to ``budget``."""
+    """Makes the handle factory for a candidate's code (or a variant of it, :class:`HandlesFor`); its environments'
+    calls are charged to ``budget``."""
 
-    def __call__(self, source: str, env_id: str, *, budget: TimeBudget | None = None) -> HandleFactory: ...
+    def __call__(self, source: str, env_id: str, *, budget: TimeBudget | None = None,
+                 family: str | None = None) -> HandleFactory: ...
 
 
-def sandbox_handles(source: str, env_id: str, *, budget: TimeBudget | None = None) -> HandleFactory:
+def sandbox_handles(source: str, env_id: str, *, budget: TimeBudget | None = None,
+                    family: str | None = None) -> HandleFactory:
     """The default: candidate code runs only in the sandbox."""
     from spade_core.gym_bridge.make import designer_handle_factory
 
-    return designer_handle_factory(source, env_id=env_id, budget=budget)
+    return designer_handle_factory(source, env_id=env_id, budget=budget, family=family)
 
 
 def candidate_budget(config: ValidationConfig) -> TimeBudget:
@@ -53,7 +56,7 @@ def allowed_modules() -> dict[str, list[str]]:
 def new_candidate(source: str, *, file: str, config: ValidationConfig, store: RegistryStore | None = None,
                   document: str | None = None, probe: Policy | CalibrationProbe | None = None,
                   memory: NoveltyMemory | None = None,
-                  handles: Callable[[str, str], HandleFactory] = sandbox_handles,
+                  handles: HandlesFor = sandbox_handles,
                   modules: dict[str, list[str]] | None = None, installed_seed: str | None = None) -> Candidate:
     """A candidate as every path starts it (non-text input becomes empty source, which ``structure`` rejects)."""
     candidate = Candidate(

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from spade_core.cli.main import design
+from spade_core.cli.design_command import design_command as design
 from spade_core.designer.budget import (
     HEADROOM,
     MIN_DESIGN_TOKENS,

@@ -3,7 +3,10 @@ by the real gate), their stats and provenance as a self-play run leaves them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+
+import gymnasium as gym
 
 from spade_core.gym_bridge import open_store, sync_seed_environments
 from spade_core.validation.pipeline import record_outcome, validate_source
@@ -33,3 +36,14 @@ def source_store(path: Path, names: list[str]) -> RegistryStore:
         store.update_stats(f"spade/{name}-v0", {"episodes": 6 + i, "successes": 1, "p_hint": 0.5 + i / 10,
                                                 "p_nohint": 0.25, "regret": 0.25 + i / 10})
     return store
+
+
+def assert_each_resets_to_text(env_ids: Iterable[str], seed: int = 1) -> None:
+    """Each registered id makes, resets to a non-empty text observation and closes."""
+    for env_id in env_ids:
+        env = gym.make(env_id)
+        try:
+            obs, _ = env.reset(seed=seed)
+            assert isinstance(obs, str) and obs, f"{env_id} reset to {obs!r}"
+        finally:
+            env.close()

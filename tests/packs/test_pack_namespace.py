@@ -9,11 +9,10 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pack_helpers import source_store
+from pack_helpers import assert_each_resets_to_text, source_store
 
 from spade_core.gym_bridge import open_store, register_store
 from spade_core.packs import export_pack, import_pack, open_pack
@@ -88,13 +87,7 @@ def test_a_pack_imported_first_never_takes_a_later_plugin_seeds_id(tmp_path: Pat
     assert imported.provenance["source"] == "pack" and seed.content_hash != imported.content_hash
 
     register_store(target_path, sync_seeds=False)
-    for env_id in ("spade/FooLater-v0", "spade-pack/FooLater-v0"):
-        env = gym.make(env_id)
-        try:
-            obs, _ = env.reset(seed=1)
-            assert isinstance(obs, str) and obs
-        finally:
-            env.close()
+    assert_each_resets_to_text(("spade/FooLater-v0", "spade-pack/FooLater-v0"))
 
     # the imported environment exports again under a pack id of the plain form
     again = export_pack(target, tmp_path / "again", name="again", find_parents=False)

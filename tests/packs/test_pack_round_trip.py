@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
-from pack_helpers import variant
+from pack_helpers import assert_each_resets_to_text, variant
 
 from spade_core.gym_bridge import env_from_record, open_store, register_store, sync_seed_environments
 from spade_core.packs import ExportFilter, RunHistory, export_pack, import_pack, open_pack
@@ -98,13 +97,7 @@ def test_ids_are_kept_where_free_and_versioned_where_taken(tmp_path: Path, make_
     assert clash.verdict == "accepted" and clash.env_id == "spade-pack/PackIdsClash-v1" and "taken" in clash.reason, \
         clash.to_dict()
     register_store(tmp_path / "target.sqlite3", sync_seeds=False)
-    for env_id in ("spade-pack/PackIdsClash-v1", "spade-pack/PackIdsClash-v0", "spade/PackIdsClash-v0"):
-        env = gym.make(env_id)
-        try:
-            obs, _ = env.reset(seed=1)
-            assert isinstance(obs, str) and obs
-        finally:
-            env.close()
+    assert_each_resets_to_text(("spade-pack/PackIdsClash-v1", "spade-pack/PackIdsClash-v0", "spade/PackIdsClash-v0"))
 
 
 def test_parquet_pack_loads_with_datasets_offline(tmp_path: Path, make_source, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -95,6 +95,24 @@ def test_co_hosted_instances_share_no_mutable_state(pool) -> None:
         b.close()
 
 
+
+def test_only_variants_of_one_family_share_a_worker(pool) -> None:
+    """Different code gets workers of its own; variants of one record the host made (one ``family``) share a worker,
+    each still running its own code; another family's variants never join them."""
+    variant = LEAKY.replace("resets seen by this instance", "resets seen by this variant")
+    own = [SandboxedInnerEnv(code, env_id="leaky/own", pool=pool) for code in (LEAKY, variant)]
+    kin = [SandboxedInnerEnv(code, env_id="leaky/kin", pool=pool, family="leaky") for code in (LEAKY, variant)]
+    stranger = SandboxedInnerEnv(variant, env_id="leaky/other", pool=pool, family="another")
+    try:
+        assert kin[0].worker_pid == kin[1].worker_pid is not None
+        pids = [own[0].worker_pid, own[1].worker_pid, kin[0].worker_pid, stranger.worker_pid]
+        assert len(set(pids)) == 4, pids
+        assert kin[0].reset(0, {})[0] == "resets seen by this instance: 1"
+        assert kin[1].reset(0, {})[0] == "resets seen by this variant: 1"
+    finally:
+        for env in [*own, *kin, stranger]:
+            env.close()
+
 def test_time_budget_bounds_a_slow_drip_batch(pool) -> None:
     budget = TimeBudget(0.6, what="this test", knob="test budget")
     handles = [SandboxedInnerEnv(SLOW, env_id="slow", knobs={"work": 150000}, pool=pool, budget=budget)

@@ -87,10 +87,10 @@ def test_designer_validates_through_ray_tasks(ray_runtime, tmp_path: Path, token
 def test_a_lost_validation_task_falls_back_to_the_driver(ray_runtime) -> None:
     driver = os.getpid()
 
-    def handles(source: str, env_id: str, *, budget=None):
+    def handles(source: str, env_id: str, *, budget=None, family=None):
         if os.getpid() != driver:
             os._exit(1)  # the Ray worker running the task dies (every retry too)
-        return sandbox_handles(source, env_id, budget=budget)
+        return sandbox_handles(source, env_id, budget=budget, family=family)
 
     validator = RayValidator()
     (report,) = validator.validate_many([("good", GOOD)], config=CONFIG, handles=handles)

@@ -18,7 +18,7 @@ from spade_core.plugins.contributions import SeedEnvironment
 from spade_core.validation import ValidationConfig, validate_source
 from spade_core.validation.config import DESIGN_VALIDATION
 from spade_core.validation.grounding import document_literals, perturbed, terms_of
-from spade_core.validation.pipeline import new_candidate, record_outcome
+from spade_core.validation.pipeline import new_candidate, record_outcome, sandbox_handles
 from spade_core.validation.report import StageResult
 from spade_core.validation.stage_list import new_report, run_stages, stage_named
 from spade_registry.store import RegistryStore
@@ -158,6 +158,24 @@ def test_the_score_is_kept_in_the_report_and_record(tmp_path: Path) -> None:
     assert store.get(stored.env_id).stats["grounding_score"] == 1.0
     assert store.get(stored.env_id).report["grounding_score"] == 1.0
 
+
+
+def test_the_perturbed_copies_of_a_candidate_are_one_family() -> None:
+    """Every perturbed copy is made as one family of the candidate (so they share a sandbox worker), never with the
+    candidate's own workers and never with another candidate's copies."""
+    families: dict[str, set[str | None]] = {}
+
+    def recording(source: str, env_id: str, *, budget=None, family=None):
+        families.setdefault(env_id, set()).add(family)
+        return sandbox_handles(source, env_id, budget=budget, family=family)
+
+    for case in ("grounded_pie_scaling.py", "grounded_pie_oven.py"):
+        report = validate_source(source_of(case), document=document(PIE), handles=recording)
+        assert report.accepted, report.message
+    copies = {env_id: found for env_id, found in families.items() if env_id.startswith("grounding:")}
+    assert len(copies) == 2 and all(len(found) == 1 and None not in found for found in copies.values())
+    assert len(set().union(*copies.values())) == 2
+    assert all(found == {None} for env_id, found in families.items() if env_id not in copies)
 
 def test_literals_and_perturbation() -> None:
     found = document_literals(source_of("grounded_pie_oven.py"), document(PIE))
