@@ -84,8 +84,11 @@ class LinearPattern:
         self._regex = re2.compile(pattern)
         self.groups = self._regex.groups
 
-    def _text(self, text: str) -> str:
-        return text if text.isascii() else _valid(text) if _has_surrogate(text) else text
+    def _text(self, text: str) -> str | bytes:
+        """What RE2 is given: ASCII text as its bytes (the same offsets; the wrapper converts no character offsets,
+        which it does per match from the start of a ``str`` and so in time quadratic in the text); other text as
+        it is, a lone surrogate read as U+FFFD."""
+        return text.encode("ascii") if text.isascii() else _valid(text) if _has_surrogate(text) else text
 
     def _wrap(self, match: Any, text: str) -> Match | None:
         return None if match is None else Match(match, text)
