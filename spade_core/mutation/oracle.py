@@ -2,7 +2,7 @@
 
 Both are played, in the sandbox, on the same seeds by the same policies: the reference; the reference reading the
 hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
-reference's first move repeated) and, where answers are values, boundary probes (the reference's move with its
+reference's first move repeated) and, where answers are values and one player plays, boundary probes (the reference's move with its
 numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
 agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
 on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer (in a game,
@@ -151,8 +151,13 @@ ends, which costs the sandbox's whole time limit per try and tells little)."""
 
 
 def policies(manifest: EnvManifest) -> dict[str, Callable[[], Policy]]:
-    """The cheap policies, and the boundary probes where the domain's answers are values."""
-    if answer_kind(manifest.domain) in VALUE_ANSWERS:
+    """The cheap policies, and the boundary probes where the domain's answers are values and one player plays.
+
+    A boundary probe is wrong only because the reference's move is the one right answer. In a game it is one legal
+    move among many: a nudged move (the next cell, one more counter taken) is another move, and it may well win more
+    against the reference than the reference's own move does when a mutant changes the game, without any bound or
+    tolerance having widened. So in a game a nudged reference earning more says nothing about the verifier."""
+    if answer_kind(manifest.domain) in VALUE_ANSWERS and manifest.players == 1:
         return {**CHEAP, **PROBES}
     return dict(CHEAP)
 
