@@ -2,14 +2,14 @@
 
 A verifier must refuse answers that are wrong by more than the task's precision. The precision is what the task's
 observation states (``within 0.01``, ``within 0.5%``, ``± 2``, ``to the nearest whole number``); when the observation states none, it is what the reference's own answers imply: whole numbers are exact
-(no fraction of one is the answer). Where the observation speaks of precision in words these rules cannot read (``to
+(a reply nearer another whole number is not the answer). Where the observation speaks of precision in words these rules cannot read (``to
 three significant figures``; ``to 10 decimal places``, which asks for a form more than it states a band: a verifier
 may check it within one part in a million), or the reference answers with decimals and nothing is stated, there is no precision to
 probe: the near misses of :mod:`spade_core.validation.probes` keep their tolerance band.
 
 An answer accepted *inside* the precision is an equivalent form (a shorter decimal within a stated tolerance); only
 an answer outside it that is accepted is a flaw, so every probe here lies well outside: a stated band moved past
-:data:`OUTSIDE_FACTOR` times, a whole number moved by a fraction (:data:`WHOLE_NUMBER_OFFSETS`).
+:data:`OUTSIDE_FACTOR` times, a whole number moved past the half-way point to the next (:data:`WHOLE_NUMBER_MISS`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ OUTSIDE_FACTOR = 3
 """A stated band is probed this many times as far from the answer: far enough that a verifier measuring the band
 from the exact value (the reference may give a rounded one) or with ``<`` for ``<=`` still rejects it."""
 
-WHOLE_NUMBER_OFFSETS = (Fraction(3, 10), Fraction(-1, 20))
-"""How far a whole-number answer is moved when nothing is stated: fractions no whole number is, larger than the
-float slack a sound verifier keeps (``abs(x - n) < 0.005``)."""
+WHOLE_NUMBER_MISS = Fraction(3, 5)
+"""How far a whole-number answer is moved when nothing is stated: closer to the next whole number than to the answer.
+A verifier that rounds the reply to the nearest whole number (``round(float(x)) == n``, ``abs(x - n) < 0.5``) accepts
+12.4 for 12, and that is a reading of the same answer, not a wrong one it lets through; 12.6 is 13 by any reading."""
+WHOLE_NUMBER_OFFSETS = (WHOLE_NUMBER_MISS, -WHOLE_NUMBER_MISS)
 
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
 _BAND = linear_re.compile(r"(?i)(?:within|±|\+/-|\+-|tolerance(?: of| is|:|=)?)\s*(?:of\s+|±\s*)?" + _NUMBER +

@@ -55,11 +55,21 @@ def test_no_precision_is_probed_where_none_can_be_read() -> None:
 
 def test_a_tolerance_multiplied_on_whole_number_answers_is_rejected_at_the_verifier() -> None:
     source = (CORPUS / "invariants_corpus" / "good" / "cash_book_two_tries.py").read_text()
-    (widened,) = mutants(source, "multiply_tolerance")
+    assert "< 0.005:" in source
     assert validate_source(source).accepted
-    report = validate_source(widened.source)
+    (widened,) = mutants(source, "multiply_tolerance")  # 0.005 x 100: a check that rounds to the nearest whole number
+    assert "< 0.5:" in widened.source and validate_source(widened.source).accepted
+    report = validate_source(source.replace("< 0.005:", "< 0.75:"))  # accepts 12.7 for 12
     assert report.failed_stage == "verifier", report.message
-    assert "whole numbers" in report.message and "+0.3" in report.message, report.message
+    assert "whole numbers" in report.message and "+0.6" in report.message, report.message
+
+
+def test_a_verifier_rounding_to_the_nearest_whole_number_is_sound() -> None:
+    source = (CORPUS / "invariants_corpus" / "good" / "cash_book_two_tries.py").read_text()
+    rounding = source.replace("if abs(value - self.closing()) < 0.005:", "if round(value) == self.closing():")
+    assert rounding != source
+    report = validate_source(rounding)
+    assert report.accepted, report.message
 
 
 def test_a_shorter_decimal_inside_a_stated_tolerance_is_still_accepted() -> None:

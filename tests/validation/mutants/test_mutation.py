@@ -135,7 +135,7 @@ def test_nudge_moves_every_number_one_step(value: int, direction: int) -> None:
 
 def test_nudge_in_the_last_place_moves_a_decimal_by_its_last_digit_and_an_integer_by_a_fraction() -> None:
     assert nudge("\\boxed{12.34}", 1, last_place=True) == "\\boxed{12.35}"
-    assert nudge("\\boxed{0.5} and 7", -1, last_place=True) == "\\boxed{0.4} and 6.7"
+    assert nudge("\\boxed{0.5} and 7", -1, last_place=True) == "\\boxed{0.4} and 6.4"
 
 
 def test_nudge_leaves_names_and_subtraction_signs_alone() -> None:
