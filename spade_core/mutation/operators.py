@@ -307,14 +307,48 @@ def reward_out_of_turns(m: Module) -> Iterator[Site]:
             yield _at(m, node, "top reward for an ending without success", _pay(m, node))
 
 
+def _judging_methods(m: Module) -> list[ast.FunctionDef]:
+    """``step`` and every method of the class it calls, directly or through another (where actions are judged)."""
+    methods = {n.name: n for n in m.env_class.body if isinstance(n, ast.FunctionDef)}
+    seen, todo = [], ["step"]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in methods:
+            continue
+        seen.append(name)
+        todo += [c.func.attr for c in ast.walk(methods[name]) if isinstance(c, ast.Call)
+                 and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+                 and c.func.value.id == "self"]
+    return [methods[name] for name in seen]
+
+
+def _renders_text(loop: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether a loop only writes text: a comprehension of f-strings or inside a ``join``, a ``for`` whose body
+    appends f-strings."""
+    parent = parents.get(loop)
+    if isinstance(loop, ast.comprehension):
+        if isinstance(parent, (ast.ListComp, ast.GeneratorExp)) and isinstance(parent.elt, ast.JoinedStr):
+            return True
+        call = parents.get(parent)
+        return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "join"
+    appends = [n for n in ast.walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr == "append"]
+    return bool(appends) and all(n.args and isinstance(n.args[0], ast.JoinedStr) for n in appends)
+
+
 def last_item_only(m: Module) -> Iterator[Site]:
-    """A check that reads only the last item of a sequence the instance keeps (the last action of a history)."""
-    loops = [*_class_nodes(m, ast.For), *_class_nodes(m, ast.comprehension)]
+    """A check that reads only the last item of a sequence the instance keeps (the last action of a history): a loop
+    over ``self.X`` in ``step`` or a method it calls, unless the loop only writes text (a display of the history
+    cut to its last line is a different mistake, and the reference, which reads the instance, never notices it)."""
+    loops = []
+    for method in _judging_methods(m):
+        parents = {child: node for node in ast.walk(method) for child in ast.iter_child_nodes(node)}
+        loops += [n for n in ast.walk(method) if isinstance(n, (ast.For, ast.comprehension))
+                  and _self_attr(n.iter) and not _renders_text(n, parents)]
     for node in sorted(loops, key=lambda n: (n.iter.lineno, n.iter.col_offset)):
-        if _self_attr(node.iter):
-            def rewrite(n: ast.AST) -> None:
-                n.iter = ast.Subscript(n.iter, ast.Slice(ast.UnaryOp(ast.USub(), ast.Constant(1)), None), ast.Load())
-            yield _at(m, node, f"only the last of self.{_self_attr(node.iter)} read", rewrite)
+        def rewrite(n: ast.AST) -> None:
+            n.iter = ast.Subscript(n.iter, ast.Slice(ast.UnaryOp(ast.USub(), ast.Constant(1)), None), ast.Load())
+        yield _at(m, node, f"only the last of self.{_self_attr(node.iter)} read", rewrite)
 
 
 def unused_difficulty(m: Module) -> Iterator[Site]:

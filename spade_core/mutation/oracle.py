@@ -2,7 +2,7 @@
 
 Both are played, in the sandbox, on the same seeds by the same policies: the reference; the reference reading the
 hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
-reference's first move repeated) and, where answers are values, boundary probes (the reference's move with its
+reference's first move repeated) and, where answers are values and one player plays, boundary probes (the reference's move with its
 numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
 agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
 on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer (in a game,
@@ -27,6 +27,7 @@ from spade_core.contract.inner import HandleFactory
 from spade_core.plugins.contributions import VALUE_ANSWERS
 from spade_core.plugins.domains import answer_kind
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
+from spade_core.validation.precision import WHOLE_NUMBER_MISS
 from spade_core.validation.replay import seat_winner
 from spade_registry.manifest import EnvManifest
 from spade_registry.syntax import parse_source
@@ -78,16 +79,16 @@ NEAR_MISS_SHARE = 0.02
 states for its answers (the bundled ones state 1% or less)."""
 
 
-LAST_PLACE_SHARE = 0.3
-"""How far a last-place probe moves an integer: a fraction no whole-number answer can be, inside a tolerance ten
-times too wide for it."""
+LAST_PLACE_SHARE = float(WHOLE_NUMBER_MISS)
+"""How far a last-place probe moves an integer: nearer the next whole number than the answer (the gate's own
+:data:`~spade_core.validation.precision.WHOLE_NUMBER_MISS`: a check rounding to the nearest whole number is sound)."""
 
 
 def nudge(action: str, direction: int, *, last_place: bool = False) -> str:
     """``action`` with every number in it moved by one step in ``direction`` (+1 or -1): an integer by 1, a decimal by
     :data:`NEAR_MISS_SHARE` of its size (0.02 when it is 0), or with ``last_place`` by one unit of its last decimal
     place (12.34 to 12.35: just outside a tolerance of half that unit; an integer by :data:`LAST_PLACE_SHARE`, 1234 to
-    1234.3, which no exact whole-number check accepts). Digits inside a name (``x2``) are left alone,
+    1234.6, which no whole-number check accepts, rounding or exact). Digits inside a name (``x2``) are left alone,
     and a minus sign after a name, a number or a bracket is subtraction, not a sign. Text without numbers is returned
     unchanged."""
     def moved(text: str) -> str:
@@ -151,8 +152,13 @@ ends, which costs the sandbox's whole time limit per try and tells little)."""
 
 
 def policies(manifest: EnvManifest) -> dict[str, Callable[[], Policy]]:
-    """The cheap policies, and the boundary probes where the domain's answers are values."""
-    if answer_kind(manifest.domain) in VALUE_ANSWERS:
+    """The cheap policies, and the boundary probes where the domain's answers are values and one player plays.
+
+    A boundary probe is wrong only because the reference's move is the one right answer. In a game it is one legal
+    move among many: a nudged move (the next cell, one more counter taken) is another move, and it may well win more
+    against the reference than the reference's own move does when a mutant changes the game, without any bound or
+    tolerance having widened. So in a game a nudged reference earning more says nothing about the verifier."""
+    if answer_kind(manifest.domain) in VALUE_ANSWERS and manifest.players == 1:
         return {**CHEAP, **PROBES}
     return dict(CHEAP)
 

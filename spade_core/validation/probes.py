@@ -102,7 +102,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
             probes.append(Probe(template.render(f"{sign}{digits}0"), "the answer with a digit appended"))
             probes.append(Probe(template.render(f"{value - 1}, {value}, {value + 1}"),
                                 "the answer listed among its neighbours"))
-        outside = _decimal(value * (1 + 2 * MAX_TOLERANCE)) if "." in core and value != 0 else None
+        outside = decimal_text(value * (1 + 2 * MAX_TOLERANCE)) if "." in core and value != 0 else None
         if outside is not None:
             probes.append(Probe(template.render(outside), f"the answer moved by {float(2 * MAX_TOLERANCE):.0%}"))
         probes.append(Probe(template.render(f"{_format(value)} {_format(value + 7)} {_format(value * 3 + 1)}"),
@@ -203,11 +203,11 @@ def mirrored(action: str, answer: str) -> Probe | None:
     if abs(mine - value) > MAX_TOLERANCE * abs(value):
         return None
     other = 2 * value - mine
-    text = _decimal(other)
+    text = decimal_text(other)
     return None if text is None else Probe(around(answer, core).render(text), "the answer moved the other way")
 
 
-def _decimal(value: Fraction) -> str | None:
+def decimal_text(value: Fraction) -> str | None:
     """``value`` written as a terminating decimal (None when it has no such form)."""
     den, twos, fives = value.denominator, 0, 0
     while den % 2 == 0:

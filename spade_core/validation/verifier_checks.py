@@ -3,15 +3,19 @@ stage."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
+from spade_core.plugins.domains import answer_kind
 from spade_core.validation.adversaries import (
     random_legal,
 )
+from spade_core.validation.baselines import adversary_seeds
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import (
     Episode,
 )
+from spade_core.validation.precision import outside_precision, precision
 from spade_core.validation.probes import (
     deviation,
     equivalents,
@@ -19,29 +23,26 @@ from spade_core.validation.probes import (
     near_misses,
     tolerance_probes,
 )
-from spade_core.validation.report import StageResult
-
-if TYPE_CHECKING:
-    pass
-
-from spade_core.validation.baselines import adversary_seeds
-from spade_core.validation.candidate import Candidate
 from spade_core.validation.replay import (
     labelled,
     replay_then,
     seat_winner,
 )
-from spade_core.validation.report import fail, ok
+from spade_core.validation.report import StageResult, fail, ok
 
 
 def check_verifier(c: Candidate) -> StageResult:
     """Both directions: near misses of the correct final answer (sign flips, permutations, neighbours, the
-    answer inside a longer string) are rejected, and equivalent forms of it (spaces, 42.0, 2/6) accepted. Games:
-    no seat wins (nearly) every game, neither between references nor between random legal players."""
+    answer inside a longer string) are rejected, numeric answers outside the task's precision too (its stated
+    tolerance, or a fraction of a whole-number answer: :mod:`~spade_core.validation.precision`), and equivalent forms
+    of it (spaces, 42.0, 2/6) accepted. Games: no seat wins (nearly) every game, neither between references nor
+    between random legal players."""
     assert c.manifest is not None
     if c.manifest.players > 1:
         return _seat_bias(c)
-    solved = [e for e in c.reference_episodes if e.success][:2]
+    every_solved = [e for e in c.reference_episodes if e.success]
+    finals = [e.steps[-1][0] for e in every_solved]
+    solved = every_solved[:2]
     tried = 0
     for episode in c.clock.items(solved, "solved episodes"):
         final = episode.steps[-1][0]
@@ -66,6 +67,11 @@ def check_verifier(c: Candidate) -> StageResult:
                             ["the check is too loose (substring, prefix, absolute value, sorted letters or "
                              "'any number' matching)"],
                             ["compare the parsed answer exactly (or numerically) with the expected one"])
+        if answer_kind(c.manifest.domain) == "numeric":
+            outside = _outside_precision(c, episode, finals)
+            tried += outside.tried
+            if outside.failure is not None:
+                return outside.failure
         for probe in equivalents(final, c.manifest.domain):
             info = replay_then(c, episode, probe.action)
             tried += 1
@@ -78,6 +84,33 @@ def check_verifier(c: Candidate) -> StageResult:
                             ["strip the action and compare numbers by value (e.g. answers_match / to_number from "
                              "the math domain's verify helpers)"])
     return ok("verifier", f"rejected every near miss and accepted every equivalent form ({tried} probes)")
+
+
+@dataclass(frozen=True)
+class _Probed:
+    tried: int
+    failure: StageResult | None = None
+
+
+def _outside_precision(c: Candidate, episode: Episode, finals: list[str]) -> _Probed:
+    """The reference's final answer moved outside the precision the task states (or its whole-number answers
+    imply) must be rejected: accepted, the verifier is wider than the task."""
+    final = episode.steps[-1][0]
+    kept = precision("\n".join([episode.reset_obs, *episode.observations]), final, finals)
+    if kept is None:
+        return _Probed(0)
+    probes = outside_precision(final, kept)
+    for tried, probe in enumerate(probes, start=1):
+        info = replay_then(c, episode, probe.action)
+        if info is not None and info.get("success"):
+            return _Probed(tried, fail(
+                "verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was accepted (the correct "
+                f"answer is {final[:80]!r})",
+                ["the tolerance is wider than the task's precision (a tolerance multiplied, or a whole-number answer "
+                 "compared with a tolerance that accepts fractions)"],
+                ["compare within the tolerance the observation states (or exactly, for a whole-number answer)",
+                 "or state in the observation the tolerance the verifier keeps"]))
+    return _Probed(len(probes))
 
 
 def _inside_band(c: Candidate, episode: Episode, action: str, final: str) -> bool:

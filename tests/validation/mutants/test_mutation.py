@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade_core.mutation.operators import OPERATORS, each_mutant, mutants, parse_module
-from spade_core.mutation.oracle import behaviour, judge, nudge
+from spade_core.mutation.oracle import CHEAP, PROBES, behaviour, judge, manifest_of, nudge, policies
 from spade_core.validation.pipeline import sandbox_handles
 
 FIXTURE = '''
@@ -135,7 +135,7 @@ def test_nudge_moves_every_number_one_step(value: int, direction: int) -> None:
 
 def test_nudge_in_the_last_place_moves_a_decimal_by_its_last_digit_and_an_integer_by_a_fraction() -> None:
     assert nudge("\\boxed{12.34}", 1, last_place=True) == "\\boxed{12.35}"
-    assert nudge("\\boxed{0.5} and 7", -1, last_place=True) == "\\boxed{0.4} and 6.7"
+    assert nudge("\\boxed{0.5} and 7", -1, last_place=True) == "\\boxed{0.4} and 6.4"
 
 
 def test_nudge_leaves_names_and_subtraction_signs_alone() -> None:
@@ -151,3 +151,13 @@ def test_the_near_miss_probe_keeps_a_multiplied_tolerance() -> None:
     (wide,) = mutants(source, "multiply_tolerance")
     worse = judge(original, behaviour(wide.source, sandbox_handles, seeds=seeds))
     assert worse.worse and any(r.startswith("reference off by") for r in worse.reasons), worse.reasons
+
+
+def test_boundary_probes_play_single_player_value_tasks_only() -> None:
+    """A nudged move is wrong only where the reference's move is the one right answer: not in a game (another legal
+    move) and not in a program (mostly one that never ends)."""
+    games = Path(__file__).resolve().parents[3] / "plugins" / "domains" / "games" / "seeds"
+    duel = manifest_of((games / "kuhn_poker.py").read_text())
+    assert duel.players > 1 and set(policies(duel)) == set(CHEAP)
+    single = manifest_of((SHAPES / "pendulum_tolerance.py").read_text())
+    assert single.players == 1 and set(policies(single)) == set(CHEAP) | set(PROBES)

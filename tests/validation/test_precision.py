@@ -1,0 +1,81 @@
+"""The precision a numeric answer must keep (what the observation states, or what whole-number answers imply) and
+the probes just outside it, which the verifier stage plays."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spade_core.mutation.operators import mutants
+from spade_core.validation import validate_source
+from spade_core.validation.hint_leaks import answer_core, parse_number
+from spade_core.validation.precision import OUTSIDE_FACTOR, outside_precision, precision, stated_bands
+
+CORPUS = Path(__file__).parent
+
+
+@given(st.decimals(min_value="0.001", max_value="50", places=3), st.integers(1, 10 ** 6))
+def test_a_stated_band_is_probed_outside_it_both_ways(band: object, answer: int) -> None:
+    kept = precision(f"Reply as \\boxed{{x}}. Answers within {band} are accepted.", f"\\boxed{{{answer}}}")
+    assert kept is not None and kept.band == Fraction(str(band))
+    moved = [parse_number(answer_core(p.action)) for p in outside_precision(f"\\boxed{{{answer}}}", kept)]
+    assert sorted(abs(m - answer) for m in moved if m is not None) == [OUTSIDE_FACTOR * kept.band] * 2
+
+
+@given(st.integers(-10 ** 6, 10 ** 6))
+def test_whole_number_answers_with_nothing_stated_are_exact(answer: int) -> None:
+    kept = precision("Opening balance: 12\nWhat is the closing balance? Answer as \\boxed{x}.",
+                     f"\\boxed{{{answer}}}", ["\\boxed{7}", "\\boxed{-3}"])
+    assert kept is not None and kept.band == 0
+    for probe in outside_precision(f"\\boxed{{{answer}}}", kept):
+        value = parse_number(answer_core(probe.action))
+        assert value is not None and value.denominator != 1  # a fraction no whole-number answer is
+
+
+def test_relative_and_rounding_statements_are_read_as_bands() -> None:
+    assert [b.band for b in stated_bands("Answers within 0.5% of the exact value are accepted.", Fraction(2000))] \
+        == [10]
+    assert [b.band for b in stated_bands("Round to the nearest whole number.", Fraction(7))] == [Fraction(1, 2)]
+    assert stated_bands("Reach the harbour within the move budget.", Fraction(7)) == []
+
+
+def test_no_precision_is_probed_where_none_can_be_read() -> None:
+    # words about precision these rules cannot turn into a band: the probes stay off
+    assert precision("Give h(3) to 10 decimal places as \\boxed{value}.", "\\boxed{6.1989356882}") is None
+    assert precision("Give the mass to three significant figures.", "\\boxed{412}") is None
+    # decimals with nothing stated keep the near misses' own tolerance band
+    assert precision("What is the period?", "\\boxed{2.006409}") is None
+    # one decimal answer among the reference's answers: its whole numbers are whole by chance
+    assert precision("What is the ratio?", "\\boxed{12}", ["\\boxed{12.5}"]) is None
+    assert precision("Pick a word.", "castle") is None
+
+
+def test_a_tolerance_multiplied_on_whole_number_answers_is_rejected_at_the_verifier() -> None:
+    source = (CORPUS / "invariants_corpus" / "good" / "cash_book_two_tries.py").read_text()
+    assert "< 0.005:" in source
+    assert validate_source(source).accepted
+    (widened,) = mutants(source, "multiply_tolerance")  # 0.005 x 100: a check that rounds to the nearest whole number
+    assert "< 0.5:" in widened.source and validate_source(widened.source).accepted
+    report = validate_source(source.replace("< 0.005:", "< 0.75:"))  # accepts 12.7 for 12
+    assert report.failed_stage == "verifier", report.message
+    assert "whole numbers" in report.message and "+0.6" in report.message, report.message
+
+
+def test_a_verifier_rounding_to_the_nearest_whole_number_is_sound() -> None:
+    source = (CORPUS / "invariants_corpus" / "good" / "cash_book_two_tries.py").read_text()
+    rounding = source.replace("if abs(value - self.closing()) < 0.005:", "if round(value) == self.closing():")
+    assert rounding != source
+    report = validate_source(rounding)
+    assert report.accepted, report.message
+
+
+def test_a_shorter_decimal_inside_a_stated_tolerance_is_still_accepted() -> None:
+    source = (CORPUS / "gate" / "good" / "ferry_crossing.py").read_text()
+    shorter = source.replace('f"\\\\boxed{{{self.minutes():.6f}}}"', 'f"\\\\boxed{{{self.minutes():.2f}}}"')
+    assert shorter != source
+    for variant in (source, shorter):
+        report = validate_source(variant)
+        assert report.accepted, report.message
