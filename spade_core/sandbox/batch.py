@@ -3,7 +3,7 @@
 A batch takes its instances' locks in id order, reserves each call's worker, then holds the workers' channels in
 serial order while it sends every message and reads every reply, so two batches sharing instances or workers
 never wait on each other in a circle. All of a batch's replies together, retries and replays included, are bounded
-by one :class:`~.budgets.ReplyAllowance` (this thread's, read by :mod:`.exchange`). A message that fails as a whole
+by one :class:`~.budgets.ReplyAllowance`, passed to every exchange the batch makes. A message that fails as a whole
 loses its worker, and its calls are redone one by one (with replay) to find the culprit; so are calls whose worker
 was lost while the batch waited for it.
 """
@@ -35,17 +35,12 @@ class BatchCalls(InstancePlacement):
             for inst in insts:  # in one order (iid), so two batches sharing instances never wait on each other
                 inst.lock.acquire()
                 held.append(inst.lock)
-            outer = self._batch.allowance
-            self._batch.allowance = outer or ReplyAllowance(self.limits)
-            try:
-                return self._call_many(calls)
-            finally:
-                self._batch.allowance = outer
+            return self._call_many(calls, ReplyAllowance(self.limits))
         finally:
             for lock in reversed(held):
                 lock.release()
 
-    def _call_many(self, calls: Sequence[tuple[Instance, str, Any]]) -> list[Any]:
+    def _call_many(self, calls: Sequence[tuple[Instance, str, Any]], allowance: ReplyAllowance) -> list[Any]:
         results: list[Any] = [None] * len(calls)
         groups: dict[tuple[int, int], tuple[Worker, TimeBudget | None, list[int]]] = {}
         redo: list[int] = []
@@ -53,7 +48,7 @@ class BatchCalls(InstancePlacement):
         try:
             for index, (inst, method, _) in enumerate(calls):
                 try:
-                    self._prepare(inst, method)
+                    self._prepare(inst, method, allowance)
                     worker = self._reserve_current(inst, reserved)
                 except SpadeError as exc:
                     results[index] = exc
@@ -63,11 +58,11 @@ class BatchCalls(InstancePlacement):
                     continue
                 # one message per worker and budget: calls charged to different budgets never share a message
                 groups.setdefault((worker.serial, id(inst.budget)), (worker, inst.budget, []))[2].append(index)
-            redo += self._send_batches(calls, list(groups.values()), results)
+            redo += self._send_batches(calls, list(groups.values()), results, allowance)
         finally:
             for worker in reserved.values():
                 self._unreserve(worker)
-        self._retry_individually(calls, redo, results)
+        self._retry_individually(calls, redo, results, allowance)
         return results
 
     def _reserve_current(self, inst: Instance, reserved: dict[int, Worker]) -> Worker:
@@ -82,7 +77,8 @@ class BatchCalls(InstancePlacement):
             return worker
 
     def _send_batches(self, calls: Sequence[tuple[Instance, str, Any]],
-                      groups: list[tuple[Worker, TimeBudget | None, list[int]]], results: list[Any]) -> list[int]:
+                      groups: list[tuple[Worker, TimeBudget | None, list[int]]], results: list[Any],
+                      allowance: ReplyAllowance) -> list[int]:
         """Send each group as one message and read the replies, holding every group's worker (in serial order);
         return the calls to redo one by one (their worker was lost or failed the batch as a whole)."""
         redo: list[int] = []
@@ -115,7 +111,8 @@ class BatchCalls(InstancePlacement):
                     self._fail_batch(worker)
                     redo += indices
             for worker, indices, deadline, started, budget, budget_end in sent:
-                redo += self._receive_batch(calls, worker, indices, deadline, started, budget, budget_end, results)
+                redo += self._receive_batch(calls, worker, indices, deadline, started, budget, budget_end, results,
+                                            allowance)
         return redo
 
     def _fail_batch(self, worker: Worker) -> None:
@@ -124,16 +121,16 @@ class BatchCalls(InstancePlacement):
 
     def _receive_batch(self, calls: Sequence[tuple[Instance, str, Any]], worker: Worker, indices: list[int],
                        deadline: float, started: float, budget: TimeBudget | None, budget_end: float | None,
-                       results: list[Any]) -> list[int]:
+                       results: list[Any], allowance: ReplyAllowance) -> list[int]:
         # each batch message gets the budget of one reply (n replies of max_reply_bytes would let one message
         # cost the host n times the memory), and all of them together, retries and replays included,
-        # BATCH_TOTAL_REPLIES of it (the thread's ReplyAllowance, charged by _recv_reply)
+        # BATCH_TOTAL_REPLIES of it (the batch's ReplyAllowance, charged by _recv_reply)
         try:
             try:
                 with budget.charged(time.monotonic()) if budget is not None else nullcontext():
                     reply = self._recv_reply(worker, deadline,
                                              self.limits.max_reply_bytes + 1024 + 64 * len(indices),
-                                             self.limits.max_reply_elements + 16 * len(indices))
+                                             self.limits.max_reply_elements + 16 * len(indices), allowance)
             finally:
                 worker.busy_since_seen += time.monotonic() - started
             items = reply["ok"]
@@ -183,7 +180,7 @@ class BatchCalls(InstancePlacement):
         return False
 
     def _retry_individually(self, calls: Sequence[tuple[Instance, str, Any]], indices: list[int],
-                            results: list[Any]) -> None:
+                            results: list[Any], allowance: ReplyAllowance) -> None:
         """Redo calls one by one (their batch failed as a whole, its worker lost, or their worker was lost while
         the batch waited for it), to find the culprit; no worker is held meanwhile."""
         failures = 0
@@ -195,7 +192,7 @@ class BatchCalls(InstancePlacement):
                 inst.broken = results[index]
                 continue
             try:
-                results[index] = self.call(inst, method, arg)
+                results[index] = self._call(inst, method, arg, allowance)
             except SpadeError as exc:
                 results[index] = exc
                 failures += 1

@@ -3,14 +3,14 @@
 A call holds its worker's channel (``worker.lock``) for the exchange, after reserving the worker under the pool's
 lock (:meth:`~.workers.WorkerLifecycle._reserve`), never the pool's lock itself. Each exchange has a wall-clock
 deadline cut to its :class:`~.budgets.TimeBudget`, arms the worker's CPU limit, serves the worker's requests to the
-host on the way (``{"sub": ...}``, see :func:`~.pool.register_sub_handler`) and charges the reply to the batch's
-allowance when the thread is in a ``call_many``. A failure of the channel (timeout, oversize, protocol, death)
+host on the way (``{"sub": ...}``, see :func:`~.pool.register_sub_handler`) and charges the reply to the
+:class:`~.budgets.ReplyAllowance` it is given (a ``call_many``'s, passed down to every exchange it makes, its
+retries and replays included). A failure of the channel (timeout, oversize, protocol, death)
 kills the worker and becomes the typed error of the instance whose call it was.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -43,24 +43,15 @@ class WorkerLost(Exception):
     """The worker a call reserved was lost before the call got its channel: the call starts over."""
 
 
-class ThreadBatch(threading.local):
-    """What this thread's batch (``call_many``) lets its exchanges spend; set by :mod:`.batch`."""
-
-    allowance: ReplyAllowance | None = None
-    """The reply budget of the ``call_many`` this thread is in (its retries and replays included)."""
-
-
 class WorkerExchange(WorkerLifecycle):
     """The pool's exchanges on its workers' channels; see the module docstring."""
 
     grace_s: float
     """Slack past a call's timeout before its worker is deemed hung."""
-    _batch: ThreadBatch
     _can_raise_cpu_hard: bool
 
     def _init_exchange(self) -> None:
         self.grace_s = max(0.5, 0.25 * self.limits.call_timeout_s)
-        self._batch = ThreadBatch()
         self._can_raise_cpu_hard = oslayers.has_capability(oslayers.CAP_SYS_RESOURCE)
 
     def _sub_handler(self, op: Any) -> ServeRequest | None:
@@ -87,11 +78,11 @@ class WorkerExchange(WorkerLifecycle):
                               "code a pool of its own", env_id=env_id)
 
     def _request(self, worker: Worker, message: dict[str, Any], timeout: float, what: str, inst: Instance | None,
-                 max_bytes: int | None = None, budget: TimeBudget | None = None) -> Any:
-        """One request/reply, its time charged to ``budget`` (if any); channel failures kill the worker and raise
-        the typed error. The caller holds ``worker.lock``, never the pool's lock."""
+                 max_bytes: int | None = None, budget: TimeBudget | None = None,
+                 allowance: ReplyAllowance | None = None) -> Any:
+        """One request/reply, its time charged to ``budget`` and its reply to ``allowance`` (each if any); channel
+        failures kill the worker and raise the typed error. The caller holds ``worker.lock``, never the pool's lock."""
         self._await_ready(worker)
-        allowance = self._batch.allowance
         if allowance is not None and allowance.spent():
             raise SandboxPolicyError(f"{METHOD_NAMES.get(what, what)}() was not run: the batch it belongs to used "
                                      "its whole reply budget (SandboxLimits.max_reply_bytes, max_reply_elements)",
@@ -107,7 +98,7 @@ class WorkerExchange(WorkerLifecycle):
                     self._arm_cpu(worker, self.limits.cpu_s_per_call)
                 worker.send(message, deadline)
                 reply = self._recv_reply(worker, deadline, max_bytes or self.limits.max_reply_bytes + 1024,
-                                         self.limits.max_reply_elements)
+                                         self.limits.max_reply_elements, allowance)
             except ChannelError as exc:
                 if budget is not None and exc.kind == "timeout" and budget_end is not None and deadline >= budget_end:
                     raise self._budget_spent(worker, budget, inst) from None
@@ -118,11 +109,12 @@ class WorkerExchange(WorkerLifecycle):
             raise self._channel_failure(worker, ChannelError("protocol", "reply is not {ok|err}"), what, timeout, inst)
         return reply
 
-    def _recv_reply(self, worker: Worker, deadline: float, max_bytes: int, max_elements: int) -> Any:
+    def _recv_reply(self, worker: Worker, deadline: float, max_bytes: int, max_elements: int,
+                    allowance: ReplyAllowance | None = None) -> Any:
         """The reply to the message just sent, serving the worker's requests to the host (``{"sub": ...}``) on
         the way; each answer is plain JSON data produced by trusted host code. Any exception while serving a
-        request is a protocol error of this worker (it is killed): the channel never goes out of step."""
-        allowance = self._batch.allowance
+        request is a protocol error of this worker (it is killed): the channel never goes out of step. Every
+        reply is charged to ``allowance`` (if any) and bounded by what it has left."""
         for _ in range(MAX_SUB_REQUESTS + 1):
             if allowance is not None:
                 max_bytes = min(max_bytes, max(allowance.bytes_left, 0))

@@ -20,6 +20,7 @@ from typing import Any
 
 from spade_core.errors import SandboxCrashed, SandboxError, SandboxTimeout, SpadeError
 from spade_core.sandbox import wire
+from spade_core.sandbox.budgets import ReplyAllowance
 from spade_core.sandbox.channel import METHOD_NAMES, ChannelError, Worker
 from spade_core.sandbox.exchange import LOST_WHILE_WAITING_TRIES, WorkerExchange, WorkerLost
 from spade_core.sandbox.instances import Instance, PlacedCode
@@ -118,7 +119,7 @@ class InstancePlacement(WorkerExchange):
                 return
             self.destroy(inst)
 
-    def _place(self, inst: Instance) -> None:
+    def _place(self, inst: Instance, allowance: ReplyAllowance | None = None) -> None:
         """Make ``inst`` on a worker for its code (``inst.lock`` is held)."""
         for _ in range(LOST_WHILE_WAITING_TRIES):
             with self._lock:
@@ -127,7 +128,7 @@ class InstancePlacement(WorkerExchange):
             placed = False
             try:
                 with self._held(worker):
-                    self._new_on(worker, inst)
+                    self._new_on(worker, inst, allowance)
                     with self._lock:
                         placed = not worker.dead
                         if placed:
@@ -142,32 +143,32 @@ class InstancePlacement(WorkerExchange):
                 return
         raise self._lost_while_waiting(inst.env_id)
 
-    def _new_on(self, worker: Worker, inst: Instance) -> None:
+    def _new_on(self, worker: Worker, inst: Instance, allowance: ReplyAllowance | None) -> None:
         message: dict[str, Any] = {"op": "new", "iid": inst.iid, "key": inst.code.key, "module": inst.code.module,
                                    "knobs": wire.to_wire(inst.knobs), "where": inst.env_id or "environment module"}
         if inst.code.key not in worker.loaded:
             message["source"] = inst.code.source
         timeout = self.limits.load_timeout_s if "source" in message else self.limits.call_timeout_s
-        reply = self._request(worker, message, timeout, "new", None, budget=inst.budget)
+        reply = self._request(worker, message, timeout, "new", None, budget=inst.budget, allowance=allowance)
         if "err" in reply:
             raise self._error_from_reply(reply["err"], "new", None, inst.env_id)
         worker.loaded.add(inst.code.key)
 
-    def _restore(self, inst: Instance) -> None:
+    def _restore(self, inst: Instance, allowance: ReplyAllowance | None = None) -> None:
         """Rebuild an instance whose worker was lost, replaying its episode so far. The replay's time is charged
         to the episode (``episode_budget_s``), so a worker that keeps dying cannot make the host replay for free."""
         started = time.monotonic()
-        self._place(inst)
+        self._place(inst, allowance)
         with self._lock:
             self.replays += 1
         with self._hold_current(inst) as worker:
-            self._replay_on(worker, inst, started)
+            self._replay_on(worker, inst, started, allowance)
 
-    def _replay_on(self, worker: Worker, inst: Instance, started: float) -> None:
+    def _replay_on(self, worker: Worker, inst: Instance, started: float, allowance: ReplyAllowance | None) -> None:
         last: Any = None
         for method, arg, ok in inst.log:
             reply = self._request(worker, {"op": "call", "iid": inst.iid, "m": method, "a": arg},
-                                  self.limits.call_timeout_s, method, inst, budget=inst.budget)
+                                  self.limits.call_timeout_s, method, inst, budget=inst.budget, allowance=allowance)
             now = time.monotonic()
             inst.episode_time += now - started
             started = now
@@ -184,30 +185,31 @@ class InstancePlacement(WorkerExchange):
             raise SandboxCrashed("replaying the episode after its worker was lost did not reproduce the last "
                                  "result; the environment is not deterministic", env_id=inst.env_id)
 
-    def _prepare(self, inst: Instance, method: str) -> None:
-        """Make sure ``inst`` is placed for ``method`` (``inst.lock`` is held; no worker's lock is)."""
+    def _prepare(self, inst: Instance, method: str, allowance: ReplyAllowance | None = None) -> None:
+        """Make sure ``inst`` is placed for ``method`` (``inst.lock`` is held; no worker's lock is); replies are
+        charged to ``allowance`` (if any)."""
         if inst.closed:
             raise SandboxCrashed("this sandboxed environment was closed", env_id=inst.env_id)
         worker = inst.worker
         if method == "reset":
             if inst.broken is not None or worker is None or worker.dead:
-                self._detach(inst)
+                self._detach(inst, allowance)
                 inst.broken = None
                 inst.log = []
-                self._place(inst)
+                self._place(inst, allowance)
             return
         if inst.broken is not None:
             raise type(inst.broken)(f"the instance failed earlier ({inst.broken}); call reset() for a fresh one",
                                     env_id=inst.env_id)
         if worker is None or worker.dead:
             try:
-                self._restore(inst)
+                self._restore(inst, allowance)
             except SandboxError as exc:
-                self._detach(inst)
+                self._detach(inst, allowance)
                 inst.broken = exc
                 raise type(exc)(f"lost with its worker and could not be rebuilt: {exc}", env_id=inst.env_id) from None
 
-    def _detach(self, inst: Instance) -> None:
+    def _detach(self, inst: Instance, allowance: ReplyAllowance | None = None) -> None:
         with self._lock:
             worker = inst.worker
             inst.worker = None
@@ -219,7 +221,7 @@ class InstancePlacement(WorkerExchange):
             with self._held(worker):
                 try:
                     self._request(worker, {"op": "del", "iid": inst.iid}, self.limits.call_timeout_s, "close", None,
-                                  budget=inst.budget)
+                                  budget=inst.budget, allowance=allowance)
                 except SandboxError:
                     pass
         except WorkerLost:
@@ -254,20 +256,24 @@ class InstancePlacement(WorkerExchange):
     def call(self, inst: Instance, method: str, arg: Any = None) -> Any:
         """Run ``reset``/``step``/``hint``/``ref`` on an instance; return its raw value or raise the typed error."""
         self._drain_dropped()
+        return self._call(inst, method, arg, None)
+
+    def _call(self, inst: Instance, method: str, arg: Any, allowance: ReplyAllowance | None) -> Any:
+        """:meth:`call`, its replies (replay included) charged to ``allowance`` (a batch's, if any)."""
         with inst.lock:
             for _ in range(LOST_WHILE_WAITING_TRIES):
                 try:
-                    self._prepare(inst, method)
+                    self._prepare(inst, method, allowance)
                     with self._hold_current(inst) as worker:
-                        return self._call_on(worker, inst, method, arg)
+                        return self._call_on(worker, inst, method, arg, allowance)
                 except WorkerLost:
                     continue
             raise self._lost_while_waiting(inst.env_id)
 
-    def _call_on(self, worker: Worker, inst: Instance, method: str, arg: Any) -> Any:
+    def _call_on(self, worker: Worker, inst: Instance, method: str, arg: Any, allowance: ReplyAllowance | None) -> Any:
         start = time.monotonic()
         reply = self._request(worker, {"op": "call", "iid": inst.iid, "m": method, "a": arg},
-                              self.limits.call_timeout_s, method, inst, budget=inst.budget)
+                              self.limits.call_timeout_s, method, inst, budget=inst.budget, allowance=allowance)
         elapsed = time.monotonic() - start
         try:
             if "err" in reply:
