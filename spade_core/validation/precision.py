@@ -1,8 +1,8 @@
 """How precise a numeric answer must be, and the probes just outside that precision.
 
 A verifier must refuse answers that are wrong by more than the task's precision. The precision is what the task's
-observation states (``within 0.01``, ``within 0.5%``, ``± 2``, ``to the nearest whole number``); when the observation states none, it is what the reference's own answers imply: whole numbers are exact
-(a reply nearer another whole number is not the answer). Where the observation speaks of precision in words these rules cannot read (``to
+observation states (``within 0.01``, ``within 0.5%``, ``± 2``, ``to the nearest whole number``); when the observation states none, it is what the reference's own answers imply: for whole numbers, a reply
+nearer another whole number is not the answer. Where the observation speaks of precision in words these rules cannot read (``to
 three significant figures``; ``to 10 decimal places``, which asks for a form more than it states a band: a verifier
 may check it within one part in a million), or the reference answers with decimals and nothing is stated, there is no precision to
 probe: the near misses of :mod:`spade_core.validation.probes` keep their tolerance band.
@@ -30,7 +30,6 @@ WHOLE_NUMBER_MISS = Fraction(3, 5)
 """How far a whole-number answer is moved when nothing is stated: closer to the next whole number than to the answer.
 A verifier that rounds the reply to the nearest whole number (``round(float(x)) == n``, ``abs(x - n) < 0.5``) accepts
 12.4 for 12, and that is a reading of the same answer, not a wrong one it lets through; 12.6 is 13 by any reading."""
-WHOLE_NUMBER_OFFSETS = (WHOLE_NUMBER_MISS, -WHOLE_NUMBER_MISS)
 
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
 _BAND = linear_re.compile(r"(?i)(?:within|±|\+/-|\+-|tolerance(?: of| is|:|=)?)\s*(?:of\s+|±\s*)?" + _NUMBER +
@@ -70,7 +69,8 @@ def stated_bands(text: str, answer: Fraction) -> list[Precision]:
 def precision(observations: str, answer: str, others: Sequence[str] = ()) -> Precision | None:
     """The precision the reference's final ``answer`` must keep: the widest band the ``observations`` state; else,
     when they speak of precision in no words at all and it and the reference's ``others`` (its final answers on
-    other seeds) are all whole numbers, exact; else None (nothing to probe)."""
+    other seeds) are all whole numbers, band 0 (a whole number: probed at :data:`WHOLE_NUMBER_MISS`); else None
+    (nothing to probe)."""
     value = parse_number(answer_core(answer))
     if value is None:
         return None
@@ -87,7 +87,7 @@ def precision(observations: str, answer: str, others: Sequence[str] = ()) -> Pre
 
 def outside_precision(action: str, kept: Precision) -> list[Probe]:
     """The numeric answer in ``action`` moved outside the precision ``kept``: by :data:`OUTSIDE_FACTOR` times a
-    stated band each way, or by each of :data:`WHOLE_NUMBER_OFFSETS` for an exact whole number (no probe for an
+    stated band each way, or by :data:`WHOLE_NUMBER_MISS` each way for a whole number (no probe for an
     answer that is not one plain number)."""
     if len(action) > SHORT_ANSWER_CHARS:
         return []
@@ -95,12 +95,12 @@ def outside_precision(action: str, kept: Precision) -> list[Probe]:
     value = parse_number(core)
     if value is None or "/" in core or core not in action:
         return []
-    offsets = [OUTSIDE_FACTOR * kept.band, -OUTSIDE_FACTOR * kept.band] if kept.band else list(WHOLE_NUMBER_OFFSETS)
+    step = OUTSIDE_FACTOR * kept.band if kept.band else WHOLE_NUMBER_MISS
     template = around(action, core)
     probes = []
-    for offset in offsets:
+    for offset in (step, -step):
         text = decimal_text(value + offset)
-        if text is not None and offset:
+        if text is not None:
             probes.append(Probe(template.render(text), f"the answer moved by {float(offset):+g}, outside the "
                                                        f"precision ({kept.said})"))
     return probes

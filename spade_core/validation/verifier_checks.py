@@ -34,7 +34,7 @@ from spade_core.validation.report import StageResult, fail, ok
 def check_verifier(c: Candidate) -> StageResult:
     """Both directions: near misses of the correct final answer (sign flips, permutations, neighbours, the
     answer inside a longer string) are rejected, numeric answers outside the task's precision too (its stated
-    tolerance, or a fraction of a whole-number answer: :mod:`~spade_core.validation.precision`), and equivalent forms
+    tolerance, or a reply nearer another whole number: :mod:`~spade_core.validation.precision`), and equivalent forms
     of it (spaces, 42.0, 2/6) accepted. Games: no seat wins (nearly) every game, neither between references nor
     between random legal players."""
     assert c.manifest is not None
@@ -107,8 +107,9 @@ def _outside_precision(c: Candidate, episode: Episode, finals: list[str]) -> _Pr
                 "verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was accepted (the correct "
                 f"answer is {final[:80]!r})",
                 ["the tolerance is wider than the task's precision (a tolerance multiplied, or a whole-number answer "
-                 "compared with a tolerance that accepts fractions)"],
-                ["compare within the tolerance the observation states (or exactly, for a whole-number answer)",
+                 "compared with a tolerance that accepts a reply nearer another whole number)"],
+                ["compare within the tolerance the observation states (for a whole-number answer: exactly, or after "
+                 "rounding to the nearest whole number)",
                  "or state in the observation the tolerance the verifier keeps"]))
     return _Probed(len(probes))
 
