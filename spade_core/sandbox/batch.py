@@ -65,17 +65,6 @@ class BatchCalls(InstancePlacement):
         self._retry_individually(calls, redo, results, allowance)
         return results
 
-    def _reserve_current(self, inst: Instance, reserved: dict[int, Worker]) -> Worker:
-        """The worker ``inst`` is on, reserved for the batch (at most once: ``reserved`` by serial)."""
-        with self._lock:
-            worker = inst.worker
-            if worker is None or worker.dead:
-                raise WorkerLost
-            if worker.serial not in reserved:
-                self._reserve(worker)
-                reserved[worker.serial] = worker
-            return worker
-
     def _send_batches(self, calls: Sequence[tuple[Instance, str, Any]],
                       groups: list[tuple[Worker, TimeBudget | None, list[int]]], results: list[Any],
                       allowance: ReplyAllowance) -> list[int]:

@@ -104,12 +104,20 @@ class InstancePlacement(WorkerExchange):
 
     def _hold_current(self, inst: Instance) -> AbstractContextManager[Worker]:
         """:meth:`_held` for the worker ``inst`` is placed on (:class:`WorkerLost` when it has none)."""
+        return self._held(self._reserve_current(inst))
+
+    def _reserve_current(self, inst: Instance, reserved: dict[int, Worker] | None = None) -> Worker:
+        """The worker ``inst`` is placed on, reserved (:class:`WorkerLost` when it has none); with ``reserved``
+        (a batch's workers by serial), a worker already in it is not reserved again."""
         with self._lock:
             worker = inst.worker
             if worker is None or worker.dead:
                 raise WorkerLost
-            self._reserve(worker)
-        return self._held(worker)
+            if reserved is None or worker.serial not in reserved:
+                self._reserve(worker)
+                if reserved is not None:
+                    reserved[worker.serial] = worker
+            return worker
 
     def _drain_dropped(self) -> None:
         while self._dropped:
