@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from spade_core.cli.consoles import err_console
 from spade_core.cli.model_options import MODEL_HELP, openai_options, server_options
 from spade_core.display import clean, json_text, markup, text
 from spade_core.errors import SpadeError
@@ -24,8 +25,6 @@ from spade_core.models.openai_backend import OpenAIOptions
 from spade_core.models.resolve import LoadOptions
 from spade_core.models.spec import DEFAULT_MODEL
 from spade_core.plugins.backends import load_backend
-
-err_console = Console(stderr=True)
 
 
 def _console() -> Console:

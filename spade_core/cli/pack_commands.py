@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from spade_core.cli.consoles import console, err_console
 from spade_core.display import json_text, markup, text
 from spade_core.gym_bridge import open_store, register_store, sync_seed_environments
 from spade_core.packs.export import FORMATS, ExportFilter, export_pack
@@ -24,8 +24,6 @@ from spade_core.selfplay.lineage import run_history
 from spade_registry.records import Status
 
 PACK_HOOK = "spade_packs"
-console = Console()
-err_console = Console(stderr=True)
 _STYLE = {ACCEPTED: "green", REJECTED: "bold red", DUPLICATE: "dim"}
 
 
