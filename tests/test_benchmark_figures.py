@@ -199,3 +199,43 @@ def test_bench_sandbox_against_saves_its_printed_medians(capsys: pytest.CaptureF
     figures = report_against("d446499", {key: (59.4, 55.5) for key in AGAINST})
     printed(capsys, figures, {f"{key}{suffix}" for key in AGAINST for suffix in ("", "_ref", "_ratio")})
     assert figures["step_p50_us_ratio"].text == "1.07×"
+
+
+def test_bench_main_job_saves_its_printed_time_memory_and_iterations(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench_main_job import MainJob, parse_time_report, report
+
+    time_v = ("\tCommand being timed: \"bash scripts/main.sh\"\n"
+              "\tElapsed (wall clock) time (h:mm:ss or m:ss): 21:52.34\n"
+              "\tMaximum resident set size (kbytes): 3380672\n\tExit status: 0\n")
+    splits = [(297.4, 187.0, 105.8), (268.0, 181.3, 85.7), (183.2, 124.9, 58.0)]
+    metrics = [IterationMetrics(n, time=TimeSplit(generate=g, train=t, other=total - g - t, total=total))
+               for n, (total, g, t) in enumerate(splits)]
+    figures = report(MainJob(parse_time_report(time_v), iterations=3, asked=3), metrics)
+    out = printed(capsys, figures, {"wall_min", "wall_s", "exit_status", "iterations", "asked", "peak_rss_gb",
+                                    "peak_rss_gib", "peak_rss_kib", "outside_iterations_s"}
+                  | {f"iteration_{n}{part}" for n in (0, 1, 2) for part in ("_s", "_generate_s", "_train_s")})
+    assert figures["wall_s"].text == "1,312 s" and figures["wall_min"].text == "21.9 min"
+    assert (figures["peak_rss_gb"].text, figures["peak_rss_gib"].text) == ("3.46 GB", "3.22 GiB") and figures["peak_rss_kib"].text == "3,380,672 KiB"
+    assert figures["outside_iterations_s"].text == "564 s" and "3 of 3 LLM iterations" in out
+
+
+def test_bench_main_job_reads_hours_and_refuses_what_is_not_a_time_report() -> None:
+    from bench_main_job import parse_time_report
+
+    report = parse_time_report("Elapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03\n"
+                               "Maximum resident set size (kbytes): 12\nExit status: 137\n")
+    assert (report.wall_s, report.peak_rss_kib, report.exit_status) == (3723.0, 12, 137)
+    with pytest.raises(ValueError, match="not a GNU time -v report"):
+        parse_time_report("real 0m1.0s\n")
+
+
+def test_bench_standard_shapes_saves_its_printed_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench_standard_shapes import FileVerdict, report
+
+    verdicts = [FileVerdict("queue_class", "accepted", None, "accepted", 4.0),
+                FileVerdict("lights_out", "accepted", None, "accepted", 6.5),
+                FileVerdict("nim\x1b[2J", "rejected", "verifier", "a near miss was accepted\x1b[31m", 28.62)]
+    figures = report(verdicts)
+    out = printed(capsys, figures, {"accepted", "files", "median_s", "max_s", "total_s"})
+    assert (figures["accepted"].text, figures["median_s"].text, figures["total_s"].text) == ("2", "6.5 s", "39 s")
+    assert "\x1b[31m" not in out and "[verifier]" in out
