@@ -5,7 +5,9 @@ hint before every move; cheap policies (random text, constant answers, the obser
 reference's first move repeated) and, where answers are values and one player plays, boundary probes (the reference's move with its
 numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
 agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
-on more seeds or earns more (by more than a tenth of the reward range), the reference succeeds on fewer (in a game,
+on more seeds or earns more (by more than a tenth of the reward range; a probe only where the mutant states the same
+task: a tolerance widened in the check and in the text that states it is a looser task, honestly told, not a
+widened bound), the reference succeeds on fewer (in a game,
 where it plays every seat: finishes fewer games), reading the
 hint changes the reference's outcome, a later episode on a reused instance differs from the same seed on a fresh
 one, or a difficulty knob that changed the reference's episodes no longer does. A mutant no policy tells apart from
@@ -174,6 +176,7 @@ class Behaviour:
     knob_effects: dict[str, bool] = field(default_factory=dict)  # knob -> its extremes change the reference's play
     reward_span: float = 1.0
     errors: int = 0  # reference episodes that failed in the environment
+    statements: tuple[str, ...] = ()  # the reference's first observation on each seed: the task as stated
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,7 @@ def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
     reference = _play_all(make, reference_policy, manifest, seeds)
     seen.successes["reference"] = sum(_reference_done(e, manifest) for e in reference)
     seen.errors = sum(e.error is not None for e in reference)
+    seen.statements = tuple(e.reset_obs for e in reference)
     seen.hint_read_successes = sum(_reference_done(e, manifest) for e in _play_all(
         make, reference_policy, manifest, seeds, record_hints=True))
     fresh = [_play_all(make, reference_policy, manifest, [seed])[0] for seed in seeds[-2:]]
@@ -255,7 +259,8 @@ def judge(original: Behaviour, mutant: Behaviour) -> Judgement:
         crashed = " (its episodes fail in the environment)" if mutant.errors > original.errors else ""
         reasons.append(f"the reference solves {mutant.successes['reference']} seeds, not "
                        f"{original.successes['reference']}{crashed}")
-    for label in [p for p in original.returns if p in mutant.returns]:
+    restated = mutant.statements != original.statements
+    for label in [p for p in original.returns if p in mutant.returns and not (restated and p in PROBES)]:
         if mutant.successes[label] > original.successes[label]:
             reasons.append(f"{label} succeeds on {mutant.successes[label]} seeds, not {original.successes[label]}")
         elif mutant.returns[label] - original.returns[label] > RETURN_MARGIN * original.reward_span:

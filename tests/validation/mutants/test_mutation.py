@@ -143,14 +143,24 @@ def test_nudge_leaves_names_and_subtraction_signs_alone() -> None:
     assert nudge("take -3", 1) == "take -2" and nudge("pass", 1) == "pass"
 
 
-def test_the_near_miss_probe_keeps_a_multiplied_tolerance() -> None:
-    source = (SHAPES / "pendulum_tolerance.py").read_text()
+def test_the_near_miss_probe_keeps_a_tolerance_multiplied_past_the_one_the_task_states() -> None:
+    """The pendulum task states its tolerance from the constant the check uses. Multiplied in the check alone (the
+    text still says 0.01 s), a reply 2% off is accepted against the task's word: worse. Multiplied in both, the task
+    says 1.0 s and the check keeps to it: a looser task, honestly stated, which the oracle does not count (the gate's
+    precision probe accepts it too)."""
+    stated = (SHAPES / "pendulum_tolerance.py").read_text()
+    assert "Answers within {TOLERANCE} s are accepted." in stated
+    literal = stated.replace("Answers within {TOLERANCE} s are accepted.", "Answers within 0.01 s are accepted.")
     seeds = (0, 1, 2, 3)
-    original = behaviour(source, sandbox_handles, seeds=seeds)
-    assert original.successes["reference off by +1"] == 0  # 2% off is outside the stated 0.01 s
-    (wide,) = mutants(source, "multiply_tolerance")
-    worse = judge(original, behaviour(wide.source, sandbox_handles, seeds=seeds))
-    assert worse.worse and any(r.startswith("reference off by") for r in worse.reasons), worse.reasons
+    for source, worse_expected in ((literal, True), (stated, False)):
+        original = behaviour(source, sandbox_handles, seeds=seeds)
+        assert original.successes["reference off by +1"] == 0  # 2% off is outside 0.01 s
+        (wide,) = mutants(source, "multiply_tolerance")
+        mutant = behaviour(wide.source, sandbox_handles, seeds=seeds)
+        assert mutant.successes["reference off by +1"] > 0  # the check now takes it in both
+        judged = judge(original, mutant)
+        assert judged.worse is worse_expected, judged.reasons
+        assert any(r.startswith("reference off by") for r in judged.reasons) is worse_expected
 
 
 def test_boundary_probes_play_single_player_value_tasks_only() -> None:
