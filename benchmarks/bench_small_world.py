@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 merged.setdefault(arm, []).extend(seeds)
         print(format_table(table(merged)))
         print(format_token_table(token_table(merged)))
-        figures = show_arms(table(merged))
+        figures = show_arms(table(merged)) | show_tokens(token_table(merged))
         if args.save:
             save_run("bench_small_world", args.save, figures)
         designers = [arm for arm in merged if arm in DESIGNED_ARMS or arm not in ARMS]  # candidates design too
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(format_table(table(runs)))
     print(format_token_table(token_table(runs)))
-    figures = show_arms(table(runs))
+    figures = show_arms(table(runs)) | show_tokens(token_table(runs))
     if args.save:
         save_run("bench_small_world", args.save, figures)
     print(f"\n{args.seeds} seeds x {len(arms)} arms x {args.iterations} iterations in "
@@ -191,6 +191,22 @@ def show_arms(rows: list[dict[str, Any]]) -> dict[str, Figure]:
         cells = [f"{label} {keep(figures, f'{arm}_{column}', row[column].mean * factor, decimals, unit)}"
                  for column, (label, factor, decimals, unit) in ARM_FIGURES.items()]
         print(f"{row['arm']} ({row['seeds']} seeds): " + "; ".join(cells))
+    return figures
+
+
+def show_tokens(rows: list[dict[str, Any]]) -> dict[str, Figure]:
+    """Print each arm's area under held-out success against agent tokens at the equal budget, and its paired
+    difference to uniform's with the 95% half-width, named ``<arm>_area``, ``<arm>_minus_uniform`` and
+    ``<arm>_minus_uniform_half_width``; the figures as printed."""
+    figures: dict[str, Figure] = {}
+    for row in rows:
+        arm = row["arm"].replace("-", "_")
+        line = f"{row['arm']} per agent token: area {keep(figures, f'{arm}_area', row['area'].mean, 3)}"
+        if "vs_uniform" in row:
+            diff = row["vs_uniform"]
+            line += (f"; minus uniform {keep(figures, f'{arm}_minus_uniform', diff.mean, 3)} ± "
+                     f"{keep(figures, f'{arm}_minus_uniform_half_width', diff.half_width, 3)}")
+        print(line)
     return figures
 
 
