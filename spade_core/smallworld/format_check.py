@@ -5,6 +5,11 @@ signal, and every arm stays at zero. This check samples the policy (temperature 
 shapes of its family and reports, per shape, the share of replies that are right *in form*: a repeat copies its
 letter; a relay of depth d answers d + 1 letters ending with its letter; a hinted relay's d-th letter lies in the
 third the hint names. None of these needs the secret chain: they are what any instruction-following model does.
+
+A hinted link is asked for every third, each time with a shown letter from another third: a policy that copies the
+shown letter into the link (what hinted repeats, whose hint names the shown letter's third, invite) is right only
+when that letter happens to lie in the named third, so one draw of a letter and a third could pass or fail it by
+luck; the share is the mean over the three thirds.
 """
 
 from __future__ import annotations
@@ -53,14 +58,14 @@ def _in_third(reply: str, depth: int, third: int) -> bool:
     return len(words) == depth + 1 and words[depth - 1] in LETTERS[4 * third:4 * third + 4]
 
 
-def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed: int = 0) -> FormatReport:
-    """Sample ``samples`` replies per shape from the policy saved at ``policy_dir`` and score their form."""
+def _sampler(policy_dir: str | Path, samples: int, seed: int) -> Callable[[str, str | None], list[str]]:
+    """``replies(observation, hint)``: ``samples`` replies of the policy saved at ``policy_dir``, sampled at
+    temperature 1 as the world samples it."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(policy_dir)
     model = AutoModelForCausalLM.from_pretrained(policy_dir, dtype=torch.float32).eval()
-    rng = random.Random(seed)
     torch.manual_seed(seed)
 
     def replies(observation: str, hint: str | None) -> list[str]:
@@ -70,20 +75,35 @@ def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed
                                  top_p=1.0, top_k=0, max_new_tokens=12, pad_token_id=tokenizer.pad_token_id)
         return [tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True).strip() for row in out]
 
+    return replies
+
+
+def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed: int = 0) -> FormatReport:
+    """Sample ``samples`` replies per shape from the policy saved at ``policy_dir`` and score their form."""
+    replies = _sampler(policy_dir, samples, seed)
+    rng = random.Random(seed)
     shares: dict[str, float] = {}
     letter = rng.choice(LETTERS)
     shares["repeat copy"] = _share(replies(f"repeat 1 {letter}" if family != CHAIN_FAMILY else f"repeat 1 1 {letter}",
                                            None), lambda r: r == letter)
     depths = range(1, DEPTHS + 1) if family == CHAIN_FAMILY else range(1, 2)
     for depth in depths:
-        letter, third = rng.choice(LETTERS), rng.randrange(len(THIRDS))
-        observation = f"relay 1 {depth} {letter}" if family == CHAIN_FAMILY else f"relay 1 {letter}"
-        shares[f"relay depth {depth} form"] = _share(replies(observation, None),
+        letter = rng.choice(LETTERS)
+        shares[f"relay depth {depth} form"] = _share(replies(_relay(family, depth, letter), None),
                                                      lambda r, d=depth, x=letter: _relay_form(r, d, x))
-        hinted = replies(observation, f"in the {THIRDS[third]} third")
-        shares[f"relay depth {depth} hinted form"] = _share(hinted, lambda r, d=depth, x=letter: _relay_form(r, d, x))
-        shares[f"relay depth {depth} hinted link"] = _share(hinted, lambda r, d=depth, t=third: _in_third(r, d, t))
+        forms, links = [], []
+        for third in range(len(THIRDS)):
+            shown = rng.choice([x for x in LETTERS if LETTERS.index(x) // 4 != third])
+            hinted = replies(_relay(family, depth, shown), f"in the {THIRDS[third]} third")
+            forms.append(_share(hinted, lambda r, d=depth, x=shown: _relay_form(r, d, x)))
+            links.append(_share(hinted, lambda r, d=depth, t=third: _in_third(r, d, t)))
+        shares[f"relay depth {depth} hinted form"] = sum(forms) / len(forms)
+        shares[f"relay depth {depth} hinted link"] = sum(links) / len(links)
     return FormatReport(shares=shares, samples=samples)
+
+
+def _relay(family: str, depth: int, letter: str) -> str:
+    return f"relay 1 {depth} {letter}" if family == CHAIN_FAMILY else f"relay 1 {letter}"
 
 
 def _share(replies: list[str], good: Callable[[str], bool]) -> float:

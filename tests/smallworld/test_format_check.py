@@ -36,3 +36,24 @@ def test_an_untaught_policy_is_not_fit(family: str, tmp_path: Path) -> None:
     depths = DEPTHS if family == CHAIN_FAMILY else 1
     assert len(report.shares) == 1 + 3 * depths
     assert not report.fit and report.shares["repeat copy"] < 0.5
+
+
+def test_a_policy_that_copies_the_shown_letter_into_the_link_is_not_counted_as_reading_the_hint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each third is asked with a shown letter from another third, so copying that letter never lands in the named
+    third (whatever letter and third a single draw would have picked)."""
+    import spade_core.smallworld.format_check as check
+
+    asked: list[tuple[str, str | None]] = []
+
+    def replies_of(observation: str, hint: str | None) -> list[str]:
+        """A hint-blind copier: a relay answered with the shown letter twice, in form."""
+        asked.append((observation, hint))
+        letter = observation.split()[-1]
+        return [f"{letter} {letter}"] * 4
+
+    monkeypatch.setattr(check, "_sampler", lambda policy_dir, samples, seed: replies_of)
+    report = check.check_format(tmp_path, FAMILY, samples=4)
+    assert report.shares["relay depth 1 hinted link"] == 0.0 and report.shares["relay depth 1 hinted form"] == 1.0
+    hinted = [(obs.split()[-1], hint) for obs, hint in asked if hint]
+    assert sorted(hint for _, hint in hinted) == sorted(f"in the {t} third" for t in ("first", "middle", "last"))
