@@ -18,6 +18,7 @@ average.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import shutil
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_selfplay import ITERATIONS_TARGET, report_iterations
-from saved_figures import ROOT, Figure, add_save_option, keep, save_run
+from saved_figures import ROOT, Figure, add_save_option, keep, run_of, write_run
 
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.metrics import IterationMetrics, read_metrics
@@ -139,8 +140,9 @@ def main() -> None:
         print(f"main job of {commit[:12]} in {checkout}", file=sys.stderr, flush=True)
         job = run_main_job(checkout, fresh_environment(checkout))
         figures = report(job, read_metrics(checkout / RUN_DIR))
-        if args.save:
-            save_run("bench_main_job", args.save, figures)
+        if args.save:  # the commit that ran, not whatever HEAD is by the time it ends
+            run = dataclasses.replace(run_of("bench_main_job", args.save, figures), commit=commit, dirty=False)
+            print(f"saved {len(figures)} figures to {write_run(run)}")
     finally:
         if args.keep:
             print(f"kept {checkout}", file=sys.stderr)

@@ -3,14 +3,10 @@ HTML comment, either a results file and the figure keys it shows,
 
     | `bench_x.py`: what it measures <!-- source: bench_x-default.json p50_us steps_per_s --> | 59.4 µs | ... |
 
-and each named figure's text (:attr:`saved_figures.Figure.text`) must appear in the row, or, for a row whose run's
-output was never kept, the date it was measured,
+and each named figure's text (:attr:`saved_figures.Figure.text`) must appear in the row. A row without a saved run
+has no source: every figure in the table comes from a run kept under ``benchmarks/results/``.
 
-    | ... <!-- source: measured before saved outputs existed (2026-12-03) --> | ... |
-
-which is accepted only up to :data:`SAVED_OUTPUTS_SINCE`, listed by this script, and replaced by the next saved run.
-
-    python benchmarks/readme_figures.py     # the problems (exit 1) and the rows still measured before saved outputs
+    python benchmarks/readme_figures.py     # the problems (exit 1 when there are any)
 """
 
 from __future__ import annotations
@@ -25,9 +21,7 @@ from saved_figures import RESULTS_DIR, SavedRun, load_run
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SECTION = "## Benchmarks"
-SAVED_OUTPUTS_SINCE = "2026-12-06"  # a row measured later than this names its results file
 SOURCE = re.compile(r"<!--\s*source:\s*(.*?)\s*-->")
-LEGACY = re.compile(r"measured before saved outputs existed \((\d{4}-\d{2}-\d{2})\)")
 SAVED = re.compile(r"([a-z0-9_]+-[a-z0-9_]+\.json)((?:\s+[a-z0-9_]+)+)")
 
 
@@ -38,15 +32,10 @@ class SavedSource:
 
 
 @dataclass(frozen=True)
-class LegacySource:
-    date: str
-
-
-@dataclass(frozen=True)
 class Row:
     line: int  # 1-based line of the README
     text: str  # the row without its source comment
-    source: SavedSource | LegacySource | None
+    source: SavedSource | None
 
     @property
     def title(self) -> str:
@@ -56,7 +45,6 @@ class Row:
 @dataclass(frozen=True)
 class Check:
     problems: list[str]
-    legacy: list[tuple[Row, str]]  # the rows measured before saved outputs, with their dates
 
 
 def benchmark_rows(readme: str) -> list[Row]:
@@ -83,29 +71,22 @@ def _row(number: int, line: str) -> Row:
     text = SOURCE.sub("", line)
     if found is None:
         return Row(number, text, None)
-    if legacy := LEGACY.fullmatch(found.group(1)):
-        return Row(number, text, LegacySource(legacy.group(1)))
     if saved := SAVED.fullmatch(found.group(1)):
         return Row(number, text, SavedSource(saved.group(1), tuple(saved.group(2).split())))
     return Row(number, text, None)
 
 
 def check(readme: str, results: Path = RESULTS_DIR) -> Check:
-    problems, legacy = [], []
+    problems: list[str] = []
     runs: dict[str, SavedRun] = {}
     for row in benchmark_rows(readme):
         where = f"README line {row.line} ({row.title})"
         if row.source is None:
             problems.append(f"{where}: no source; end its first cell with <!-- source: FILE.json KEY ... --> "
                             "naming the saved run (benchmarks/results/) and the figures the row shows")
-        elif isinstance(row.source, LegacySource):
-            if row.source.date > SAVED_OUTPUTS_SINCE:
-                problems.append(f"{where}: measured {row.source.date}, after saved outputs existed "
-                                f"({SAVED_OUTPUTS_SINCE}); run the benchmark with --save and name its file")
-            legacy.append((row, row.source.date))
         else:
             problems.extend(f"{where}: {p}" for p in _saved_problems(row, row.source, results, runs))
-    return Check(problems, legacy)
+    return Check(problems)
 
 
 def _saved_problems(row: Row, source: SavedSource, results: Path, runs: dict[str, SavedRun]) -> list[str]:
@@ -138,10 +119,6 @@ def main() -> int:
     result = check(README.read_text())
     for problem in result.problems:
         print(problem)
-    if result.legacy:
-        print(f"{len(result.legacy)} rows measured before saved outputs existed (a run with --save replaces each):")
-        for row, date in result.legacy:
-            print(f"  line {row.line}, {date}: {row.title}")
     return 1 if result.problems else 0
 
 

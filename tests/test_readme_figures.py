@@ -1,6 +1,5 @@
 """The README's benchmark figures have one source: every row of its benchmark table names the saved run it shows
-(``benchmarks/results/``) and says each named figure as saved, or is explicitly one measured before saved outputs
-existed; a saved run reads back as written."""
+(``benchmarks/results/``) and says each named figure as saved; a saved run reads back as written."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 
-from readme_figures import README, SAVED_OUTPUTS_SINCE, check, says  # noqa: E402
+from readme_figures import README, check, says  # noqa: E402
 from saved_figures import RESULTS_DIR, Figure, SavedRun, load_run, save_run, write_run  # noqa: E402
 
 HEADER = "## Benchmarks\n\n| benchmark | figure | baseline | target |\n|---|---|---|---|\n"
@@ -35,13 +34,6 @@ def results(tmp_path: Path) -> Path:
 def test_the_readme_figures_agree_with_their_saved_runs() -> None:
     result = check(README.read_text())
     assert result.problems == []
-
-
-def test_rows_measured_before_saved_outputs_are_dated_no_later_than_saved_outputs() -> None:
-    result = check(README.read_text())
-    listed = "\n".join(f"line {row.line} ({date}): {row.title}" for row, date in result.legacy)
-    assert all(date <= SAVED_OUTPUTS_SINCE for _, date in result.legacy), listed
-    print(f"{len(result.legacy)} README benchmark rows measured before saved outputs existed:\n{listed}")
 
 
 def test_every_results_file_reads_back() -> None:
@@ -80,16 +72,10 @@ def test_a_row_without_a_source_fails(results: Path) -> None:
     assert len(problems) == 2 and all("no source" in p for p in problems)
 
 
-def test_a_row_measured_before_saved_outputs_is_accepted_and_listed(results: Path) -> None:
+def test_a_row_with_a_date_instead_of_a_saved_run_has_no_source(results: Path) -> None:
     old = "| `bench_x.py`: step <!-- source: measured before saved outputs existed (2026-12-02) --> | 33 µs | - | - |"
-    result = check(table(old), results)
-    assert result.problems == [] and [(row.line, date) for row, date in result.legacy] == [(5, "2026-12-02")]
-
-
-def test_a_row_measured_after_saved_outputs_must_name_its_file(results: Path) -> None:
-    new = "| `bench_x.py`: step <!-- source: measured before saved outputs existed (2999-01-01) --> | 1 µs | - | - |"
-    (problem,) = check(table(new), results).problems
-    assert "run the benchmark with --save" in problem
+    (problem,) = check(table(old), results).problems
+    assert problem.startswith("README line 5") and "no source" in problem and "FILE.json" in problem
 
 
 def test_a_results_file_renamed_or_damaged_is_refused(results: Path) -> None:
