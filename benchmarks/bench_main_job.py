@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_selfplay import ITERATIONS_TARGET, report_iterations
-from saved_figures import ROOT, Figure, add_save_option, keep, run_of, write_run
+from saved_figures import ROOT, Figure, add_save_option, git_output, keep, run_of, write_run
 
 from spade_core.selfplay.config import SelfPlayConfig
 from spade_core.selfplay.metrics import IterationMetrics, read_metrics
@@ -55,7 +55,7 @@ class MainJob:
     """One timed run of the main job."""
 
     time: TimeReport
-    iterations: int  # LLM iterations finished (records in the run's metrics)
+    metrics: list[IterationMetrics]  # one record per LLM iteration finished
     asked: int  # iterations the run's config asks for
 
 
@@ -72,20 +72,20 @@ def parse_time_report(text: str) -> TimeReport:
                       peak_rss_kib=int(rss.group(1)), exit_status=int(status.group(1)))
 
 
-def report(job: MainJob, metrics: list[IterationMetrics]) -> dict[str, Figure]:
+def report(job: MainJob) -> dict[str, Figure]:
     """Print the main job's wall time, exit status, iterations and peak RSS, then each iteration's time split and the
     time outside the iterations; the figures as printed."""
     figures: dict[str, Figure] = {}
     t = job.time
     print(f"main job: {keep(figures, 'wall_min', t.wall_s / 60, 1, ' min')} wall "
           f"({keep(figures, 'wall_s', t.wall_s, 0, ' s')}), exit status {keep(figures, 'exit_status', t.exit_status, 0)}, "
-          f"{keep(figures, 'iterations', job.iterations, 0)} of {keep(figures, 'asked', job.asked, 0)} LLM iterations, "
+          f"{keep(figures, 'iterations', len(job.metrics), 0)} of {keep(figures, 'asked', job.asked, 0)} LLM iterations, "
           f"peak RSS {keep(figures, 'peak_rss_gb', t.peak_rss_kib * 1024 / 1e9, 2, ' GB')} "
           f"({keep(figures, 'peak_rss_gib', t.peak_rss_kib / 2**20, 2, ' GiB')}, "
           f"{keep(figures, 'peak_rss_kib', t.peak_rss_kib, 0, ' KiB')}); targets <= {WALL_TARGET_MIN:g} min, "
           f">= {ITERATIONS_TARGET} iterations, <= {RSS_TARGET_GB:g} GB")
-    figures |= report_iterations(metrics)
-    outside = t.wall_s - sum(m.time.total for m in metrics)
+    figures |= report_iterations(job.metrics)
+    outside = t.wall_s - sum(m.time.total for m in job.metrics)
     print(f"outside the LLM iterations (install re-check, the small world, set-up): "
           f"{keep(figures, 'outside_iterations_s', outside, 0, ' s')}")
     return figures
@@ -93,10 +93,9 @@ def report(job: MainJob, metrics: list[IterationMetrics]) -> dict[str, Figure]:
 
 def clone(into: Path) -> str:
     """A fresh clone of this checkout's HEAD; its commit."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
-    if head.returncode != 0:
-        raise SystemExit(f"error: {ROOT} is not a git checkout with a commit: {head.stderr.strip()}")
-    sha = head.stdout.strip()
+    sha = git_output("rev-parse", "HEAD")
+    if sha is None:
+        raise SystemExit(f"error: {ROOT} is not a git checkout with a commit; run from a clone of the repository")
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(into)], check=True)
     subprocess.run(["git", "checkout", "--quiet", sha], cwd=into, check=True)
     return sha
@@ -123,7 +122,7 @@ def run_main_job(checkout: Path, env: dict[str, str]) -> MainJob:
     subprocess.run([TIME, "-v", "-o", str(time_file), "bash", "scripts/main.sh"], cwd=checkout, env=env, check=False)
     run_dir = checkout / RUN_DIR
     asked = load_config(SelfPlayConfig, run_dir / "config.yaml").iterations
-    return MainJob(parse_time_report(time_file.read_text()), len(read_metrics(run_dir)), asked)
+    return MainJob(parse_time_report(time_file.read_text()), read_metrics(run_dir), asked)
 
 
 def main() -> None:
@@ -139,7 +138,7 @@ def main() -> None:
         commit = clone(checkout)
         print(f"main job of {commit[:12]} in {checkout}", file=sys.stderr, flush=True)
         job = run_main_job(checkout, fresh_environment(checkout))
-        figures = report(job, read_metrics(checkout / RUN_DIR))
+        figures = report(job)
         if args.save:  # the commit that ran, not whatever HEAD is by the time it ends
             run = dataclasses.replace(run_of("bench_main_job", args.save, figures), commit=commit, dirty=False)
             print(f"saved {len(figures)} figures to {write_run(run)}")

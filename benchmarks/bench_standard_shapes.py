@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -81,8 +80,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_save_option(parser)
     args = parser.parse_args()
-    if not shutil.which(spade_command()[0]):
-        raise SystemExit("error: no spade command beside this interpreter; pip install -e . first")
     files = sorted(CORPUS.glob("*.py"))
     verdicts = []
     for n, path in enumerate(files, 1):

@@ -78,7 +78,7 @@ def add_save_option(parser: argparse.ArgumentParser) -> None:
                              "(VARIANT 'default' when left out)")
 
 
-def _git(*args: str) -> str | None:
+def git_output(*args: str) -> str | None:
     try:
         done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
     except OSError:
@@ -95,8 +95,8 @@ def run_of(benchmark: str, variant: str, figures: dict[str, Figure]) -> SavedRun
     return SavedRun(
         benchmark=benchmark, variant=variant, command=("python", *sys.argv),
         date=datetime.now(UTC).isoformat(timespec="seconds"), load_average=(one, five, fifteen),
-        cpus=os.cpu_count() or 0, commit=_git("rev-parse", "HEAD"),
-        dirty=bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", *NOT_CODE)),
+        cpus=os.cpu_count() or 0, commit=git_output("rev-parse", "HEAD"),
+        dirty=bool(git_output("status", "--porcelain", "--untracked-files=no", "--", ".", *NOT_CODE)),
         figures=dict(figures),
     )
 

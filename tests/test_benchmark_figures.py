@@ -221,7 +221,7 @@ def test_bench_main_job_saves_its_printed_time_memory_and_iterations(capsys: pyt
     splits = [(297.4, 187.0, 105.8), (268.0, 181.3, 85.7), (183.2, 124.9, 58.0)]
     metrics = [IterationMetrics(n, time=TimeSplit(generate=g, train=t, other=total - g - t, total=total))
                for n, (total, g, t) in enumerate(splits)]
-    figures = report(MainJob(parse_time_report(time_v), iterations=3, asked=3), metrics)
+    figures = report(MainJob(parse_time_report(time_v), metrics=metrics, asked=3))
     out = printed(capsys, figures, {"wall_min", "wall_s", "exit_status", "iterations", "asked", "peak_rss_gb",
                                     "peak_rss_gib", "peak_rss_kib", "outside_iterations_s"}
                   | {f"iteration_{n}{part}" for n in (0, 1, 2) for part in ("_s", "_generate_s", "_train_s")})
