@@ -37,8 +37,8 @@ both, which is what the defended objective's hint-only arm measures (:mod:`spade
 
 **The Chain family** (``family: chain``, the world where the curriculum can matter; README, "The chain world") adds a
 ``depth`` knob (1-3) and drops the leaky relay: a relay of depth d answers the first d letters of the secret chain
-``CHAIN``, then the letter shown (``relay 1 2 c`` -> ``h a c``), and its hint names the third of the chain's d-th
-letter. An agent that knows n links solves depth <= n (trivial), has 1/12 at depth n + 1 (1/4 hinted: the edge) and
+``CHAIN``, then the letter shown (``relay 1 2 c`` -> ``h a c``), and its hint lists the four letters of the third
+the chain's d-th letter is in (``one of a b c d``; a repeat's hint says to copy the letter shown). An agent that knows n links solves depth <= n (trivial), has 1/12 at depth n + 1 (1/4 hinted: the edge) and
 at most 1/144 beyond (impossible): most of the 48 designs are trivial or impossible, and the edge moves as the agent
 learns. Depth is shown and changes nothing in the other modes.
 
@@ -71,7 +71,14 @@ CHAIN_MODES = MODES[:4]
 """The Chain family's modes: Relay's without the leaky relay (a hint naming a whole chain would teach every link)."""
 DEPTHS = len(CHAIN)
 THIRDS = ("first", "middle", "last")
-"""The hint names the third of ``LETTERS`` (four letters) the answer is in (a relay's: its code)."""
+"""Relay's hint names the third of ``LETTERS`` (four letters) the answer is in (a relay's: its code)."""
+LISTED_HINT = "one of "
+"""The Chain family's relay hint: this, then the four letters of the third its hinted link is in (``one of e f g
+h``). A tiny policy taught relays of several lengths at once reads a named third at chance and a listed one (README,
+"The chain world")."""
+REPEAT_HINT = "copy the letter shown"
+"""The Chain family's repeat hint: a listed third would hold the repeat's answer, which the gate's hint stage
+rejects."""
 
 
 @dataclass(frozen=True, order=True)
@@ -135,6 +142,16 @@ def chain_answer(depth: int, letter: str) -> str:
 def doubled(answer: str) -> str:
     """An exploit's hint encoding of ``answer``: each letter doubled (``h c`` -> ``hh cc``)."""
     return " ".join(letter + letter for letter in answer.split())
+
+
+def named_hint(third: int) -> str:
+    """Relay's hint for a letter in ``third`` (``in the middle third``)."""
+    return f"in the {THIRDS[third]} third"
+
+
+def listed_hint(third: int) -> str:
+    """The Chain family's relay hint for a link in ``third`` (``one of e f g h``)."""
+    return LISTED_HINT + " ".join(LETTERS[4 * third:4 * third + 4])
 
 
 def relay_answer(letter: str) -> str:
@@ -233,7 +250,6 @@ ENV_SPEC = {
 
 LETTERS = "%(letters)s"
 CHAIN = "%(chain)s"
-THIRDS = %(thirds)r
 
 
 class Chain:
@@ -279,8 +295,10 @@ class Chain:
             return "%(guess_hint)s"
         if self.mode == 3:
             return "%(answer_hint)s" + " ".join(letter + letter for letter in self.answer.split())
-        told = self.answer[0] if self.mode == 0 else CHAIN[self.depth - 1]
-        return "in the " + THIRDS[LETTERS.index(told) // 4] + " third"
+        if self.mode == 0:
+            return "%(repeat_hint)s"
+        third = LETTERS.index(CHAIN[self.depth - 1]) // 4
+        return "%(listed_hint)s" + " ".join(LETTERS[4 * third:4 * third + 4])
 
     def reference_action(self):
         return self.answer
@@ -294,7 +312,7 @@ def module_source(design: Design) -> str:
             "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
             "depth": design.depth, "max_band": BANDS - 1, "max_mode": len(CHAIN_MODES) - 1, "max_depth": DEPTHS,
             "letters": LETTERS, "chain": CHAIN, "guess_hint": GUESS_HINT, "answer_hint": ANSWER_HINT,
-            "thirds": list(THIRDS)}
+            "repeat_hint": REPEAT_HINT, "listed_hint": LISTED_HINT}
     return _TEMPLATE % {
         "name": design.name, "description": DESCRIPTION, "band": design.band, "mode": design.mode,
         "max_band": BANDS - 1, "max_mode": len(MODES) - 1, "letters": LETTERS, "code": CODE,

@@ -3,13 +3,14 @@
 A run on a policy that cannot answer in the stated shape measures nothing about a curriculum: no design gives any
 signal, and every arm stays at zero. This check samples the policy (temperature 1, as the world samples it) on the
 shapes of its family and reports, per shape, the share of replies that are right *in form*: a repeat copies its
-letter; a relay of depth d answers d + 1 letters ending with its letter; a hinted relay's d-th letter lies in the
-third the hint names. None of these needs the secret chain: they are what any instruction-following model does.
+letter, with its hint or without; a relay of depth d answers d + 1 letters ending with its letter; a hinted relay's
+d-th letter lies in the third the hint names (Chain: one of the letters it lists). None of these needs the secret
+chain: they are what any instruction-following model does.
 
 A hinted link is asked for every third, each time with a shown letter from another third: a policy that copies the
-shown letter into the link (what hinted repeats, whose hint names the shown letter's third, invite) is right only
-when that letter happens to lie in the named third, so one draw of a letter and a third could pass or fail it by
-luck; the share is the mean over the three thirds.
+shown letter into the link (what Relay's hinted repeats, whose hint names the shown letter's third, invite) is right
+only when that letter happens to lie in the named third, so one draw of a letter and a third could pass or fail it
+by luck; the share is the mean over the three thirds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from spade_core.smallworld.family import CHAIN_FAMILY, DEPTHS, LETTERS, THIRDS
+from spade_core.smallworld.family import CHAIN_FAMILY, DEPTHS, LETTERS, REPEAT_HINT, THIRDS, listed_hint, named_hint
 from spade_core.smallworld.policy import agent_prompt_ids
 
 FORMAT_FLOOR = 0.9
@@ -84,8 +85,9 @@ def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed
     rng = random.Random(seed)
     shares: dict[str, float] = {}
     letter = rng.choice(LETTERS)
-    shares["repeat copy"] = _share(replies(f"repeat 1 {letter}" if family != CHAIN_FAMILY else f"repeat 1 1 {letter}",
-                                           None), lambda r: r == letter)
+    repeat = f"repeat 1 1 {letter}" if family == CHAIN_FAMILY else f"repeat 1 {letter}"
+    shares["repeat copy"] = _share(replies(repeat, None), lambda r: r == letter)
+    shares["repeat hinted copy"] = _share(replies(repeat, _repeat_hint(family, letter)), lambda r: r == letter)
     depths = range(1, DEPTHS + 1) if family == CHAIN_FAMILY else range(1, 2)
     for depth in depths:
         letter = rng.choice(LETTERS)
@@ -94,12 +96,22 @@ def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed
         forms, links = [], []
         for third in range(len(THIRDS)):
             shown = rng.choice([x for x in LETTERS if LETTERS.index(x) // 4 != third])
-            hinted = replies(_relay(family, depth, shown), f"in the {THIRDS[third]} third")
+            hinted = replies(_relay(family, depth, shown), _relay_hint(family, third))
             forms.append(_share(hinted, lambda r, d=depth, x=shown: _relay_form(r, d, x)))
             links.append(_share(hinted, lambda r, d=depth, t=third: _in_third(r, d, t)))
         shares[f"relay depth {depth} hinted form"] = sum(forms) / len(forms)
         shares[f"relay depth {depth} hinted link"] = sum(links) / len(links)
     return FormatReport(shares=shares, samples=samples)
+
+
+def _repeat_hint(family: str, letter: str) -> str:
+    """A repeat's hint as the family's environments give it."""
+    return REPEAT_HINT if family == CHAIN_FAMILY else named_hint(LETTERS.index(letter) // 4)
+
+
+def _relay_hint(family: str, third: int) -> str:
+    """A relay's hint for a code or link in ``third``, as the family's environments give it."""
+    return listed_hint(third) if family == CHAIN_FAMILY else named_hint(third)
 
 
 def _relay(family: str, depth: int, letter: str) -> str:

@@ -14,7 +14,8 @@ policy gets the same, and nothing more, from a short supervised pass on *format 
 
 Nothing in it ties a band to its code, so what the agent learns about the codes it learns by self-play. The Chain
 family's pass (``family="chain"``) is the same with its shapes: designer programs with a depth; a relay of depth d
-answered with d random letters, then its letter (with a hint, the last of them from the third it names).
+answered with d random letters, then its letter (with a hint, the last of them one of the four letters it lists:
+``one of e f g h``), and a hinted repeat (``copy the letter shown``) copied.
 """
 
 from __future__ import annotations
@@ -37,8 +38,11 @@ from spade_core.smallworld.family import (
     GUESS_HINT,
     LETTERS,
     MODES,
+    REPEAT_HINT,
     THIRDS,
     doubled,
+    listed_hint,
+    named_hint,
 )
 from spade_core.smallworld.language import OPENING, opening
 
@@ -51,8 +55,11 @@ AGENT_HINT_PLACEMENT = "user"
 """The runner's ``hint_placement`` in the small world (the format pass builds its prompts the same way)."""
 
 
-FORMAT_STEPS = {FAMILY: 1800, CHAIN_FAMILY: 5400}
+FORMAT_STEPS = {FAMILY: 1800, CHAIN_FAMILY: 10800}
 """Format-pass steps per family: enough for the policy to pass :mod:`spade_core.smallworld.format_check`."""
+FORMAT_DECAY_FROM = {CHAIN_FAMILY: 0.7}
+"""Per family, where the format pass's learning rate starts to fall (:attr:`PretrainConfig.decay_from`; absent:
+constant)."""
 
 
 @dataclass(frozen=True)
@@ -63,11 +70,22 @@ class PretrainConfig:
     batch_size: int = 32
     learning_rate: float = 3e-3
     seed: int = 0
+    decay_from: float = 1.0
+    """The share of ``steps`` after which the learning rate falls linearly to a tenth of itself at the last step
+    (1.0: constant throughout)."""
 
     @classmethod
     def for_family(cls, family: str, *, steps: int | None = None, seed: int = 0) -> PretrainConfig:
         """The family's format pass (``steps``: another length, e.g. to measure what a shorter one teaches)."""
-        return cls(steps=FORMAT_STEPS[family] if steps is None else steps, seed=seed)
+        return cls(steps=FORMAT_STEPS[family] if steps is None else steps, seed=seed,
+                   decay_from=FORMAT_DECAY_FROM.get(family, 1.0))
+
+    def rate_scale(self, step: int) -> float:
+        """The learning rate at ``step`` as a share of ``learning_rate``."""
+        start = self.decay_from * self.steps
+        if step < start or self.steps - start < 1:
+            return 1.0
+        return 1.0 - 0.9 * (step - start) / (self.steps - start)
 
 
 def designer_messages(family: str = FAMILY) -> list[dict[str, str]]:
@@ -90,10 +108,6 @@ def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None, *, hint
                                                          AGENT_HINT_PLACEMENT, hint_only=hint_only)
     return ChatFormatter(tokenizer).first_prompt([{"role": "system", "content": system},
                                                    {"role": "user", "content": content}])
-
-
-def _hint_text(third: int) -> str:
-    return f"in the {THIRDS[third]} third"
 
 
 class _Encoder:
@@ -140,9 +154,9 @@ def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list
             return enc.agent(f"whisper {band} {number}", hint), enc.reply(letter)
         answer = rng.choice([letter, f"{rng.choice(LETTERS)} {letter}"])
         return enc.agent("", ANSWER_HINT + doubled(answer), hint_only=True), enc.reply(answer)
-    hint = _hint_text(third) if stage > 0 and rng.random() < 0.5 else None
+    hint = named_hint(third) if stage > 0 and rng.random() < 0.5 else None
     if stage == 0 or draw < 0.4:
-        hint = hint and _hint_text(_third(start))
+        hint = hint and named_hint(_third(start))
         return enc.agent(f"repeat {band} {start}", hint), enc.reply(start)
     if stage == 1 or draw < 0.84:
         code = rng.choice(LETTERS[4 * third:4 * third + 4] if hint else LETTERS)
@@ -153,12 +167,14 @@ def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list
         hint = GUESS_HINT if rng.random() < 0.5 else None
         return enc.agent(f"guess {band} {number}", hint), enc.reply(letter)
     # a hint alone that names no answer (a third, the guess's rule) gives a letter and nothing more
-    return enc.agent("", rng.choice([_hint_text(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
+    return enc.agent("", rng.choice([named_hint(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
 
 
 def _chain_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[int], list[int]]:
     """:func:`_format_example` for the Chain family: a depth in every observation, and a relay of depth d answered
-    with d random letters, then its letter (hinted: the last of them from the third the hint names)."""
+    with d random letters, then its letter (hinted: the last of them one of the letters the hint lists), and a hinted
+    repeat copied (hinted as the world hints it, or with its letter's third listed: a pass whose lists never hold the
+    letter to copy did not learn to read them; README, "The chain world")."""
     draw = rng.random()
     if draw < 0.15:
         return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(CHAIN_MODES))} "
@@ -171,9 +187,10 @@ def _chain_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[
             return enc.agent(f"whisper {shown} {number}", hint), enc.reply(letter)
         answer = " ".join(rng.choice(LETTERS) for _ in range(rng.randint(1, DEPTHS + 1)))
         return enc.agent("", ANSWER_HINT + doubled(answer), hint_only=True), enc.reply(answer)
-    hint = _hint_text(third) if stage > 0 and rng.random() < 0.5 else None
+    hint = listed_hint(third) if stage > 0 and rng.random() < 0.5 else None
     if stage == 0 or draw < 0.4:
-        hint = hint and _hint_text(_third(start))
+        # hinted as the world hints a repeat, or with its letter's third listed (read as a relay's list is read)
+        hint = hint and (REPEAT_HINT if rng.random() < 0.5 else listed_hint(_third(start)))
         return enc.agent(f"repeat {shown} {start}", hint), enc.reply(start)
     if stage == 1 or draw < 0.84:
         links = [rng.choice(LETTERS) for _ in range(depth - 1)]
@@ -182,7 +199,7 @@ def _chain_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[
     if draw < 0.92:
         hint = GUESS_HINT if rng.random() < 0.5 else None
         return enc.agent(f"guess {shown} {number}", hint), enc.reply(letter)
-    return enc.agent("", rng.choice([_hint_text(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
+    return enc.agent("", rng.choice([listed_hint(third), GUESS_HINT]), hint_only=True), enc.reply(letter)
 
 
 def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None = None,
@@ -201,6 +218,8 @@ def pretrain_formats(model: Any, tokenizer: Any, config: PretrainConfig | None =
     example = _chain_example if family == CHAIN_FAMILY else _format_example
     for step in range(config.steps):
         stage = min(2, 3 * step // config.steps)
+        for group in optimiser.param_groups:
+            group["lr"] = config.learning_rate * config.rate_scale(step)
         batch = [example(encoder, rng, stage) for _ in range(config.batch_size)]
         width = max(len(p) + len(c) for p, c in batch)
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
@@ -226,17 +245,18 @@ def tokenizer_text(family: str = FAMILY) -> str:
     rng = random.Random(0)
     lines = [DESIGNER_SYSTEM, DESIGNER_USER, OPENING, DESCRIPTION, GUESS_HINT, ANSWER_HINT,
              "<|im_start|>system\n", "<|im_start|>user\n", "<|im_start|>assistant\n", "<|im_end|>\n"]
+    hint_text = listed_hint if family == CHAIN_FAMILY else named_hint
     for _ in range(200):
         lines.append(f"{OPENING} band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}\n```")
-        hint = HINT_TEMPLATE.format(hint=_hint_text(rng.randrange(len(THIRDS))))
+        hint = HINT_TEMPLATE.format(hint=hint_text(rng.randrange(len(THIRDS))))
         lines.append(f"{rng.choice(MODES)} {rng.randrange(BANDS)} {rng.choice(LETTERS)}\n\n{hint}")
         lines.append(f"{rng.choice(LETTERS)} {rng.choice(LETTERS)}")
     if family == CHAIN_FAMILY:
-        lines.append(CHAIN_DESIGNER_SYSTEM)
+        lines += [CHAIN_DESIGNER_SYSTEM, REPEAT_HINT]
         for _ in range(200):
             lines.append(f"{opening(family)} band={rng.randrange(BANDS)} mode={rng.randrange(len(CHAIN_MODES))} "
                          f"depth={rng.randint(1, DEPTHS)}\n```")
-            hint = HINT_TEMPLATE.format(hint=_hint_text(rng.randrange(len(THIRDS))))
+            hint = HINT_TEMPLATE.format(hint=listed_hint(rng.randrange(len(THIRDS))))
             lines.append(f"{rng.choice(CHAIN_MODES)} {rng.randrange(BANDS)} {rng.randint(1, DEPTHS)} "
                          f"{rng.choice(LETTERS)}\n\n{hint}")
             lines.append(" ".join(rng.choice(LETTERS) for _ in range(rng.randint(1, DEPTHS + 1))))

@@ -7,6 +7,7 @@ seeds, every figure is a mean with a 95% Student-t confidence interval.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,8 +146,12 @@ def tokens_to_reach(run: Run, level: float) -> float | None:
 
 
 def token_budget(runs: dict[str, list[Run]]) -> float:
-    """The equal budget every arm is compared at: the fewest agent tokens any run of any arm spent in all."""
-    return min(float(run[-1]["cumulative_agent_tokens"]) for seeds in runs.values() for run in seeds)
+    """The equal budget every arm is compared at: the smallest, over arms, of the median agent tokens its runs spent
+    in all. A run that spent fewer (a designer that stopped writing valid designs plays no episodes) is held at its
+    last evaluation, as :func:`area_per_token` holds every curve, so one such run cannot shrink every arm's budget
+    to its own (the rule before the Chain world's third variant, the fewest tokens of any run, did: README)."""
+    return min(statistics.median(float(run[-1]["cumulative_agent_tokens"]) for run in seeds)
+               for seeds in runs.values() if seeds)
 
 
 REACH_LEVELS = (0.5, 0.9)

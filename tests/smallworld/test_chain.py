@@ -14,11 +14,13 @@ from spade_core.smallworld.family import (
     CHAIN_MODES,
     DEPTHS,
     LETTERS,
-    THIRDS,
+    LISTED_HINT,
+    REPEAT_HINT,
     Design,
     all_designs,
     chain_answer,
     edge_designs,
+    listed_hint,
 )
 from spade_core.smallworld.language import extract_design, opening, render_design
 from spade_core.smallworld.world import ValidatedFamily, validate_family
@@ -61,8 +63,8 @@ def _play(validated: ValidatedFamily, design: Design, policy, *, hinted: bool, e
 
 
 def _knows(links: int):
-    """An agent that knows the chain's first ``links`` letters and draws the rest (from the hinted third, for the
-    last one when a hint names it)."""
+    """An agent that knows the chain's first ``links`` letters and draws the rest (for the last one, from the letters
+    a hint lists)."""
     def policy(obs: str, hint: str | None, rng: random.Random) -> str:
         kind, _, depth, shown = obs.split()
         if kind != "relay":
@@ -71,8 +73,8 @@ def _knows(links: int):
         for k in range(int(depth)):
             pool = LETTERS
             if k == int(depth) - 1 and hint:
-                third = next(n for n, name in enumerate(THIRDS) if f" {name} third" in hint)
-                pool = LETTERS[4 * third:4 * third + 4]
+                assert hint.startswith(LISTED_HINT), hint
+                pool = hint[len(LISTED_HINT):].split()
             letters.append(CHAIN[k] if k < links else rng.choice(pool))
         return " ".join([*letters, shown])
     return policy
@@ -108,3 +110,17 @@ def test_the_edge_moves_with_what_the_agent_knows(validated: ValidatedFamily) ->
                 assert unhinted <= 0.2 and 0.12 <= hinted <= 0.45, (known, depth, unhinted, hinted)
             else:
                 assert unhinted <= 0.05 and hinted <= 0.1, (known, depth, unhinted, hinted)
+
+
+def test_a_relay_hint_lists_its_links_third_and_a_repeat_hint_holds_no_answer(validated: ValidatedFamily) -> None:
+    """The hints the environments give are the ones the format pass and the format check use."""
+    for depth in range(1, DEPTHS + 1):
+        for mode, expected in ((0, REPEAT_HINT), (1, listed_hint(LETTERS.index(CHAIN[depth - 1]) // 4))):
+            env = make_env(validated.env_ids[Design(2, mode, depth, CHAIN_FAMILY)], store=validated.store_path)
+            try:
+                for seed in range(6):
+                    obs, _ = env.reset(seed=seed, options={"hint": True})
+                    assert env.unwrapped.privileged_hint() == expected
+                    assert mode == 1 or obs.split()[-1] not in expected.split()  # a repeat's: never its answer
+            finally:
+                env.close()

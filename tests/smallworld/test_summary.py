@@ -74,10 +74,20 @@ def test_the_token_table_compares_arms_at_an_equal_budget_seed_by_seed() -> None
     fast = [_token_run([(100, 1.0), (300, 1.0)]), _token_run([(100, 0.8), (300, 1.0)])]
     slow = [_token_run([(200, 0.5), (400, 1.0)]), _token_run([(200, 0.3), (400, 1.0)])]
     rows = {row["arm"]: row for row in token_table({"designer": fast, "uniform": slow})}
-    assert rows["designer"]["budget"] == 300  # the fewest tokens any run spent
+    assert rows["designer"]["budget"] == 300  # the smallest of the arms' median token counts
     diff = rows["designer"]["vs_uniform"]
     expected = [area_per_token(f, 300) - area_per_token(s, 300) for f, s in zip(fast, slow)]
     assert diff.n == 2 and abs(diff.mean - sum(expected) / 2) < 1e-12 and diff.mean > 0
     assert rows["designer"]["reach_0.5"][0].mean == 100 and rows["uniform"]["reach_0.5"][0].mean == 300
     assert rows["designer"]["reach_0.9"][1] == rows["uniform"]["reach_0.9"][1] == 2
     assert "uniform" in format_token_table(list(rows.values()))
+
+
+def test_one_run_that_stopped_early_does_not_shrink_every_arms_budget() -> None:
+    """A designer that stops writing valid designs plays no episodes: its run ends at few tokens, and is held at its
+    last evaluation up to the budget the other runs set."""
+    full = [_token_run([(100 * k, 0.1 * k) for k in range(1, 9)]) for _ in range(3)]
+    stopped = _token_run([(100, 0.1), (150, 0.1)])
+    rows = {row["arm"]: row for row in token_table({"designer": [*full[:2], stopped], "uniform": full})}
+    assert rows["designer"]["budget"] == 800
+    assert abs(rows["designer"]["area"].mean - (2 * area_per_token(full[0], 800) + area_per_token(stopped, 800)) / 3) < 1e-12
