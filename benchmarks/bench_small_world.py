@@ -195,17 +195,20 @@ def show_arms(rows: list[dict[str, Any]]) -> dict[str, Figure]:
 
 
 def show_tokens(rows: list[dict[str, Any]]) -> dict[str, Figure]:
-    """Print each arm's area under held-out success against agent tokens at the equal budget, and its paired
-    difference to uniform's with the 95% half-width, named ``<arm>_area``, ``<arm>_minus_uniform`` and
-    ``<arm>_minus_uniform_half_width``; the figures as printed."""
+    """Print each arm's area under held-out success against agent tokens at the equal budget, its paired difference
+    to each reference arm's (uniform, fixed) with the 95% half-width, and the budget, named ``<arm>_area``,
+    ``<arm>_minus_<ref>``, ``<arm>_minus_<ref>_half_width`` and ``token_budget``; the figures as printed."""
     figures: dict[str, Figure] = {}
+    if rows:
+        print(f"equal budget: {keep(figures, 'token_budget', rows[0]['budget'], 0)} agent tokens per run")
     for row in rows:
         arm = row["arm"].replace("-", "_")
         line = f"{row['arm']} per agent token: area {keep(figures, f'{arm}_area', row['area'].mean, 3)}"
-        if "vs_uniform" in row:
-            diff = row["vs_uniform"]
-            line += (f"; minus uniform {keep(figures, f'{arm}_minus_uniform', diff.mean, 3)} ± "
-                     f"{keep(figures, f'{arm}_minus_uniform_half_width', diff.half_width, 3)}")
+        for ref in ("uniform", "fixed"):
+            if f"vs_{ref}" in row:
+                diff = row[f"vs_{ref}"]
+                line += (f"; minus {ref} {keep(figures, f'{arm}_minus_{ref}', diff.mean, 3)} ± "
+                         f"{keep(figures, f'{arm}_minus_{ref}_half_width', diff.half_width, 3)}")
         print(line)
     return figures
 

@@ -108,12 +108,15 @@ def test_bench_small_world_saves_each_arms_printed_means(capsys: pytest.CaptureF
 def test_bench_small_world_saves_each_arms_printed_area_per_token(capsys: pytest.CaptureFixture[str]) -> None:
     from bench_small_world import show_tokens
 
-    rows = [{"arm": "uniform", "area": estimate([0.68, 0.70])},
-            {"arm": "defended-cheap", "area": estimate([0.63, 0.64]), "vs_uniform": estimate([-0.05, -0.06])}]
+    rows = [{"arm": "uniform", "budget": 7302.0, "area": estimate([0.68, 0.70])},
+            {"arm": "defended-cheap", "budget": 7302.0, "area": estimate([0.63, 0.64]),
+             "vs_uniform": estimate([-0.05, -0.06]), "vs_fixed": estimate([0.01, 0.03])}]
     figures = show_tokens(rows)
-    printed(capsys, figures, {"uniform_area", "defended_cheap_area", "defended_cheap_minus_uniform",
-                              "defended_cheap_minus_uniform_half_width"})
+    printed(capsys, figures, {"token_budget", "uniform_area", "defended_cheap_area", "defended_cheap_minus_uniform",
+                              "defended_cheap_minus_uniform_half_width", "defended_cheap_minus_fixed",
+                              "defended_cheap_minus_fixed_half_width"})
     assert figures["defended_cheap_minus_uniform"].text == "-0.055" and figures["uniform_area"].text == "0.690"
+    assert figures["defended_cheap_minus_fixed"].text == "0.020" and figures["token_budget"].value == 7302
 
 
 def test_bench_serve_fairness_saves_its_printed_shares(capsys: pytest.CaptureFixture[str]) -> None:
