@@ -144,6 +144,16 @@ def doubled(answer: str) -> str:
     return " ".join(letter + letter for letter in answer.split())
 
 
+def third_of(letter: str) -> int:
+    """Which third of ``LETTERS`` ``letter`` is in (0, 1, 2)."""
+    return LETTERS.index(letter) // 4
+
+
+def third_letters(third: int) -> str:
+    """The four letters of ``third``."""
+    return LETTERS[4 * third:4 * third + 4]
+
+
 def named_hint(third: int) -> str:
     """Relay's hint for a letter in ``third`` (``in the middle third``)."""
     return f"in the {THIRDS[third]} third"
@@ -151,7 +161,17 @@ def named_hint(third: int) -> str:
 
 def listed_hint(third: int) -> str:
     """The Chain family's relay hint for a link in ``third`` (``one of e f g h``)."""
-    return LISTED_HINT + " ".join(LETTERS[4 * third:4 * third + 4])
+    return LISTED_HINT + " ".join(third_letters(third))
+
+
+def relay_hint(family: str, third: int) -> str:
+    """A relay's hint, as ``family``'s environments give it, for a code or link in ``third``."""
+    return listed_hint(third) if family == CHAIN_FAMILY else named_hint(third)
+
+
+def repeat_hint(family: str, letter: str) -> str:
+    """A repeat's hint, as ``family``'s environments give it, for a repeat of ``letter``."""
+    return REPEAT_HINT if family == CHAIN_FAMILY else named_hint(third_of(letter))
 
 
 def relay_answer(letter: str) -> str:

@@ -20,7 +20,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from spade_core.smallworld.family import CHAIN_FAMILY, DEPTHS, LETTERS, REPEAT_HINT, THIRDS, listed_hint, named_hint
+from spade_core.smallworld.family import (
+    CHAIN_FAMILY,
+    DEPTHS,
+    LETTERS,
+    THIRDS,
+    relay_hint,
+    repeat_hint,
+    third_letters,
+    third_of,
+)
 from spade_core.smallworld.policy import agent_prompt_ids
 
 FORMAT_FLOOR = 0.9
@@ -56,7 +65,7 @@ def _relay_form(reply: str, depth: int, letter: str) -> bool:
 
 def _in_third(reply: str, depth: int, third: int) -> bool:
     words = reply.split()
-    return len(words) == depth + 1 and words[depth - 1] in LETTERS[4 * third:4 * third + 4]
+    return len(words) == depth + 1 and words[depth - 1] in third_letters(third)
 
 
 def _sampler(policy_dir: str | Path, samples: int, seed: int) -> Callable[[str, str | None], list[str]]:
@@ -87,7 +96,7 @@ def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed
     letter = rng.choice(LETTERS)
     repeat = f"repeat 1 1 {letter}" if family == CHAIN_FAMILY else f"repeat 1 {letter}"
     shares["repeat copy"] = _share(replies(repeat, None), lambda r: r == letter)
-    shares["repeat hinted copy"] = _share(replies(repeat, _repeat_hint(family, letter)), lambda r: r == letter)
+    shares["repeat hinted copy"] = _share(replies(repeat, repeat_hint(family, letter)), lambda r: r == letter)
     depths = range(1, DEPTHS + 1) if family == CHAIN_FAMILY else range(1, 2)
     for depth in depths:
         letter = rng.choice(LETTERS)
@@ -95,23 +104,13 @@ def check_format(policy_dir: str | Path, family: str, *, samples: int = 64, seed
                                                      lambda r, d=depth, x=letter: _relay_form(r, d, x))
         forms, links = [], []
         for third in range(len(THIRDS)):
-            shown = rng.choice([x for x in LETTERS if LETTERS.index(x) // 4 != third])
-            hinted = replies(_relay(family, depth, shown), _relay_hint(family, third))
+            shown = rng.choice([x for x in LETTERS if third_of(x) != third])
+            hinted = replies(_relay(family, depth, shown), relay_hint(family, third))
             forms.append(_share(hinted, lambda r, d=depth, x=shown: _relay_form(r, d, x)))
             links.append(_share(hinted, lambda r, d=depth, t=third: _in_third(r, d, t)))
         shares[f"relay depth {depth} hinted form"] = sum(forms) / len(forms)
         shares[f"relay depth {depth} hinted link"] = sum(links) / len(links)
     return FormatReport(shares=shares, samples=samples)
-
-
-def _repeat_hint(family: str, letter: str) -> str:
-    """A repeat's hint as the family's environments give it."""
-    return REPEAT_HINT if family == CHAIN_FAMILY else named_hint(LETTERS.index(letter) // 4)
-
-
-def _relay_hint(family: str, third: int) -> str:
-    """A relay's hint for a code or link in ``third``, as the family's environments give it."""
-    return listed_hint(third) if family == CHAIN_FAMILY else named_hint(third)
 
 
 def _relay(family: str, depth: int, letter: str) -> str:

@@ -43,6 +43,9 @@ from spade_core.smallworld.family import (
     doubled,
     listed_hint,
     named_hint,
+    relay_hint,
+    third_letters,
+    third_of,
 )
 from spade_core.smallworld.language import OPENING, opening
 
@@ -132,10 +135,6 @@ class _Encoder:
         return self.replies[text]
 
 
-def _third(letter: str) -> int:
-    return LETTERS.index(letter) // 4
-
-
 def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[int], list[int]]:
     """One supervised example, shaped as the environments answer and hint: a repeat is answered with its letter; a
     relay with a random code letter, then its letter; a guess or a whisper with a random letter; a hint names the
@@ -156,10 +155,10 @@ def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list
         return enc.agent("", ANSWER_HINT + doubled(answer), hint_only=True), enc.reply(answer)
     hint = named_hint(third) if stage > 0 and rng.random() < 0.5 else None
     if stage == 0 or draw < 0.4:
-        hint = hint and named_hint(_third(start))
+        hint = hint and named_hint(third_of(start))
         return enc.agent(f"repeat {band} {start}", hint), enc.reply(start)
     if stage == 1 or draw < 0.84:
-        code = rng.choice(LETTERS[4 * third:4 * third + 4] if hint else LETTERS)
+        code = rng.choice(third_letters(third) if hint else LETTERS)
         if hint and rng.random() < 0.3:  # a leaky relay's hint: the answer, doubled
             hint = ANSWER_HINT + doubled(f"{code} {start}")
         return enc.agent(f"relay {band} {start}", hint), enc.reply(f"{code} {start}")
@@ -190,11 +189,11 @@ def _chain_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[
     hint = listed_hint(third) if stage > 0 and rng.random() < 0.5 else None
     if stage == 0 or draw < 0.4:
         # hinted as the world hints a repeat, or with its letter's third listed (read as a relay's list is read)
-        hint = hint and (REPEAT_HINT if rng.random() < 0.5 else listed_hint(_third(start)))
+        hint = hint and (REPEAT_HINT if rng.random() < 0.5 else listed_hint(third_of(start)))
         return enc.agent(f"repeat {shown} {start}", hint), enc.reply(start)
     if stage == 1 or draw < 0.84:
         links = [rng.choice(LETTERS) for _ in range(depth - 1)]
-        links.append(rng.choice(LETTERS[4 * third:4 * third + 4] if hint else LETTERS))
+        links.append(rng.choice(third_letters(third) if hint else LETTERS))
         return enc.agent(f"relay {shown} {start}", hint), enc.reply(" ".join([*links, start]))
     if draw < 0.92:
         hint = GUESS_HINT if rng.random() < 0.5 else None
@@ -245,10 +244,9 @@ def tokenizer_text(family: str = FAMILY) -> str:
     rng = random.Random(0)
     lines = [DESIGNER_SYSTEM, DESIGNER_USER, OPENING, DESCRIPTION, GUESS_HINT, ANSWER_HINT,
              "<|im_start|>system\n", "<|im_start|>user\n", "<|im_start|>assistant\n", "<|im_end|>\n"]
-    hint_text = listed_hint if family == CHAIN_FAMILY else named_hint
     for _ in range(200):
         lines.append(f"{OPENING} band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}\n```")
-        hint = HINT_TEMPLATE.format(hint=hint_text(rng.randrange(len(THIRDS))))
+        hint = HINT_TEMPLATE.format(hint=relay_hint(family, rng.randrange(len(THIRDS))))
         lines.append(f"{rng.choice(MODES)} {rng.randrange(BANDS)} {rng.choice(LETTERS)}\n\n{hint}")
         lines.append(f"{rng.choice(LETTERS)} {rng.choice(LETTERS)}")
     if family == CHAIN_FAMILY:

@@ -21,6 +21,7 @@ from spade_core.smallworld.family import (
     chain_answer,
     edge_designs,
     listed_hint,
+    third_of,
 )
 from spade_core.smallworld.language import extract_design, opening, render_design
 from spade_core.smallworld.world import ValidatedFamily, validate_family
@@ -115,7 +116,7 @@ def test_the_edge_moves_with_what_the_agent_knows(validated: ValidatedFamily) ->
 def test_a_relay_hint_lists_its_links_third_and_a_repeat_hint_holds_no_answer(validated: ValidatedFamily) -> None:
     """The hints the environments give are the ones the format pass and the format check use."""
     for depth in range(1, DEPTHS + 1):
-        for mode, expected in ((0, REPEAT_HINT), (1, listed_hint(LETTERS.index(CHAIN[depth - 1]) // 4))):
+        for mode, expected in ((0, REPEAT_HINT), (1, listed_hint(third_of(CHAIN[depth - 1])))):
             env = make_env(validated.env_ids[Design(2, mode, depth, CHAIN_FAMILY)], store=validated.store_path)
             try:
                 for seed in range(6):
