@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from spade_core.smallworld.format_check import check_format
     from spade_core.smallworld.policy import PretrainConfig, build_policy
-    from spade_core.smallworld.summary import format_table, format_token_table, plot, table, token_table
+    from spade_core.smallworld.summary import plot
     from spade_core.smallworld.world import ARMS, DESIGNED_ARMS, WorldConfig, run_world, validate_family
 
     torch.set_num_threads(args.threads)
@@ -119,9 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.merge:
             for arm, seeds in json.loads(Path(name).read_text()).items():
                 merged.setdefault(arm, []).extend(seeds)
-        print(format_table(table(merged)))
-        print(format_token_table(token_table(merged)))
-        figures = show_arms(table(merged)) | show_tokens(token_table(merged))
+        figures = report(merged)
         if args.save:
             save_run("bench_small_world", args.save, figures)
         designers = [arm for arm in merged if arm in DESIGNED_ARMS or arm not in ARMS]  # candidates design too
@@ -159,9 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.json:  # partial results survive an interrupted run
                     Path(args.json).write_text(json.dumps(runs))
     print()
-    print(format_table(table(runs)))
-    print(format_token_table(token_table(runs)))
-    figures = show_arms(table(runs)) | show_tokens(token_table(runs))
+    figures = report(runs)
     if args.save:
         save_run("bench_small_world", args.save, figures)
     print(f"\n{args.seeds} seeds x {len(arms)} arms x {args.iterations} iterations in "
@@ -194,13 +190,25 @@ def show_arms(rows: list[dict[str, Any]]) -> dict[str, Figure]:
     return figures
 
 
+def report(runs: dict[str, list[list[dict]]]) -> dict[str, Figure]:
+    """Print the comparison table and the per-token table of ``runs`` (each computed once) with their figures."""
+    from spade_core.smallworld.summary import format_table, table, token_table
+
+    rows = table(runs)
+    print(format_table(rows))
+    return show_arms(rows) | show_tokens(token_table(runs))
+
+
 def show_tokens(rows: list[dict[str, Any]]) -> dict[str, Figure]:
     """Print each arm's area under held-out success against agent tokens at the equal budget, its paired difference
     to each reference arm's (uniform, fixed) with the 95% half-width, and the budget, named ``<arm>_area``,
     ``<arm>_minus_<ref>``, ``<arm>_minus_<ref>_half_width`` and ``token_budget``; the figures as printed."""
+    from spade_core.smallworld.summary import format_token_table
+
     figures: dict[str, Figure] = {}
     if rows:
-        print(f"equal budget: {keep(figures, 'token_budget', rows[0]['budget'], 0)} agent tokens per run")
+        keep(figures, "token_budget", rows[0]["budget"], 0)
+    print(format_token_table(rows))  # its heading states the budget
     for row in rows:
         arm = row["arm"].replace("-", "_")
         line = f"{row['arm']} per agent token: area {keep(figures, f'{arm}_area', row['area'].mean, 3)}"

@@ -108,9 +108,12 @@ def test_bench_small_world_saves_each_arms_printed_means(capsys: pytest.CaptureF
 def test_bench_small_world_saves_each_arms_printed_area_per_token(capsys: pytest.CaptureFixture[str]) -> None:
     from bench_small_world import show_tokens
 
-    rows = [{"arm": "uniform", "budget": 7302.0, "area": estimate([0.68, 0.70])},
-            {"arm": "defended-cheap", "budget": 7302.0, "area": estimate([0.63, 0.64]),
-             "vs_uniform": estimate([-0.05, -0.06]), "vs_fixed": estimate([0.01, 0.03])}]
+    printed_as_table = {"seeds": 2, "budget": 7302.0, "reach_0.5": (estimate([900.0, 1100.0]), 2),
+                        "reach_0.9": (estimate([]), 0), "tokens_per_iteration": estimate([520.0, 530.0]),
+                        "exploit_late": estimate([0.2, 0.3])}
+    rows = [{"arm": "uniform", "area": estimate([0.68, 0.70]), **printed_as_table},
+            {"arm": "defended-cheap", "area": estimate([0.63, 0.64]), "vs_uniform": estimate([-0.05, -0.06]),
+             "vs_fixed": estimate([0.01, 0.03]), **printed_as_table}]
     figures = show_tokens(rows)
     printed(capsys, figures, {"token_budget", "uniform_area", "defended_cheap_area", "defended_cheap_minus_uniform",
                               "defended_cheap_minus_uniform_half_width", "defended_cheap_minus_fixed",
