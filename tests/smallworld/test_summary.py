@@ -90,4 +90,5 @@ def test_one_run_that_stopped_early_does_not_shrink_every_arms_budget() -> None:
     stopped = _token_run([(100, 0.1), (150, 0.1)])
     rows = {row["arm"]: row for row in token_table({"designer": [*full[:2], stopped], "uniform": full})}
     assert rows["designer"]["budget"] == 800
-    assert abs(rows["designer"]["area"].mean - (2 * area_per_token(full[0], 800) + area_per_token(stopped, 800)) / 3) < 1e-12
+    expected = (2 * area_per_token(full[0], 800) + area_per_token(stopped, 800)) / 3
+    assert abs(rows["designer"]["area"].mean - expected) < 1e-12
