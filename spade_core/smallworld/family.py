@@ -40,7 +40,8 @@ both, which is what the defended objective's hint-only arm measures (:mod:`spade
 ``CHAIN``, then the letter shown (``relay 1 2 c`` -> ``h a c``), and its hint lists the four letters of the third
 the chain's d-th letter is in (``one of a b c d``; a repeat's hint says to copy the letter shown). An agent that
 knows n links solves depth <= n (trivial), has 1/12 at depth n + 1 (1/4 hinted: the edge) and at most 1/144 beyond
-(impossible): most of the 48 designs are trivial or impossible, and the edge moves as the agent learns. Depth is shown and changes nothing in the other modes.
+(impossible): most of the 48 designs are trivial or impossible, and the edge moves as the agent learns. Depth is
+shown and changes nothing in the other modes.
 
 Every design compiles to one ordinary environment module (``ENV_SPEC`` plus one plain class), which goes through
 the validation pipeline, the registry store and ``gymnasium.make`` like any designer-written module.
