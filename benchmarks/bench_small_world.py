@@ -22,6 +22,10 @@ uniform and fixed, tokens to reach 0.5 and 0.9):
 
     python benchmarks/bench_small_world.py --family chain --iterations 16 --designs 12 --k 8 --eval-seeds 8 \
         --arms uniform,fixed,defended-cheap,learnability,blend --defence margin --seeds 10 --first-seed 100
+
+The fourth variant's designers keep exploring (``EDITING``): ``edit-defended``, ``edit-learnability`` and
+``edit-blend`` are ``defended-cheap``, ``learnability`` and ``blend`` with one-knob edits of their samples and no
+penalty for a design no hinted episode solved.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ DEFENCES: dict[str, dict] = {
     "margin+reuse": {"margin": 0.0, "reuse": 4},
 }
 """The cheaper defences measured (``HintOnlyPlan`` knobs), by name."""
+EDITING = {"edit_share": 1 / 6, "no_hint_success_penalty": 0.0}
+"""The exploring designer of the Chain world's fourth variant (README): 2 of 12 designs an iteration are one-knob
+edits of its samples, and a design no hinted episode solved pays 0, as a trivial one does."""
 
 
 def variants(defence: str) -> dict[str, dict]:
@@ -61,6 +68,8 @@ def variants(defence: str) -> dict[str, dict]:
     out["blend"] = {"arm": "defended", "learnability_weight": 0.5, "hint_only": plans[defence]}
     out["learnability_gate"] = {"arm": "undefended", "learnability_gate": True}
     out["undefended-blend"] = {"arm": "undefended", "learnability_weight": 0.5}
+    for name in ("defended-cheap", "learnability", "blend"):
+        out[f"edit-{name.split('-')[0]}"] = {**out[name], **EDITING}
     return out
 
 

@@ -84,6 +84,11 @@ def small_world_designer_seed(run_seed: int, iteration: int) -> int:
     return run_seed * 7919 + iteration
 
 
+def small_world_edit_seed(run_seed: int, iteration: int) -> int:
+    """The seed of the designer's edits in ``iteration`` (which samples, which knobs: ``WorldConfig.edit_share``)."""
+    return run_seed * 7927 + iteration
+
+
 def small_world_episode_seed(run_seed: int, iteration: int, index: int) -> int:
     """The reset seed of the ``index``-th (design slot x K + k) episode pair of a small-world iteration."""
     return (run_seed * 1009 + iteration) * 10_007 + index

@@ -49,7 +49,8 @@ the validation pipeline, the registry store and ``gymnasium.make`` like any desi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, replace
 
 FAMILY = "relay"
 LETTERS = "abcdefghijkl"
@@ -128,6 +129,22 @@ def all_designs(family: str = FAMILY) -> list[Design]:
         return [Design(band, mode, depth, CHAIN_FAMILY) for depth in range(1, DEPTHS + 1)
                 for mode in range(len(CHAIN_MODES)) for band in range(BANDS)]
     return [Design(band, mode) for mode in range(len(MODES)) for band in range(BANDS)]
+
+
+def knob_values(family: str = FAMILY) -> dict[str, range]:
+    """Each knob of the family's design language and the values it takes."""
+    _check_family(family)
+    values = {"band": range(BANDS), "mode": range(len(CHAIN_MODES if family == CHAIN_FAMILY else MODES))}
+    return values | ({"depth": range(1, DEPTHS + 1)} if family == CHAIN_FAMILY else {})
+
+
+def edit_design(design: Design, rng: random.Random) -> Design:
+    """``design`` with one knob, chosen uniformly, set to another of its values, chosen uniformly (an ACCEL-style
+    edit: a small step from where the designer is)."""
+    values = knob_values(design.family)
+    knob = rng.choice(list(values))
+    current = getattr(design, knob)
+    return replace(design, **{knob: rng.choice([v for v in values[knob] if v != current])})
 
 
 def edge_designs(family: str = FAMILY) -> list[Design]:

@@ -50,10 +50,15 @@ class DesignLanguageError(ExtractionError):
     """The completion holds no well-formed design program; the message says what was found instead."""
 
 
+def design_reply(design: Design) -> str:
+    """What the designer writes after :func:`opening` for ``design``: its knob assignments (the format pass's
+    designer turns and the designer's edits, ``WorldConfig.edit_share``)."""
+    return f" {design.label}"
+
+
 def render_design(design: Design) -> str:
     """The canonical program of a design."""
-    depth = f" depth={design.depth}" if design.family == CHAIN_FAMILY else ""
-    return f"{opening(design.family)} band={design.band} mode={design.mode}{depth}\n```"
+    return f"{opening(design.family)}{design_reply(design)}\n```"
 
 
 def extract_design(completion: str) -> Design:

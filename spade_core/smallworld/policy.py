@@ -40,6 +40,7 @@ from spade_core.smallworld.family import (
     MODES,
     REPEAT_HINT,
     THIRDS,
+    Design,
     doubled,
     listed_hint,
     named_hint,
@@ -47,7 +48,7 @@ from spade_core.smallworld.family import (
     third_letters,
     third_of,
 )
-from spade_core.smallworld.language import OPENING, opening
+from spade_core.smallworld.language import OPENING, design_reply, opening, render_design
 
 DESIGNER_SYSTEM = "Design a relay environment: band 0-3, mode 0 repeat, 1 relay, 2 guess, 3 whisper, 4 leaky relay."
 CHAIN_DESIGNER_SYSTEM = "Design a chain environment: band 0-3, mode 0 repeat, 1 relay, 2 guess, 3 whisper, depth 1-3."
@@ -144,7 +145,7 @@ def _format_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list
     programs, then relays beside them, then everything, guesses and hints alone that name no answer included."""
     draw = rng.random()
     if draw < 0.15:
-        return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}")
+        return enc.designer, enc.reply(design_reply(Design(rng.randrange(BANDS), rng.randrange(len(MODES)))))
     band, start, third = rng.randrange(BANDS), rng.choice(LETTERS), rng.randrange(len(THIRDS))
     number, letter = rng.randint(1000, 1099), rng.choice(LETTERS)
     if 0.4 <= draw < 0.52:  # a doubled answer in the hint is undone and copied, with the task or alone
@@ -176,8 +177,8 @@ def _chain_example(enc: _Encoder, rng: random.Random, stage: int) -> tuple[list[
     letter to copy did not learn to read them; README, "The chain world")."""
     draw = rng.random()
     if draw < 0.15:
-        return enc.designer, enc.reply(f" band={rng.randrange(BANDS)} mode={rng.randrange(len(CHAIN_MODES))} "
-                                       f"depth={rng.randint(1, DEPTHS)}")
+        return enc.designer, enc.reply(design_reply(Design(rng.randrange(BANDS), rng.randrange(len(CHAIN_MODES)),
+                                                             rng.randint(1, DEPTHS), CHAIN_FAMILY)))
     band, depth, start, third = rng.randrange(BANDS), rng.randint(1, DEPTHS), rng.choice(LETTERS), rng.randrange(3)
     number, letter, shown = rng.randint(1000, 1099), rng.choice(LETTERS), f"{band} {depth}"
     if 0.4 <= draw < 0.52:  # a doubled answer in the hint is undone and copied, with the task or alone
@@ -245,15 +246,15 @@ def tokenizer_text(family: str = FAMILY) -> str:
     lines = [DESIGNER_SYSTEM, DESIGNER_USER, OPENING, DESCRIPTION, GUESS_HINT, ANSWER_HINT,
              "<|im_start|>system\n", "<|im_start|>user\n", "<|im_start|>assistant\n", "<|im_end|>\n"]
     for _ in range(200):
-        lines.append(f"{OPENING} band={rng.randrange(BANDS)} mode={rng.randrange(len(MODES))}\n```")
+        lines.append(render_design(Design(rng.randrange(BANDS), rng.randrange(len(MODES)))))
         hint = HINT_TEMPLATE.format(hint=relay_hint(family, rng.randrange(len(THIRDS))))
         lines.append(f"{rng.choice(MODES)} {rng.randrange(BANDS)} {rng.choice(LETTERS)}\n\n{hint}")
         lines.append(f"{rng.choice(LETTERS)} {rng.choice(LETTERS)}")
     if family == CHAIN_FAMILY:
         lines += [CHAIN_DESIGNER_SYSTEM, REPEAT_HINT]
         for _ in range(200):
-            lines.append(f"{opening(family)} band={rng.randrange(BANDS)} mode={rng.randrange(len(CHAIN_MODES))} "
-                         f"depth={rng.randint(1, DEPTHS)}\n```")
+            lines.append(render_design(Design(rng.randrange(BANDS), rng.randrange(len(CHAIN_MODES)),
+                                               rng.randint(1, DEPTHS), family)))
             hint = HINT_TEMPLATE.format(hint=listed_hint(rng.randrange(len(THIRDS))))
             lines.append(f"{rng.choice(CHAIN_MODES)} {rng.randrange(BANDS)} {rng.randint(1, DEPTHS)} "
                          f"{rng.choice(LETTERS)}\n\n{hint}")

@@ -18,6 +18,15 @@ environments and seeds they select, or recalled from an earlier iteration.
 defences (regret blended with learnability; the learnability gate with claw-back,
 :mod:`spade_core.training.learnability`).
 
+``edit_share`` makes a designing arm keep exploring, as ACCEL does by editing the levels it has: that share of each
+iteration's designs are one-knob edits (:func:`~spade_core.smallworld.family.edit_design`) of the designer's own
+samples of that iteration, each written as the designer's own program
+(:func:`~spade_core.smallworld.language.design_reply`), played and rewarded like the samples, and trained on in the
+designer's group with the current policy's logprobs as the sampler's. So a designer whose samples have collapsed
+onto one design still sees what the designs one step away pay, and moves to one that pays more: the edge moves one
+step at a time. ``no_hint_success_penalty`` overrides the designer's reward for a design that no hinted episode
+solved (``RegretConfig``'s -0.5 makes a design beyond the agent's edge pay less than a trivial one).
+
 Baselines, for the same number of trained agent episodes (one or two letters each: the table reports the tokens):
 
 - ``uniform``: a designer that samples the design space uniformly: each iteration draws its designs uniformly from
@@ -39,13 +48,14 @@ from typing import Any
 
 from spade_core.designer.parsing import ExtractionError
 from spade_core.gym_bridge import make_env, open_store
-from spade_core.models.base import SamplingParams
+from spade_core.models.base import Generation, SamplingParams
 from spade_core.plugins.backends import find_trainer_backend
 from spade_core.rollout.runner import EpisodeRunner
 from spade_core.rollout.specs import EpisodeSpec, RolloutConfig
 from spade_core.rollout.trajectory import single_turn_trajectory
 from spade_core.seeding import (
     small_world_designer_seed,
+    small_world_edit_seed,
     small_world_episode_seed,
     small_world_held_out_seeds,
     small_world_rollout_seed,
@@ -58,9 +68,10 @@ from spade_core.smallworld.family import (
     Design,
     all_designs,
     edge_designs,
+    edit_design,
     module_source,
 )
-from spade_core.smallworld.language import extract_design, opening
+from spade_core.smallworld.language import design_reply, extract_design, opening
 from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.designer_reward import designer_reward
@@ -107,6 +118,8 @@ class WorldConfig:
     objective: str | None = None  # the designer's reward (RegretConfig.objective); None: the arm's (DESIGNED_ARMS)
     learnability_weight: float = RegretConfig.learnability_weight  # the blend of regret and learnability
     learnability_gate: bool = False  # the learnability gate with claw-back on retirement (training.learnability)
+    no_hint_success_penalty: float = RegretConfig.no_hint_success_penalty  # a design no hinted episode solved
+    edit_share: float = 0.0  # designing arms: the share of each iteration's designs that are edits (module docstring)
     hint_only: HintOnlyPlan = HintOnlyPlan()  # the cheaper defences (training.regret): default, every seed
     train_on_hinted: bool = True
     temperature: float = 1.0
@@ -119,6 +132,10 @@ class WorldConfig:
             raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         if self.iterations < 1 or self.designs_per_iteration < 1 or self.seeds_per_design < 1:
             raise ValueError("iterations, designs_per_iteration and seeds_per_design must be >= 1")
+        if not 0.0 <= self.edit_share < 1.0:
+            raise ValueError(f"edit_share must be in [0, 1), got {self.edit_share} (the edits need samples)")
+        if self.edit_share and self.arm not in DESIGNED_ARMS:
+            raise ValueError(f"edit_share is a share of a designer's designs; arm {self.arm!r} has no designer")
         if not 1 <= self.fixed_pool_size <= len(all_designs(self.family)):
             raise ValueError(f"fixed_pool_size must be in 1..{len(all_designs(self.family))}, "
                              f"got {self.fixed_pool_size}")
@@ -137,6 +154,7 @@ class DesignOutcome:
     reward: float | None = None
     gate: str | None = None
     hint_only: float | None = None  # the hint-only arm's success rate, when it was played
+    edited: bool = False  # an edit of one of the designer's samples (WorldConfig.edit_share), not a sample
 
     @property
     def category(self) -> str:
@@ -179,7 +197,8 @@ class SmallWorld:
         self.store = open_store(self.store_path)
         objective = config.objective or DESIGNED_ARMS.get(config.arm, "regret")
         self.regret_config = RegretConfig(k=config.seeds_per_design, objective=objective,
-                                          learnability_weight=config.learnability_weight)
+                                          learnability_weight=config.learnability_weight,
+                                          no_hint_success_penalty=config.no_hint_success_penalty)
         self.hint_only_memory = HintOnlyMemory(config.hint_only)
         self.ledger = LearnabilityLedger() if config.learnability_gate else None
         self.validation = ValidationConfig()
@@ -240,21 +259,48 @@ class SmallWorld:
             generations: list[Any] = [None] * len(outcomes)
         else:
             prompt = designer_prompt_ids(self.tokenizer, cfg.family)
-            generations = self.generator.generate([prompt] * cfg.designs_per_iteration, self.designer_sampling(i))
-            outcomes = []
-            for generation in generations:
-                text = opening(cfg.family) + generation.text
-                try:
-                    outcomes.append(DesignOutcome(text, extract_design(text)))
-                except ExtractionError as error:
-                    outcomes.append(DesignOutcome(text, None, EXTRACTION_STAGE))
-                    self.store.add(code=text, manifest={"domain": "smallworld"}, status=Status.FAILED,
-                                   trust=Trust.DESIGNER, failed_stage=EXTRACTION_STAGE,
-                                   provenance={"source": "smallworld", "error": str(error)}, report={})
+            edits = round(cfg.edit_share * cfg.designs_per_iteration)
+            generations = self.generator.generate([prompt] * (cfg.designs_per_iteration - edits),
+                                                  self.designer_sampling(i))
+            outcomes = [self._extract(generation.text) for generation in generations]
+            for design, generation in self._edits(i, prompt, [o.design for o in outcomes if o.design], edits):
+                generations.append(generation)
+                outcomes.append(DesignOutcome(opening(cfg.family) + generation.text, design, edited=True))
         valid = [o for o in outcomes if o.design is not None]
         for outcome, (env_id, status) in zip(valid, self._environments([o.design for o in valid])):
             outcome.env_id, outcome.status = env_id, status
         return outcomes, generations
+
+    def _extract(self, completion: str) -> DesignOutcome:
+        """A designer sample's design, or its extraction failure (recorded in the store)."""
+        text = opening(self.config.family) + completion
+        try:
+            return DesignOutcome(text, extract_design(text))
+        except ExtractionError as error:
+            self.store.add(code=text, manifest={"domain": "smallworld"}, status=Status.FAILED, trust=Trust.DESIGNER,
+                           failed_stage=EXTRACTION_STAGE, provenance={"source": "smallworld", "error": str(error)},
+                           report={})
+            return DesignOutcome(text, None, EXTRACTION_STAGE)
+
+    def _edits(self, i: int, prompt: list[int], sampled: list[Design], count: int) -> list[tuple[Design, Generation]]:
+        """``count`` one-knob edits of designs drawn from ``sampled`` (those in range; none: from the whole space),
+        each as the designer's own program with the current policy's logprob of every token (the sampler's, for
+        the clipped ratio: the designer is trained on them as on its samples)."""
+        if count == 0:
+            return []
+        rng = random.Random(small_world_edit_seed(self.config.seed, i))
+        bases = [d for d in sampled if d.in_range] or all_designs(self.config.family)
+        distribution = self.designer_sampling(i).distribution
+        eos = [int(self.tokenizer.eos_token_id)]
+        designs = [edit_design(rng.choice(bases), rng) for _ in range(count)]
+        draws = [Generation(list(prompt), list(self.tokenizer.encode(design_reply(d), add_special_tokens=False)) + eos,
+                            design_reply(d), distribution=distribution) for d in designs]
+        scored = [single_turn_trajectory(g.prompt_ids, g.completion_ids, [0.0] * len(g.completion_ids),
+                                         distribution=distribution, role="designer", group_id="designer",
+                                         episode_id=f"edit-{i}-{n}") for n, g in enumerate(draws)]
+        for generation, logprobs in zip(draws, self.trainer.sequence_logprobs(scored)):
+            generation.logprobs = logprobs[-len(generation.completion_ids):]
+        return list(zip(designs, draws))
 
     def designer_sampling(self, i: int) -> SamplingParams:
         return SamplingParams(max_new_tokens=self.config.designer_max_new_tokens, temperature=self.config.temperature,
@@ -312,7 +358,7 @@ class SmallWorld:
         record.designs = [{"design": o.design.label if o.design else None, "category": o.category,
                            "mode": MODES[o.design.mode] if o.design is not None and o.design.in_range else None,
                            "status": o.status, "regret": o.regret, "reward": o.reward, "gate": o.gate,
-                           "hint_only": o.hint_only} for o in outcomes]
+                           "hint_only": o.hint_only, "edited": o.edited} for o in outcomes]
         counts = Counter(o.category for o in outcomes)
         record.categories = {c: counts.get(c, 0) / len(outcomes) for c in (*CATEGORIES, "invalid")}
         played = [o for o in outcomes if o.regret is not None]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spade_core.gym_bridge import make_env
 from spade_core.smallworld.family import (
@@ -13,6 +15,7 @@ from spade_core.smallworld.family import (
     CHAIN_FAMILY,
     CHAIN_MODES,
     DEPTHS,
+    FAMILIES,
     LETTERS,
     LISTED_HINT,
     REPEAT_HINT,
@@ -20,10 +23,12 @@ from spade_core.smallworld.family import (
     all_designs,
     chain_answer,
     edge_designs,
+    edit_design,
+    knob_values,
     listed_hint,
     third_of,
 )
-from spade_core.smallworld.language import extract_design, opening, render_design
+from spade_core.smallworld.language import design_reply, extract_design, opening, render_design
 from spade_core.smallworld.world import ValidatedFamily, validate_family
 
 
@@ -125,3 +130,27 @@ def test_a_relay_hint_lists_its_links_third_and_a_repeat_hint_holds_no_answer(va
                     assert mode == 1 or obs.split()[-1] not in expected.split()  # a repeat's: never its answer
             finally:
                 env.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(family=st.sampled_from(FAMILIES), index=st.integers(0, 47), seed=st.integers(0, 2**32))
+def test_an_edit_changes_exactly_one_knob_to_another_value_in_range(family: str, index: int, seed: int) -> None:
+    designs = all_designs(family)
+    design = designs[index % len(designs)]
+    edited = edit_design(design, random.Random(seed))
+    changed = [knob for knob in knob_values(family) if getattr(edited, knob) != getattr(design, knob)]
+    assert len(changed) == 1 and edited.in_range and edited.family == family
+
+
+def test_edits_reach_every_neighbour_of_a_design_and_nothing_else() -> None:
+    design = Design(1, 1, 1, CHAIN_FAMILY)
+    rng = random.Random(0)
+    reached = {edit_design(design, rng) for _ in range(2000)}
+    neighbours = {d for d in all_designs(CHAIN_FAMILY)
+                  if sum(getattr(d, k) != getattr(design, k) for k in knob_values(CHAIN_FAMILY)) == 1}
+    assert reached == neighbours and len(neighbours) == 3 + 3 + 2  # bands, modes, depths
+
+
+@pytest.mark.parametrize("design", all_designs(CHAIN_FAMILY)[::7])
+def test_the_designer_reply_is_the_program_after_its_opening(design: Design) -> None:
+    assert extract_design(opening(CHAIN_FAMILY) + design_reply(design)) == design

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from spade_core.smallworld.family import ANSWER_HINT, LETTERS, THIRDS, doubled
+from spade_core.smallworld.family import ANSWER_HINT, LETTERS, THIRDS, Design, doubled
+from spade_core.smallworld.language import design_reply, extract_design, opening
 from spade_core.smallworld.policy import agent_prompt_ids, build_policy
 from spade_core.smallworld.summary import directions
-from spade_core.smallworld.world import WorldConfig, run_world
+from spade_core.smallworld.world import SmallWorld, WorldConfig, run_world
 
 ITERATIONS = 8
 SEEDS = (0, 1)
@@ -126,3 +127,42 @@ def test_over_twenty_iterations_the_defended_agent_ends_at_least_as_good(policy:
                                tmp_path_factory.mktemp(f"long-{arm}-{seed}"))[-1]["held_out_success"]
                 for arm in ("defended", "undefended")}
         assert ends["defended"] >= ends["undefended"] and ends["defended"] >= 0.95, (seed, ends)
+
+
+def _design(label: str) -> Design:
+    return extract_design(f"{opening()} {label}")
+
+
+def test_a_designer_with_edits_plays_one_knob_edits_of_its_own_samples(policy: Path, tmp_path: Path) -> None:
+    """``edit_share``: that share of the designs are edits of the iteration's samples, written as the designer's own
+    program (with the current policy's logprob of each token, for its update), then played and rewarded alike."""
+    world = SmallWorld(WorldConfig(arm="defended", seed=0, iterations=2, edit_share=0.25,
+                                   no_hint_success_penalty=0.0), policy, tmp_path)
+    try:
+        outcomes, generations = world._design_phase(0)
+        edits = [(o, g) for o, g in zip(outcomes, generations) if o.edited]
+        assert len(outcomes) == len(generations) == 16 and len(edits) == 4 and all(o.edited for o in outcomes[-4:])
+        eos = [int(world.tokenizer.eos_token_id)]
+        for outcome, generation in edits:
+            assert generation.completion_ids == world.tokenizer.encode(design_reply(outcome.design),
+                                                                       add_special_tokens=False) + eos
+            scored = world.generator.score([generation.prompt_ids + generation.completion_ids])[0]
+            assert generation.logprobs == pytest.approx(scored[-len(generation.completion_ids):], abs=1e-4)
+        records = [world.iteration(i) for i in range(2)]
+    finally:
+        world.close()
+    for record in records:
+        edited = [d for d in record.designs if d["edited"]]
+        sampled = [_design(d["design"]) for d in record.designs if not d["edited"] and d["design"]]
+        assert len(edited) == 4
+        for entry in edited:
+            design = _design(entry["design"])
+            assert entry["status"] == "accepted" and entry["reward"] is not None  # played and rewarded
+            assert any(sum(getattr(design, k) != getattr(s, k) for k in ("band", "mode")) == 1 for s in sampled)
+
+
+@pytest.mark.parametrize("knobs", [{"arm": "uniform", "edit_share": 0.25}, {"arm": "fixed", "edit_share": 0.1},
+                                   {"edit_share": 1.0}, {"edit_share": -0.1}])
+def test_edits_need_a_designer_and_samples_to_edit(knobs: dict) -> None:
+    with pytest.raises(ValueError, match="edit_share"):
+        WorldConfig(**knobs)
