@@ -1,7 +1,7 @@
 """The gate's mutation score: its kill rate per mutation operator next to its false-reject rate on the originals.
 
 Every bundled seed (``plugins/domains/*/seeds``) and every good corpus environment (``tests/validation``: the good
-twins of the gate and invariants corpora, the good fixture) is mutated with operators modelled on designer mistakes
+twins of the gate and invariants corpora, the standard-shapes corpus, the good fixture) is mutated with operators modelled on designer mistakes
 (``spade_core.mutation.operators``). A mutant is kept only when the differential oracle
 (``spade_core.mutation.oracle``) shows it is observably worse than its original on the same seeds with the same
 policies. Then the gate (``validate_source``, every stage, a fresh empty store per file, as ``spade validate FILE``
@@ -37,7 +37,8 @@ from spade_core.validation.pipeline import sandbox_handles  # noqa: E402
 from spade_core.validation.report import ValidationReport  # noqa: E402
 from spade_registry.store import RegistryStore  # noqa: E402
 
-GOOD = [ROOT / "tests" / "validation" / "gate" / "good", ROOT / "tests" / "validation" / "invariants_corpus" / "good"]
+GOOD = [ROOT / "tests" / "validation" / "gate" / "good", ROOT / "tests" / "validation" / "invariants_corpus" / "good",
+        ROOT / "tests" / "validation" / "standard_shapes"]
 FIXTURES = [ROOT / "tests" / "validation" / "corpus" / "good_secret_number.py"]
 
 
