@@ -47,6 +47,7 @@ DEFENCES: dict[str, dict] = {
     "fraction": {"fraction": 0.25},  # on 2 of 8 seeds
     "reuse": {"reuse": 4},  # an environment's hint-only rate kept 4 iterations
     "margin+reuse": {"margin": 0.0, "reuse": 4},
+    "margin+fraction": {"margin": 0.0, "fraction": 0.25},  # only where hinted exceeds unhinted, on 2 of 8 seeds
 }
 """The cheaper defences measured (``HintOnlyPlan`` knobs), by name."""
 EDITING = {"edit_share": 1 / 6, "no_hint_success_penalty": 0.0}
