@@ -211,14 +211,16 @@ def report(runs: dict[str, list[list[dict]]]) -> dict[str, Figure]:
 
 def show_tokens(rows: list[dict[str, Any]]) -> dict[str, Figure]:
     """Print each arm's area under held-out success against agent tokens at the equal budget, its paired difference
-    to each reference arm's (uniform, fixed) with the 95% half-width, and the budget, named ``<arm>_area``,
-    ``<arm>_minus_<ref>``, ``<arm>_minus_<ref>_half_width`` and ``token_budget``; the figures as printed."""
+    to each reference arm's (uniform, fixed) with the 95% half-width, its agent tokens per iteration and their ratio
+    to uniform's, and the budget, named ``<arm>_area``, ``<arm>_minus_<ref>``, ``<arm>_minus_<ref>_half_width``,
+    ``<arm>_tokens_per_iteration``, ``<arm>_tokens_vs_uniform`` and ``token_budget``; the figures as printed."""
     from spade_core.smallworld.summary import format_token_table
 
     figures: dict[str, Figure] = {}
     if rows:
         keep(figures, "token_budget", rows[0]["budget"], 0)
     print(format_token_table(rows))  # its heading states the budget
+    uniform = next((row["tokens_per_iteration"].mean for row in rows if row["arm"] == "uniform"), None)
     for row in rows:
         arm = row["arm"].replace("-", "_")
         line = f"{row['arm']} per agent token: area {keep(figures, f'{arm}_area', row['area'].mean, 3)}"
@@ -227,6 +229,10 @@ def show_tokens(rows: list[dict[str, Any]]) -> dict[str, Figure]:
                 diff = row[f"vs_{ref}"]
                 line += (f"; minus {ref} {keep(figures, f'{arm}_minus_{ref}', diff.mean, 3)} ± "
                          f"{keep(figures, f'{arm}_minus_{ref}_half_width', diff.half_width, 3)}")
+        tokens = row["tokens_per_iteration"].mean
+        line += f"; agent tokens per iteration {keep(figures, f'{arm}_tokens_per_iteration', tokens, 0)}"
+        if uniform is not None and row["arm"] != "uniform":
+            line += f" ({keep(figures, f'{arm}_tokens_vs_uniform', tokens / uniform, 2, 'x')} uniform's)"
         print(line)
     return figures
 
