@@ -383,15 +383,26 @@ class Worker:
     def run_code_via_host(self, code: str, tests: list[str], timeout_s: float | None) -> dict[str, Any]:
         """Environment code (a code-domain verifier running in this worker) asks the host to run agent code in
         its own agent worker; the answer is plain JSON data. This worker never executes agent code itself."""
-        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        left, interval = signal.getitimer(signal.ITIMER_REAL)
         budget = max(left - 0.15, 0.01) if left > 0 else self.timeout
         timeout = min(float(timeout_s or self.timeout), budget)
         self.send({"sub": {"op": "code", "code": code, "tests": tests, "timeout": max(timeout, 0.01),
                            "budget": budget}})
-        answer = self.recv()
+        answer = self._host_answer(left, interval)
         if not isinstance(answer, dict) or set(answer) != {"subr"} or not isinstance(answer["subr"], dict):
             raise EnvLoadError("the host answered a code-execution request with something else")
         return answer["subr"]
+
+    def _host_answer(self, left: float, interval: float) -> Any:
+        """The host's answer to the request just sent, read with the call timer stopped, then resumed with what it
+        had left: a timeout raised while the answer is on its way would leave it unread, and the next call would
+        take it for its own reply. The host's time is the host's to bound (its deadline for the exchange covers
+        the request, and it kills a worker past it); the timer bounds this worker's own work."""
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        answer = self.recv()
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
+        return answer
 
     def op_probe(self, request: dict[str, Any]) -> Any:
         from spade_core.sandbox import probes

@@ -3,9 +3,13 @@ compared by host code on canonical plain data: no forged pass, no read of the en
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from sandbox_support import TEST_LIMITS
 
 from spade_core.contract.env import SpadeEnv
+from spade_core.errors import SandboxTimeout
 from spade_core.sandbox import run_python_code, sandboxed_handle_factory
 from spade_registry.manifest import EnvManifest
 
@@ -120,3 +124,35 @@ def test_agent_code_that_hangs_or_crashes_only_loses_its_own_worker(pool) -> Non
     assert reward == 0.0 and "sandbox_error" not in info, obs
     obs, reward, info = _episode(pool, "```python\nx = ' ' * (4 * 10 ** 9)\ndef square(n):\n    return n\n```")
     assert reward == 0.0 and "sandbox_error" not in info, obs
+
+
+def test_a_late_answer_to_a_workers_request_never_puts_its_channel_out_of_step(pool, monkeypatch) -> None:
+    """The host answers an environment's request to run agent code later than the worker's own call timer would
+    allow (a loaded host): the host's time is not charged to the worker's timer, so the call ends with its result
+    (or, past the host's own deadline, as a timeout), and every later call on the worker gets its own reply, never
+    the answer to the one before (a stale reply once failed the next environment's ``__init__``: "unknown op
+    None")."""
+    from spade_core.sandbox import pool as pool_module
+
+    original = pool_module._SUB_HANDLERS["code"]
+
+    def late(host, request, deadline):
+        time.sleep(TEST_LIMITS.call_timeout_s + 0.3)
+        return original(host, request, deadline)
+
+    manifest = EnvManifest.from_dict({"name": "SquareIt", "domain": "code", "description": "write square(n)",
+                                      "reward_range": [0, 1], "max_turns": 3})
+    env = SpadeEnv(manifest, sandboxed_handle_factory(CODE_ENV, env_id="spade/SquareIt-v0", pool=pool))
+    square = "```python\ndef square(n):\n    return n * n\n```"
+    try:
+        env.reset(seed=1)
+        monkeypatch.setitem(pool_module._SUB_HANDLERS, "code", late)
+        _obs, reward, _terminated, _truncated, info = env.step(square)
+        assert info.get("success") is True or isinstance(info.get("sandbox_error"), SandboxTimeout), info
+        monkeypatch.setitem(pool_module._SUB_HANDLERS, "code", original)
+        for seed in (2, 3, 4):
+            env.reset(seed=seed)
+            obs, reward, _terminated, _truncated, info = env.step(square)
+            assert reward == 1.0 and info["success"] is True, (obs, info)
+    finally:
+        env.close()
