@@ -113,12 +113,15 @@ def test_bench_small_world_saves_each_arms_printed_area_per_token(capsys: pytest
                         "exploit_late": estimate([0.2, 0.3])}
     rows = [{"arm": "uniform", "area": estimate([0.68, 0.70]), **printed_as_table},
             {"arm": "defended-cheap", "area": estimate([0.63, 0.64]), "vs_uniform": estimate([-0.05, -0.06]),
-             "vs_fixed": estimate([0.01, 0.03]), **printed_as_table}]
+             "vs_fixed": estimate([0.01, 0.03]), **printed_as_table, "tokens_per_iteration": estimate([620.0, 640.0])}]
     figures = show_tokens(rows)
     printed(capsys, figures, {"token_budget", "uniform_area", "defended_cheap_area", "defended_cheap_minus_uniform",
                               "defended_cheap_minus_uniform_half_width", "defended_cheap_minus_fixed",
-                              "defended_cheap_minus_fixed_half_width"})
+                              "defended_cheap_minus_fixed_half_width", "uniform_tokens_per_iteration",
+                              "defended_cheap_tokens_per_iteration", "defended_cheap_tokens_vs_uniform"})
     assert figures["defended_cheap_minus_uniform"].text == "-0.055" and figures["uniform_area"].text == "0.690"
+    assert figures["defended_cheap_tokens_per_iteration"].text == "630"
+    assert figures["defended_cheap_tokens_vs_uniform"].text == "1.20x"  # the acceptance's cost criterion
     assert figures["defended_cheap_minus_fixed"].text == "0.020" and figures["token_budget"].value == 7302
 
 
