@@ -58,7 +58,6 @@ CODE = "h"
 """The secret code letter, the first letter of a relay's answer."""
 BANDS = 4
 MODES = ("repeat", "relay", "guess", "whisper", "leaky")
-KNOBS = ("band", "mode")
 CATEGORY = {"repeat": "trivial", "relay": "edge", "guess": "impossible", "whisper": "exploit", "leaky": "exploit"}
 CATEGORIES = ("trivial", "edge", "impossible", "exploit")
 ANSWER_HINT = "the answer doubled: "
@@ -95,9 +94,8 @@ class Design:
 
     @property
     def in_range(self) -> bool:
-        if self.family == CHAIN_FAMILY:
-            return 0 <= self.band < BANDS and 0 <= self.mode < len(CHAIN_MODES) and 1 <= self.depth <= DEPTHS
-        return 0 <= self.band < BANDS and 0 <= self.mode < len(MODES) and self.depth == 1
+        values = knob_values(self.family)
+        return all(getattr(self, knob) in values[knob] for knob in values) and ("depth" in values or self.depth == 1)
 
     @property
     def name(self) -> str:

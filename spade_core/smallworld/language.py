@@ -25,15 +25,13 @@ from spade_core.smallworld.family import (
     DEPTHS,
     FAMILIES,
     FAMILY,
-    KNOBS,
     MODES,
     Design,
+    knob_values,
 )
 
 OPENING = "```env\nfamily: relay\nknobs:"
 """What the designer's reply starts with (the prompt ends with it: the model writes the knob assignments)."""
-CHAIN_KNOBS = (*KNOBS, "depth")
-_FAMILY_KNOBS = {FAMILY: KNOBS, CHAIN_FAMILY: CHAIN_KNOBS}
 
 
 def opening(family: str = FAMILY) -> str:
@@ -82,7 +80,7 @@ def extract_design(completion: str) -> Design:
     family = fields.get("family")
     if family not in FAMILIES:
         raise DesignLanguageError(f"family {family!r} is unknown; the families are {', '.join(FAMILIES)}")
-    knobs = _FAMILY_KNOBS[family]
+    knobs = tuple(knob_values(family))
     knobs_text = fields.get("knobs", "")
     pairs = _ASSIGNMENT.findall(knobs_text)
     leftover = _ASSIGNMENT.sub("", knobs_text).strip()

@@ -114,12 +114,17 @@ def agent_prompt_ids(tokenizer: Any, observation: str, hint: str | None, *, hint
                                                    {"role": "user", "content": content}])
 
 
+def reply_ids(tokenizer: Any, text: str) -> list[int]:
+    """A reply's token ids as the policy writes it: the text's tokens, then the end of the turn (the format pass's
+    replies, and a designer program written for the designer: ``WorldConfig.edit_share``)."""
+    return list(tokenizer.encode(text, add_special_tokens=False)) + [int(tokenizer.eos_token_id)]
+
+
 class _Encoder:
     """Prompt and reply ids, each distinct text encoded once (rendering a chat template is the slow part)."""
 
     def __init__(self, tokenizer: Any, family: str = FAMILY) -> None:
         self.tokenizer = tokenizer
-        self.eos = [int(tokenizer.eos_token_id)]
         self.designer = designer_prompt_ids(tokenizer, family)
         self.prompts: dict[tuple[str, str | None, bool], list[int]] = {}
         self.replies: dict[str, list[int]] = {}
@@ -132,7 +137,7 @@ class _Encoder:
 
     def reply(self, text: str) -> list[int]:
         if text not in self.replies:
-            self.replies[text] = list(self.tokenizer.encode(text, add_special_tokens=False)) + self.eos
+            self.replies[text] = reply_ids(self.tokenizer, text)
         return self.replies[text]
 
 

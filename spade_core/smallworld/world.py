@@ -72,7 +72,7 @@ from spade_core.smallworld.family import (
     module_source,
 )
 from spade_core.smallworld.language import design_reply, extract_design, opening
-from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids
+from spade_core.smallworld.policy import AGENT_HINT_PLACEMENT, AGENT_SYSTEM_PROMPT, designer_prompt_ids, reply_ids
 from spade_core.training.advantages import AdvantageConfig, AdvantageEstimator
 from spade_core.training.designer_reward import designer_reward
 from spade_core.training.learnability import GATE_UNLEARNABLE, LearnabilityLedger
@@ -291,10 +291,9 @@ class SmallWorld:
         rng = random.Random(small_world_edit_seed(self.config.seed, i))
         bases = [d for d in sampled if d.in_range] or all_designs(self.config.family)
         distribution = self.designer_sampling(i).distribution
-        eos = [int(self.tokenizer.eos_token_id)]
         designs = [edit_design(rng.choice(bases), rng) for _ in range(count)]
-        draws = [Generation(list(prompt), list(self.tokenizer.encode(design_reply(d), add_special_tokens=False)) + eos,
-                            design_reply(d), distribution=distribution) for d in designs]
+        draws = [Generation(list(prompt), reply_ids(self.tokenizer, text), text, distribution=distribution)
+                 for text in map(design_reply, designs)]
         scored = [single_turn_trajectory(g.prompt_ids, g.completion_ids, [0.0] * len(g.completion_ids),
                                          distribution=distribution, role="designer", group_id="designer",
                                          episode_id=f"edit-{i}-{n}") for n, g in enumerate(draws)]
