@@ -8,7 +8,7 @@ policies. Then the gate (``validate_source``, every stage, a fresh empty store p
 with no document and no probe) runs on each original and each kept mutant. Novelty is left out: a mutant is a
 near copy of its original by construction, and the bundled seeds are in every store the CLI opens.
 
-    python benchmarks/bench_gate_mutants.py [--limit 12] [--operators a,b] [--sites 1] [--tries 3] [--workers 2]
+    python benchmarks/bench_gate_mutants.py [--limit 12] [--files a,b] [--operators a,b] [--sites 1] [--tries 3] [--workers 2]
         [--survivors] [--save [VARIANT]]
 """
 
@@ -101,6 +101,8 @@ def gate(source: str, file: str, index: int) -> ValidationReport:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="originals to mutate (evenly spaced); default all")
+    parser.add_argument("--files", default="", help="comma-separated original file names (stems) to mutate, of the "
+                        "originals --limit selects; default every one")
     parser.add_argument("--operators", default=",".join(OPERATORS), help="comma-separated operator names")
     parser.add_argument("--sites", type=int, default=1, help="kept mutants per operator and original (sampled sites)")
     parser.add_argument("--tries", type=int, default=3, help="mutants judged at most per operator and original, "
@@ -115,6 +117,12 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown operators {unknown}; known: {', '.join(OPERATORS)}")
     files = spread(originals(), args.limit)
+    if args.files:
+        wanted = {name.strip().removesuffix(".py") for name in args.files.split(",") if name.strip()}
+        missing = sorted(wanted - {f.stem for f in files})
+        if missing:
+            parser.error(f"--files: no original named {missing} among the {len(files)} selected")
+        files = [f for f in files if f.stem in wanted]
     seeds = tuple(range(args.seeds))
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.workers) as pool:

@@ -4,8 +4,13 @@ Both are played, in the sandbox, on the same seeds by the same policies: the ref
 hint before every move; cheap policies (random text, constant answers, the observation's numbers boxed, the
 reference's first move repeated) and, where answers are values and one player plays, boundary probes (the reference's move with its
 numbers nudged: off by one, or just outside any stated tolerance). Every policy plays its seeds one after another on one instance, as a trained
-agent's environment is reset and reused. The mutant is worse when, against the original, some cheap policy or probe succeeds
-on more seeds or earns more (by more than a tenth of the reward range; a probe only where the mutant states the same
+agent's environment is reset and reused. A cheap policy is one an agent could play: repeating the reference's opening
+only where that opening is a function of the first observation (the contract lets the reference read the secret, and
+an opening that does is not a move an agent could know); a probe episode counts only where some move was nudged (a
+move without numbers is the reference's own). The mutant is worse when, against the original, some cheap policy or
+probe succeeds on more seeds (where the mutant states different tasks, significantly more: the two sets of seeds are
+then two samples of tasks, and a policy's luck on them differs by chance) or earns more (by more than a tenth of the
+reward range; a probe only where the mutant states the same
 task: a tolerance widened in the check and in the text that states it is a looser task, honestly told, not a
 widened bound), the reference succeeds on fewer (in a game,
 where it plays every seat: finishes fewer games), reading the
@@ -18,6 +23,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +81,21 @@ def _repeat_first_reference() -> Policy:
             first[id(env)] = env.reference_action()
         return first[id(env)]
     return policy
+
+
+REPEAT_OPENING = "repeat first reference move"
+"""The cheap policy that repeats the reference's opening: played only where the opening is public (:func:`public_opening`)."""
+
+
+def public_opening(reference: Sequence[Episode]) -> bool:
+    """Whether the reference's first move is a function of the first observation on these episodes: no two with the
+    same first observation open differently. Where they do, the reference read what the agent cannot see (which the
+    contract allows), and repeating its opening is not a policy an agent could play."""
+    openings: dict[str, str] = {}
+    for episode in reference:
+        if episode.actions and openings.setdefault(episode.reset_obs, episode.actions[0]) != episode.actions[0]:
+            return False
+    return True
 
 
 NEAR_MISS_SHARE = 0.02
@@ -140,7 +162,7 @@ CHEAP: dict[str, Callable[[], Policy]] = {
     "constant boxed 0": lambda: _constant("\\boxed{0}"),
     "first number": lambda: _numbers(0),
     "last number": lambda: _numbers(-1),
-    "repeat first reference move": _repeat_first_reference,
+    REPEAT_OPENING: _repeat_first_reference,
 }
 """Cheap policies by label: each call makes a fresh one (some keep per-episode memory)."""
 
@@ -171,6 +193,8 @@ class Behaviour:
 
     successes: dict[str, int] = field(default_factory=dict)
     returns: dict[str, float] = field(default_factory=dict)  # mean episode return per policy
+    wins: dict[str, tuple[float, ...]] = field(default_factory=dict)  # per policy, 1.0 or 0.0 per episode
+    episode_returns: dict[str, tuple[float, ...]] = field(default_factory=dict)  # per policy, each episode's return
     hint_read_successes: int = 0
     reused_differs: bool = False
     knob_effects: dict[str, bool] = field(default_factory=dict)  # knob -> its extremes change the reference's play
@@ -238,10 +262,17 @@ def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
         make, reference_policy, manifest, seeds, record_hints=True))
     fresh = [_play_all(make, reference_policy, manifest, [seed])[0] for seed in seeds[-2:]]
     seen.reused_differs = any(a.trace() != b.trace() for a, b in zip(reference[-2:], fresh, strict=True))
+    played = {e.seed: e.actions for e in reference}
     for label, policy in policies(manifest).items():
+        if label == REPEAT_OPENING and not public_opening(reference):
+            continue
         episodes = _play_all(make, policy(), manifest, seeds)
-        seen.successes[label] = sum(_won(e, manifest) for e in episodes)
-        seen.returns[label] = sum(e.total_reward for e in episodes) / len(episodes)
+        if label in PROBES:  # an episode whose every move is the reference's was not probed
+            episodes = [e for e in episodes if e.actions != played.get(e.seed)]
+        seen.wins[label] = tuple(float(_won(e, manifest)) for e in episodes)
+        seen.episode_returns[label] = tuple(e.total_reward for e in episodes)
+        seen.successes[label] = int(sum(seen.wins[label]))
+        seen.returns[label] = sum(seen.episode_returns[label]) / max(len(episodes), 1)
     for knob in manifest.difficulty:
         extremes = []
         for value in (knob.min, knob.max):
@@ -252,6 +283,30 @@ def behaviour(source: str, handles: Callable[[str, str], HandleFactory], *,
     return seen
 
 
+SIGNIFICANCE = 0.05
+"""Where a mutant states other tasks, a cheap policy's gain (in successes or returns) counts at this one-sided
+significance."""
+EXACT_SPLITS = 20_000
+"""The permutation test enumerates every split up to this many (8 seeds against 8: 12,870), else samples as many."""
+
+
+def significantly_higher(before: Sequence[float], after: Sequence[float], *, level: float = SIGNIFICANCE) -> bool:
+    """Whether the values of ``after`` are significantly higher than those of ``before``, two independent samples
+    (episodes of two sets of tasks): the one-sided permutation test on the sum of ``after`` over every split of the
+    pooled values (sampled with a fixed generator past :data:`EXACT_SPLITS` splits) is below ``level``. On successes
+    (1 or 0 per episode) it is Fisher's exact test."""
+    if not before or not after or sum(after) / len(after) <= sum(before) / len(before):
+        return False
+    pooled, k = [*before, *after], len(after)
+    observed = math.fsum(after) - 1e-9
+    if math.comb(len(pooled), k) <= EXACT_SPLITS:
+        splits = [[pooled[i] for i in chosen] for chosen in itertools.combinations(range(len(pooled)), k)]
+    else:
+        rng = random.Random(0)
+        splits = [rng.sample(pooled, k) for _ in range(EXACT_SPLITS)]
+    return sum(math.fsum(split) >= observed for split in splits) / len(splits) < level
+
+
 def judge(original: Behaviour, mutant: Behaviour) -> Judgement:
     """Why the mutant is observably worse than the original (no reasons: equivalent for this oracle)."""
     reasons: list[str] = []
@@ -259,11 +314,14 @@ def judge(original: Behaviour, mutant: Behaviour) -> Judgement:
         crashed = " (its episodes fail in the environment)" if mutant.errors > original.errors else ""
         reasons.append(f"the reference solves {mutant.successes['reference']} seeds, not "
                        f"{original.successes['reference']}{crashed}")
-    restated = mutant.statements != original.statements
+    restated = mutant.statements != original.statements  # other tasks: a gain counts only beyond chance
     for label in [p for p in original.returns if p in mutant.returns and not (restated and p in PROBES)]:
-        if mutant.successes[label] > original.successes[label]:
+        if mutant.successes[label] > original.successes[label] and (
+                not restated or significantly_higher(original.wins.get(label, ()), mutant.wins.get(label, ()))):
             reasons.append(f"{label} succeeds on {mutant.successes[label]} seeds, not {original.successes[label]}")
-        elif mutant.returns[label] - original.returns[label] > RETURN_MARGIN * original.reward_span:
+        elif mutant.returns[label] - original.returns[label] > RETURN_MARGIN * original.reward_span and (
+                not restated or significantly_higher(original.episode_returns.get(label, ()),
+                                                     mutant.episode_returns.get(label, ()))):
             reasons.append(f"{label} earns {mutant.returns[label]:.2f} per episode, not {original.returns[label]:.2f}")
     if (mutant.hint_read_successes != mutant.successes["reference"]
             and original.hint_read_successes == original.successes["reference"]):

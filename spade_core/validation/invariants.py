@@ -9,8 +9,9 @@ passing every seed is the point of the task, so the stage does not apply to ``"p
 top of the declared range, and no policy that does not succeed earns more than ``nonsolving_max_share`` of what the
 reference earns by solving the same seed (partial credit for progress stays possible below that). The policies
 measured are every episode validation has played plus ones built for it: the words pass/skip/resign/give up/quit
-every turn, every reference action played twice, and the reference's steps before its last one repeated to the end
-(every tool call repeated, never submitting). Partial credit the reference itself earns before its last step is
+every turn, every reference action played twice, the reference's steps before its last one repeated to the end
+(every tool call repeated, never submitting), and in a game that lists its legal moves, random legal players (the
+long games, draws and slow losses that pay for surviving when non-final moves are paid). Partial credit the reference itself earns before its last step is
 allowed to a failing policy too (progress), but repeating steps must not add to it.
 """
 
@@ -19,7 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from spade_core.contract.env import LEGAL_MOVES_KEY
 from spade_core.seeding import screening_seeds
+from spade_core.validation.adversaries import random_legal
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
 from spade_core.validation.replay import answer_template, labelled, replaying
@@ -36,6 +39,9 @@ seeds first (a family of three programming problems drew the same one on six see
 
 GIVING_UP = ("pass", "skip", "resign", "give up", "quit", "I don't know")
 """Words a policy that does not try plays every turn."""
+
+RANDOM_LEGAL_GAMES = 6
+"""Random legal players the reward rule adds where a game lists its legal moves (``info['legal_moves']``)."""
 
 
 def reward_rule(share: float) -> str:
@@ -107,6 +113,10 @@ def _extra_episodes(c: Candidate, reference: Episode) -> list[Episode]:
                              "the reference's steps before its last one repeated (never finishing)"))
         out.append(labelled(play(c.env(), reference.seed, replaying([a for a in acts[:-1] for _ in range(3)]),
                                   max_steps=cap), "each of the reference's steps before its last one three times"))
+    if isinstance(reference.reset_info.get(LEGAL_MOVES_KEY), list):
+        for draw in c.clock.items(range(RANDOM_LEGAL_GAMES), "random legal players"):
+            out.append(labelled(play(c.env(), reference.seed, random_legal(reference.seed * 1_000 + draw),
+                                     max_steps=whole), "a random legal move every turn"))
     return out
 
 

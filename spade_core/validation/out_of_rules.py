@@ -9,10 +9,18 @@ extreme values and by each number the first observation shows (the target, the g
 move played first (a jump straight to the end). Every turn the player makes the next of them that is outside the
 rules then; it stops when none is. A game that accepts them (a clamped step, a jump to the target, an unchecked
 count) is won this way; a sound one refuses each, and the player never wins.
+
+Where the game lists its legal moves, such a move must also not be played silently as one of them: a move that gets
+no ``info['format_error']`` (nor ``action_is_valid`` False) and does not end the game with the mover losing is
+replayed beside each listed legal move from the same position, the reference then playing on; when what follows (the
+rewards, endings, movers, listed moves, winner) is the same as after some legal move, the game played it as that
+move (a malformed move falling through to an ``else`` that takes a coin), and it fails even when that move does not
+win: the player plays a legal game without being told its move was not one.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from spade_core import linear_re
@@ -23,7 +31,8 @@ from spade_core.validation.episodes import Episode, begin, reference_policy, tak
 from spade_core.validation.replay import labelled, seat_winner, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "moves outside the stated rules (out-of-range numbers, a jump to the target) never win"
+RULE = ("moves outside the stated rules (out-of-range numbers, a jump to the target) never win; a move not in "
+        "info['legal_moves'] (where listed) is never played as one of them: it gets info['format_error'] or forfeits")
 
 EXTREMES = ("999999", "-999999", "-1", "0", "99")
 """Values put where the reference's moves put their number."""
@@ -33,6 +42,12 @@ SEEDS = 8
 """Seeds the out-of-rules player plays."""
 MAX_GOALS = 6
 """Numbers of the first observation tried as moves at most."""
+CONTINUATION_TURNS = 40
+"""Turns of the reference's play compared after a move outside the rules and after each listed legal move."""
+MAX_LEGAL_REPLAYS = 16
+"""Listed legal moves a move outside the rules is compared with at most."""
+MAX_JUDGED = 3
+"""Games whose first silently taken move outside the rules is compared with the legal ones."""
 
 _INT = linear_re.compile(r"-?[0-9]+")
 _LIST = linear_re.compile(r"([0-9]+)((?:, [0-9]+)*),? or ([0-9]+)")
@@ -54,11 +69,27 @@ def stated_numbers(obs: str) -> set[int] | None:
     return allowed or None
 
 
-def outside_rules(action: str, obs: str, info: dict[str, Any]) -> bool:
-    """Whether ``action`` is outside the legal set the game states before it (see the module's docstring)."""
+def listed_moves(info: dict[str, Any]) -> set[str] | None:
+    """The legal moves the game lists in ``info`` (lower case, stripped), or None where it lists none."""
     legal = info.get(LEGAL_MOVES_KEY)
     if isinstance(legal, list) and legal and all(isinstance(m, str) for m in legal):
-        return action.strip().lower() not in {m.strip().lower() for m in legal}
+        return {m.strip().lower() for m in legal}
+    return None
+
+
+def refused(info: dict[str, Any], over: bool, won: bool) -> bool:
+    """Whether the game refused a move outside its listed legal moves: it says so (``format_error``, or
+    ``action_is_valid`` False), or the move ended the game without the mover winning (a forfeit)."""
+    if over:
+        return not won
+    return info.get("format_error") is not None or info.get("action_is_valid") is False
+
+
+def outside_rules(action: str, obs: str, info: dict[str, Any]) -> bool:
+    """Whether ``action`` is outside the legal set the game states before it (see the module's docstring)."""
+    legal = listed_moves(info)
+    if legal is not None:
+        return action.strip().lower() not in legal
     numbers = [int(n) for n in _INT.findall(action)]
     if any(abs(n) >= HUGE for n in numbers):
         return True
@@ -76,34 +107,81 @@ def candidates(reference: Episode) -> list[str]:
     return list(dict.fromkeys([*out, *reference.actions[-1:]]))
 
 
-def play_outside(c: Candidate, seed: int, moves: list[str], seat: int) -> tuple[Episode, int]:
+@dataclass
+class OutsidePlay:
+    """One game of moves outside the rules: the episode, how many such moves were made, and the steps (indices)
+    where the game listed its legal moves and let one outside them pass silently (:func:`refused` says it did not)."""
+
+    episode: Episode
+    made: int = 0
+    taken: list[int] = field(default_factory=list)
+
+
+def play_outside(c: Candidate, seed: int, moves: list[str], seat: int) -> OutsidePlay:
     """``seat`` makes, every turn, the next of ``moves`` outside the rules then (the reference plays the other
-    seats); stops when none is. Returns the episode and how many out-of-rules moves were made."""
+    seats); stops when none is."""
     assert c.manifest is not None
     env = c.env()
-    episode = Episode(seed=seed, label="moves outside the stated rules")
-    started = begin(env, episode)
+    out = OutsidePlay(Episode(seed=seed, label="moves outside the stated rules"))
+    started = begin(env, out.episode)
     if started is None:
-        return episode, 0
+        return out
     obs, info = started
-    made = 0
     for _ in range(c.manifest.max_turns):
+        listed = False
         if info.get("player_id", 0) != seat:
             action = reference_policy(env, obs, info)
         else:
-            start = made % len(moves)
+            start = out.made % len(moves)
             order = moves[start:] + moves[:start]
             action = next((m for m in order if outside_rules(m, obs, info)), None)
             if action is None:
                 break
-            made += 1
-        obs, info, over = take_step(env, episode, obs, action)
+            out.made += 1
+            listed = listed_moves(info) is not None
+        obs, info, over = take_step(env, out.episode, obs, action)
+        if listed and out.episode.error is None and not refused(info, over, _wins(out.episode, c.manifest.players,
+                                                                                   seat)):
+            out.taken.append(len(out.episode.steps) - 1)
         if over:
             break
-    if episode.error is not None:
+    if out.episode.error is not None:
         c.shared_env = None
-    c.all_episodes.append(episode)
-    return episode, made
+    c.all_episodes.append(out.episode)
+    return out
+
+
+def _wins(episode: Episode, players: int, seat: int) -> bool:
+    return episode.success if players == 1 else seat_winner(episode.final_info, players) == seat
+
+
+def _continuation(c: Candidate, episode: Episode, turn: int, action: str) -> tuple | None:
+    """What follows ``action`` played at ``turn`` of ``episode`` (its earlier moves replayed), the reference then
+    playing every seat for up to :data:`CONTINUATION_TURNS`: each step's reward, ending, mover, listed legal moves,
+    success and winner (not the observation, which may echo the move). None when the environment failed."""
+    prefix = [*episode.actions[:turn], action]
+
+    def policy(env: Any, obs: str, info: dict[str, Any]) -> str:
+        return prefix[env.turn] if env.turn < len(prefix) else env.reference_action()
+
+    replay = c.run(episode.seed, policy, max_steps=len(prefix) + CONTINUATION_TURNS)
+    if replay.error is not None or len(replay.steps) < len(prefix):
+        return None
+    legal = [listed_moves(i) for i in replay.infos[turn:]]
+    return tuple((s[2], s[3], s[4], i.get("player_id"), tuple(sorted(m)) if m else None, bool(i.get("success")),
+                  i.get("winner")) for s, i, m in zip(replay.steps[turn:], replay.infos[turn:], legal, strict=True))
+
+
+def played_as(c: Candidate, episode: Episode, turn: int) -> str | None:
+    """The listed legal move that the move outside the rules at ``turn`` was played as: the one whose continuation
+    (:func:`_continuation`) is the same, found among the first :data:`MAX_LEGAL_REPLAYS` the game listed; None when
+    none is (the move was refused in some other way)."""
+    before = episode.infos[turn - 1] if turn else episode.reset_info
+    legal = before.get(LEGAL_MOVES_KEY)
+    after = _continuation(c, episode, turn, episode.actions[turn])
+    if after is None or not isinstance(legal, list):
+        return None
+    return next((m for m in legal[:MAX_LEGAL_REPLAYS] if _continuation(c, episode, turn, m) == after), None)
 
 
 def check_out_of_rules(c: Candidate) -> StageResult:
@@ -114,18 +192,37 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     if not references:
         return ok(stage, "no reference episode to take moves from")
     won: list[tuple[Episode, int]] = []
+    taken: list[tuple[Episode, int, str]] = []
+    judged: list[int] = []
     played = 0
     for reference in references:
         seat = reference.reset_info.get("player_id", 0) if players > 1 else 0
-        episode, made = play_outside(c, reference.seed, candidates(reference), seat)
-        if not made or episode.error is not None:
+        game = play_outside(c, reference.seed, candidates(reference), seat)
+        episode = game.episode
+        if not game.made or episode.error is not None:
             continue
         played += 1
         labelled(episode, f"seat {seat} making only moves outside the stated rules" if players > 1 else
                  "making only moves outside the stated rules")
-        wins = episode.success if players == 1 else seat_winner(episode.final_info, players) == seat
-        if wins:
+        if game.taken and len(judged) < MAX_JUDGED:
+            judged.append(game.taken[0])
+            move = played_as(c, episode, game.taken[0])
+            if move is not None:
+                taken.append((episode, game.taken[0], move))
+        if _wins(episode, players, seat):
             won.append((episode, seat))
+    if taken:
+        episode, i, move = taken[0]
+        action, after = episode.steps[i][0], episode.steps[i][1]
+        return fail_rule(stage, f"seed {episode.seed}, turn {i + 1}: {action[:30]!r} is not among the legal moves "
+                         f"info['legal_moves'] lists, yet the game played it as the legal move {move[:30]!r} (the "
+                         f"same rewards, endings and legal moves follow; no info['format_error'], action_is_valid "
+                         f"not False): {after[:120]!r}; {len(taken)} of {len(judged)} games compared",
+                         ["a malformed or illegal move falls through to a legal branch (an else that takes it as "
+                          "one of the moves)", "the move is checked against a wider set than the listed one"],
+                         ["check every move against the listed legal moves first; refuse any other with "
+                          "info['format_error'] (the state unchanged) or end the game as a forfeit"],
+                         rule=RULE, taken=len(taken))
     limit = c.config.out_of_rules_max_share
     if too_often(len(won), played, limit):
         episode, seat = won[0]
@@ -136,4 +233,5 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                           "a move straight to the target is accepted without checking it is legal"],
                          ["check every move against the rules before applying it; refuse it as invalid otherwise"],
                          rule=RULE, wins=f"{len(won)}/{played}", allowed=limit)
-    return ok(stage, f"{played} games of moves outside the stated rules: {len(won)} won")
+    return ok(stage, f"{played} games of moves outside the stated rules: {len(won)} won, every move outside a "
+              "listed legal set refused")

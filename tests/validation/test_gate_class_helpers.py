@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade_core.validation.episodes import Episode
-from spade_core.validation.out_of_rules import outside_rules, stated_numbers
+from spade_core.validation.out_of_rules import listed_moves, outside_rules, refused, stated_numbers
 from spade_core.validation.same_draws import Play, same_play, values
 from spade_core.validation.shown_values import shown_values
 from spade_core.validation.stalling import seat_returns
@@ -41,6 +41,16 @@ def test_listed_legal_moves_decide_over_the_text() -> None:
 
 
 @given(st.lists(WORDS, min_size=2, max_size=8, unique=True))
+def test_a_move_outside_the_listed_ones_is_refused_by_saying_so_or_by_losing_the_game() -> None:
+    assert listed_moves({"legal_moves": [" Left", "RIGHT"]}) == {"left", "right"}
+    assert listed_moves({"legal_moves": []}) is None and listed_moves({"legal_moves": [1, 2]}) is None
+    assert refused({"format_error": "expected left or right"}, over=False, won=False)
+    assert refused({"format_error": None, "action_is_valid": False}, over=False, won=False)
+    assert refused({}, over=True, won=False)  # a forfeit
+    assert not refused({"format_error": None, "action_is_valid": True}, over=False, won=False)  # silently taken
+    assert not refused({"format_error": "x"}, over=True, won=True)  # the move won the game
+
+
 def test_every_listed_option_is_a_shown_value_in_order(options: list[str]) -> None:
     shown = shown_values(f"Which word is meant? Choices: {', '.join(options)}\nReply with the word.")
     assert shown[: len(options)] == options

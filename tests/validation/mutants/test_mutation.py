@@ -12,7 +12,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade_core.mutation.operators import OPERATORS, each_mutant, mutants, parse_module
-from spade_core.mutation.oracle import CHEAP, PROBES, behaviour, judge, manifest_of, nudge, policies
+from spade_core.mutation.oracle import (
+    CHEAP,
+    PROBES,
+    REPEAT_OPENING,
+    Behaviour,
+    behaviour,
+    judge,
+    manifest_of,
+    nudge,
+    policies,
+    significantly_higher,
+)
 from spade_core.validation.pipeline import sandbox_handles
 
 FIXTURE = '''
@@ -171,3 +182,71 @@ def test_boundary_probes_play_single_player_value_tasks_only() -> None:
     assert duel.players > 1 and set(policies(duel)) == set(CHEAP)
     single = manifest_of((SHAPES / "pendulum_tolerance.py").read_text())
     assert single.players == 1 and set(policies(single)) == set(CHEAP) | set(PROBES)
+
+
+def test_significantly_higher_is_fishers_exact_test_on_successes() -> None:
+    """0 of 8 against 4 of 8: a chance of 70 / 1820 = 0.038 that four successes all fall in the second sample."""
+    def wins(k: int, n: int = 8) -> list[float]:
+        return [1.0] * k + [0.0] * (n - k)
+    assert significantly_higher(wins(0), wins(4)) and significantly_higher(wins(1), wins(6))
+    assert not significantly_higher(wins(0), wins(3)) and not significantly_higher(wins(1), wins(3))
+    assert not significantly_higher(wins(3), wins(3)) and not significantly_higher(wins(5), wins(2))
+    assert not significantly_higher([], wins(8)) and not significantly_higher(wins(0, 2), wins(2, 2))
+
+
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=8), st.lists(st.floats(-5, 5), min_size=1, max_size=8))
+def test_significantly_higher_needs_a_higher_mean_and_is_kept_by_raising_the_higher_sample(
+        before: list[float], after: list[float]) -> None:
+    if significantly_higher(before, after):
+        assert sum(after) / len(after) > sum(before) / len(before)
+        assert significantly_higher(before, [a + 1.0 for a in after])
+
+
+def test_significantly_higher_samples_the_splits_of_large_samples_reproducibly() -> None:
+    before, after = [0.0] * 12 + [0.5] * 2, [1.0] * 10 + [0.0] * 4
+    assert significantly_higher(before, after) and significantly_higher(before, after) == significantly_higher(
+        list(before), list(after))
+    assert not significantly_higher(after, before)
+
+
+def _seen(statements: tuple[str, ...], random_wins: int) -> Behaviour:
+    wins = tuple([1.0] * random_wins + [0.0] * (8 - random_wins))
+    return Behaviour(successes={"reference": 8, "random": random_wins}, returns={"random": random_wins / 8},
+                     wins={"random": wins}, episode_returns={"random": wins}, hint_read_successes=8,
+                     statements=statements)
+
+
+def test_a_cheap_policys_gain_on_restated_tasks_counts_only_when_significant() -> None:
+    """The same tasks: any gain is the mutant's doing. Other tasks (the mutant draws them differently): 1 seed of 8
+    against 3 is luck of the draw, in successes and in returns; 0 against 6 is not."""
+    same, other = tuple("abcdefgh"), tuple("ABCDEFGH")
+    assert judge(_seen(same, 1), _seen(same, 2)).worse
+    assert not judge(_seen(same, 1), _seen(other, 3)).worse
+    assert judge(_seen(same, 0), _seen(other, 6)).worse
+
+
+GAMES = Path(__file__).resolve().parents[3] / "plugins" / "domains" / "games" / "seeds"
+
+
+def test_repeating_the_references_opening_is_played_only_where_the_opening_is_public() -> None:
+    """Mastermind's reference opens with 1122 on every seed: repeating it is a constant an agent can play. A reset
+    that forgets the candidate pool leaves the reference playing the secret code first (the contract lets it read
+    the secret): the same first observation, a different opening per seed, so repeating it is not a cheap policy and
+    the mutant, the same game for an agent, is not kept."""
+    source = (GAMES / "mastermind.py").read_text()
+    seeds = (0, 1, 2, 3)
+    original = behaviour(source, sandbox_handles, seeds=seeds)
+    assert REPEAT_OPENING in original.successes and original.successes[REPEAT_OPENING] == 0
+    (forgets,) = [m for m in mutants(source, "reset_forgets_field") if m.what.endswith("self.pool")]
+    mutant = behaviour(forgets.source, sandbox_handles, seeds=seeds)
+    assert REPEAT_OPENING not in mutant.successes and mutant.successes["reference"] == len(seeds)
+    assert not judge(original, mutant).worse, judge(original, mutant).reasons
+
+
+def test_a_probe_episode_without_a_nudged_move_is_not_counted() -> None:
+    """A yes/no task: the reference's answers hold no number, so every probe plays the reference's own episode, and
+    none of them counts as a boundary probe's success."""
+    source = (SHAPES / "divisible_yes_no.py").read_text()
+    seen = behaviour(source, sandbox_handles, seeds=(0, 1, 2, 3))
+    assert seen.successes["reference"] == 4
+    assert all(seen.successes[label] == 0 for label in PROBES)
