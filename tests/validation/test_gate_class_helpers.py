@@ -4,12 +4,14 @@ values a drawn observation carries and what each seat earned over a game."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spade_core.validation import validate_source
 from spade_core.validation.episodes import Episode
-from spade_core.validation.out_of_rules import listed_moves, outside_rules, refused, stated_numbers
+from spade_core.validation.out_of_rules import listed_moves, lists_its_moves, outside_rules, refused, stated_numbers
 from spade_core.validation.same_draws import Play, same_play, values
 from spade_core.validation.shown_values import shown_values
 from spade_core.validation.stalling import seat_returns
@@ -40,7 +42,6 @@ def test_listed_legal_moves_decide_over_the_text() -> None:
     assert outside_rules("999999", "no range stated", {}) and not outside_rules("12", "no range stated", {})
 
 
-@given(st.lists(WORDS, min_size=2, max_size=8, unique=True))
 def test_a_move_outside_the_listed_ones_is_refused_by_saying_so_or_by_losing_the_game() -> None:
     assert listed_moves({"legal_moves": [" Left", "RIGHT"]}) == {"left", "right"}
     assert listed_moves({"legal_moves": []}) is None and listed_moves({"legal_moves": [1, 2]}) is None
@@ -51,6 +52,39 @@ def test_a_move_outside_the_listed_ones_is_refused_by_saying_so_or_by_losing_the
     assert not refused({"format_error": "x"}, over=True, won=True)  # the move won the game
 
 
+def _game(moves: list[str], listed: list[str]) -> Episode:
+    episode = Episode(seed=0, reset_info={"legal_moves": listed})
+    for move in moves:
+        episode.steps.append((move, "", 0.0, False, False))
+        episode.infos.append({"legal_moves": listed})
+    return episode
+
+
+def test_a_game_lists_its_moves_exactly_only_when_the_reference_plays_listed_text() -> None:
+    assert lists_its_moves([_game(["left", "Right "], ["left", "right", "pass"])])
+    assert not lists_its_moves([_game(["left"], ["left"]), _game(["take left"], ["left", "right"])])
+    assert not lists_its_moves([_game(["left"], [])])  # nothing listed
+
+
+CORPUS = Path(__file__).parent / "invariants_corpus"
+
+
+def test_a_game_whose_reference_plays_an_unlisted_form_is_not_judged_by_its_list() -> None:
+    """Coin line where the reference says "take left" and the game accepts that form beside the listed "left" (and
+    lets invalid moves go on without a forfeit, so the out-of-rules player reaches its last try, the reference's last
+    move): the reference's own move is missing from the list, so the list is not the exact legal text and "take
+    left" is an accepted form, not a move outside the rules. (Without a forfeit the game fails elsewhere: a seat may
+    stall; the stage under test is out_of_rules.)"""
+    source = (CORPUS / "good" / "coin_line.py").read_text().replace(
+        'move = action.strip().lower()', 'move = action.strip().lower().removeprefix("take ")').replace(
+        'return self.best()[0]', 'return "take " + self.best()[0]').replace(
+        "if self.invalid[mover] >= 3:", "if self.invalid[mover] >= 300:")
+    report = validate_source(source, file="coin_line_take_words.py")
+    (stage,) = [s for s in report.stages if s.stage == "out_of_rules"]
+    assert stage.verdict == "passed" and "listed" not in stage.observed, stage.observed
+
+
+@given(st.lists(WORDS, min_size=2, max_size=8, unique=True))
 def test_every_listed_option_is_a_shown_value_in_order(options: list[str]) -> None:
     shown = shown_values(f"Which word is meant? Choices: {', '.join(options)}\nReply with the word.")
     assert shown[: len(options)] == options
