@@ -18,6 +18,8 @@ from spade_core.validation.report import StageResult
 if TYPE_CHECKING:
     pass
 
+from spade_core.contract.env import LEGAL_MOVES_KEY
+from spade_core.validation.adversaries import random_legal
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.replay import (
     answer_template,
@@ -34,7 +36,8 @@ def _reward_error(err: BaseException | None) -> bool:
 
 def check_reward_range(c: Candidate) -> StageResult:
     """Rewards inside the declared range and meaning what success means: success implies terminated, the top
-    reward coincides with success, a malformed action never earns more than a wrong one, edge inputs (nan, inf,
+    reward coincides with success, a malformed action never earns more than a wrong one (nor, in a single-player
+    game that lists its legal moves, more than a lost game of legal moves), edge inputs (nan, inf,
     huge, empty, very long, non-ASCII) keep the reward finite and in range, and observations stay bounded."""
     assert c.manifest is not None
     stage = "reward_range"
@@ -62,7 +65,7 @@ def check_reward_range(c: Candidate) -> StageResult:
             return fail(stage, f"seed {episode.seed}: the edge input {probe.what} ({probe.action[:40]!r}) "
                         "succeeds", ["the parser turns odd input into a match (nan, inf, empty)"],
                         ["reject input that does not parse as an answer"])
-    problem = _reward_meaning(c) or _observation_bound(c)
+    problem = _reward_meaning(c) or _malformed_over_losing(c) or _observation_bound(c)
     if problem:
         return problem
     seen = sum(len(e.rewards) for e in episodes)
@@ -162,6 +165,51 @@ def _malformed_over_episodes(c: Candidate, seed: int, malformed: str, wrong: str
                     f"answer {wrong[:40]!r} played every turn ({tried.total_reward:g} over {len(tried.steps)} steps)",
                     ["format errors are rewarded (or wrong answers penalised harder than garbage)"],
                     ["give malformed actions at most what wrong ones earn over an episode"])
+    return None
+
+
+LEGAL_GAMES = 6
+"""Games of random legal moves that a malformed move played every turn is compared with."""
+LOSING_MARGIN = 0.1
+"""A share of the reward range a malformed move every turn may earn above a lost game (a step cost, a forfeit
+priced a little differently from a loss) before it is out-earning losing."""
+
+
+def _malformed_over_losing(c: Candidate) -> StageResult | None:
+    """Single-player games that list their legal moves: a malformed move played every turn (the one the game itself
+    answered with ``format_error`` at the start) earns no more over the episode than a game of legal moves that
+    is not won (on average over random legal players' games that ended without success, on the same seed), within
+    :data:`LOSING_MARGIN` of the range. A game that lets
+    invalid replies go on without end pays stalling: the episode runs out at 0 while every legal line against its
+    bot loses."""
+    assert c.manifest is not None
+    refs = [e for e in c.reference_episodes if e.error is None and e.steps]
+    if not single_player(c) or not refs or not isinstance(refs[0].reset_info.get(LEGAL_MOVES_KEY), list):
+        return None
+    seed = refs[0].seed
+    malformed = next((e.steps[0][0] for e in c.all_episodes if e.seed == seed and e.infos
+                      and e.infos[0].get("format_error") is not None), None)
+    if malformed is None:
+        return None
+    turns = c.manifest.max_turns
+    garbage = labelled(c.run(seed, replaying([malformed]), max_steps=turns), "a malformed action every turn")
+    legal = [labelled(c.run(seed, random_legal(seed * 1_000 + k), max_steps=turns), "random legal moves")
+             for k in c.clock.items(range(LEGAL_GAMES), "random legal games")]
+    lost = [e for e in legal if e.error is None and e.steps and e.steps[-1][3] and not e.success]
+    if garbage.error is not None or garbage.success or not lost:
+        return None
+    low, high = c.manifest.reward_range
+    mean = sum(e.total_reward for e in lost) / len(lost)
+    if garbage.total_reward > mean + LOSING_MARGIN * (high - low) + 1e-9:
+        ended = "runs out" if not garbage.steps[-1][3] else "ends"
+        return fail("reward_range", f"seed {seed}: the malformed action {malformed[:40]!r} played every turn "
+                    f"earns {garbage.total_reward:g} over {len(garbage.steps)} steps (the episode {ended}), more "
+                    f"than a lost game of legal moves: the {len(lost)} of {len(legal)} random legal games not won "
+                    f"earn {mean:.2f} on average: replying garbage beats playing and losing",
+                    ["invalid replies are refused with no end (no forfeit, no cost), so stalling runs the episode "
+                     "out at 0 while a lost game pays less"],
+                    ["forfeit after a few invalid replies in a row (the loss's reward), or make the episode's end by "
+                     "running out of turns pay what a loss pays"])
     return None
 
 

@@ -102,11 +102,17 @@ def test_a_task_that_ignores_its_rng_is_still_the_same_task_on_every_seed() -> N
     ("divisible_yes_no", "if rng.random() < 0.5:", "if rng.random() < 0.05:", "baselines", "wins 1"),
     ("divisible_yes_no", "ok = (word in YES) == (self.number % self.divisor == 0)", "ok = True", "baselines",
      "wins"),
+    ("nim_pass_forfeit", "if self.bad >= 3:", "if self.bad >= 999:", "reward_range", "more than a lost game"),
+    ("tic_tac_toe_draw", "if self.bad >= 3:", "if self.bad >= 999:", "reward_range", "more than a lost game"),
+    ("tic_tac_toe_draw", 'return self._text(f"The bot played {reply + 1}."), 0.0,',
+     'return self._text(f"The bot played {reply + 1}."), 1.0,', "reward_rule", "random legal"),
 ], ids=lambda v: v if isinstance(v, str) and "_" in v and " " not in v else "")
 def test_the_flawed_twin_of_a_standard_shape_is_still_rejected(name: str, original: str, flawed: str, stage: str,
                                                                 said: str) -> None:
     """A tolerance of 10% (not one the task states), any prefix of a weekday (one letter too), malformed moves
-    that never forfeit (garbage stalls at 0 while resigning costs -1), a yes/no task whose answer is nearly always
+    that never forfeit (garbage stalls at 0 while resigning costs -1; in games against a bot that list their
+    moves, while every lost game of legal moves pays -1), the top reward for a move that does not end the game
+    (a random legal player's long game or draw earns as much as winning), a yes/no task whose answer is nearly always
     no (a constant guess wins past the cap on a small space's chance share) and one that accepts either answer are
     still caught by the stage made precise."""
     source = (CORPUS / f"{name}.py").read_text()
