@@ -32,8 +32,7 @@ from spade_core.validation.episodes import Episode, begin, reference_policy, tak
 from spade_core.validation.replay import labelled, seat_winner, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = ("moves outside the stated rules (out-of-range numbers, a jump to the target) never win; a move not in "
-        "info['legal_moves'] (where listed) is never played as one of them: it gets info['format_error'] or forfeits")
+RULE = "moves outside the rules (out of range, a jump to the target) never win, nor pass as a listed legal move"
 
 EXTREMES = ("999999", "-999999", "-1", "0", "99")
 """Values put where the reference's moves put their number."""

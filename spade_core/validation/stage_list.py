@@ -173,8 +173,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, budget_s=60.0,
           needs=("determinism",), reads=_PLAYS,
           rule="rewards inside reward_range; the top reward only with success and terminated=True; malformed "
-               "earns no more than wrong over an episode, and in a game no more than a lost game (forfeit repeated "
-               "invalid replies); observations under "
+               "earns no more than wrong over an episode, nor than a lost game; observations under "
                f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
     Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
           reads=_PLAYS, rule=reward_rule(_LIMITS.nonsolving_max_share)),
