@@ -22,10 +22,9 @@ from typing import Any
 
 from spade_core.contract.env import LEGAL_MOVES_KEY
 from spade_core.seeding import screening_seeds
-from spade_core.validation.adversaries import random_legal
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
-from spade_core.validation.replay import answer_template, labelled, replaying
+from spade_core.validation.replay import answer_template, labelled, random_legal_games, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 
 
@@ -39,9 +38,6 @@ seeds first (a family of three programming problems drew the same one on six see
 
 GIVING_UP = ("pass", "skip", "resign", "give up", "quit", "I don't know")
 """Words a policy that does not try plays every turn."""
-
-RANDOM_LEGAL_GAMES = 6
-"""Random legal players the reward rule adds where a game lists its legal moves (``info['legal_moves']``)."""
 
 
 def reward_rule(share: float) -> str:
@@ -113,10 +109,6 @@ def _extra_episodes(c: Candidate, reference: Episode) -> list[Episode]:
                              "the reference's steps before its last one repeated (never finishing)"))
         out.append(labelled(play(c.env(), reference.seed, replaying([a for a in acts[:-1] for _ in range(3)]),
                                   max_steps=cap), "each of the reference's steps before its last one three times"))
-    if isinstance(reference.reset_info.get(LEGAL_MOVES_KEY), list):
-        for draw in c.clock.items(range(RANDOM_LEGAL_GAMES), "random legal players"):
-            out.append(labelled(play(c.env(), reference.seed, random_legal(reference.seed * 1_000 + draw),
-                                     max_steps=whole), "a random legal move every turn"))
     return out
 
 
@@ -142,8 +134,11 @@ def check_reward_rule(c: Candidate) -> StageResult:
                          ["success pays nothing or less than the top of the range", "the declared range is wider than "
                           "what the environment pays"], ["pay the top of the declared range (e.g. 1.0) when "
                                                           "info['success'] is True"], rule=rule)
-    extra = [ep for ref in list(solved.values())[:1] for ep in _extra_episodes(c, ref)]
+    first = next(iter(solved.values()))
+    extra = _extra_episodes(c, first)
     c.all_episodes.extend(extra)
+    if isinstance(first.reset_info.get(LEGAL_MOVES_KEY), list):  # recorded in c.all_episodes as they are played
+        extra += random_legal_games(c, first.seed)
     worst: tuple[float, Episode, float] | None = None
     for episode in [*c.all_episodes]:
         if episode.success or episode.seed not in solved or not episode.steps:
@@ -167,5 +162,5 @@ def check_reward_rule(c: Candidate) -> StageResult:
                          ["pay progress at most a bounded share; pay nothing for passing or repeating",
                           "make solving the best way to earn reward"], rule=rule, ratio=round(ratio, 3))
     return ok(stage, f"success pays {bottom:g} (top of [{low:g}, {high:g}]); no failing episode earns more than "
-              f"{share:.0%} of solving ({len(extra)} giving-up and repeating policies added)")
+              f"{share:.0%} of solving ({len(extra)} giving-up, repeating and random legal games added)")
 

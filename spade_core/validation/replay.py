@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from spade_core.validation.adversaries import (
     ActionTemplate,
     enumeration,
+    random_legal,
 )
 from spade_core.validation.episodes import (
     Episode,
@@ -70,6 +71,22 @@ def policy_wins(c: Candidate, policy: Policy, seed: int, label: str, max_steps: 
     seats[seat] = policy
     episode = labelled(c.run(seed, reference_policy, seats=seats, max_steps=max_steps), label)
     return episode.error is None and seat_winner(episode.final_info, c.manifest.players) == seat
+
+
+RANDOM_LEGAL_GAMES = 6
+"""Games of random legal moves played on one seed where a game lists its legal moves (:func:`random_legal_games`)."""
+RANDOM_LEGAL_LABEL = "random legal moves"
+
+
+def random_legal_games(c: Candidate, seed: int) -> list[Episode]:
+    """:data:`RANDOM_LEGAL_GAMES` games of random legal moves on ``seed``, each to ``max_turns`` (the same draws
+    wherever a stage asks: an earlier stage's games on that seed are returned, not played again)."""
+    assert c.manifest is not None
+    played = [e for e in c.all_episodes if e.seed == seed and e.label == RANDOM_LEGAL_LABEL]
+    if played:
+        return played
+    return [labelled(c.run(seed, random_legal(seed * 1_000 + k), max_steps=c.manifest.max_turns), RANDOM_LEGAL_LABEL)
+            for k in c.clock.items(range(RANDOM_LEGAL_GAMES), "random legal games")]
 
 
 def too_often(wins: int, n: int, limit: float) -> bool:

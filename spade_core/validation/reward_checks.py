@@ -19,11 +19,11 @@ if TYPE_CHECKING:
     pass
 
 from spade_core.contract.env import LEGAL_MOVES_KEY
-from spade_core.validation.adversaries import random_legal
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.replay import (
     answer_template,
     labelled,
+    random_legal_games,
     replaying,
     single_player,
 )
@@ -168,8 +168,6 @@ def _malformed_over_episodes(c: Candidate, seed: int, malformed: str, wrong: str
     return None
 
 
-LEGAL_GAMES = 6
-"""Games of random legal moves that a malformed move played every turn is compared with."""
 LOSING_MARGIN = 0.1
 """A share of the reward range a malformed move every turn may earn above a lost game (a step cost, a forfeit
 priced a little differently from a loss) before it is out-earning losing."""
@@ -193,8 +191,7 @@ def _malformed_over_losing(c: Candidate) -> StageResult | None:
         return None
     turns = c.manifest.max_turns
     garbage = labelled(c.run(seed, replaying([malformed]), max_steps=turns), "a malformed action every turn")
-    legal = [labelled(c.run(seed, random_legal(seed * 1_000 + k), max_steps=turns), "random legal moves")
-             for k in c.clock.items(range(LEGAL_GAMES), "random legal games")]
+    legal = random_legal_games(c, seed)
     lost = [e for e in legal if e.error is None and e.steps and e.steps[-1][3] and not e.success]
     if garbage.error is not None or garbage.success or not lost:
         return None
