@@ -8,15 +8,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import hypothesis.strategies._internal.regex  # noqa: F401  (see below)
 import pytest
 from hypothesis import HealthCheck, settings
-
-# hypothesis is a pytest plugin, so pytest parses its modules (assertion rewriting) when they are first imported, and
-# `st.from_regex` imports its regex module lazily, in the middle of a test. On CPython 3.11 a parse that meets another
-# thread's (a test's thread pool) can fail with the spurious "AST constructor recursion depth mismatch" (gh-106905,
-# see registry/syntax.py), which this process's lock cannot cover in pytest's own code: imported here, at collection,
-# before any test starts a thread.
 
 # Set before any test module imports spade_core (which registers the default store on import).
 _STORE_DIR = Path(tempfile.mkdtemp(prefix="spade-test-store-"))
@@ -28,6 +21,15 @@ settings.register_profile(
     "spade", derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("spade")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """hypothesis is a pytest plugin, so pytest parses its modules (assertion rewriting) when they are first imported,
+    and `st.from_regex` imports its regex module lazily, in the middle of a test. On CPython 3.11 a parse that meets
+    another thread's (a test's thread pool) can fail with the spurious "AST constructor recursion depth mismatch"
+    (gh-106905, see registry/syntax.py), which this process's lock cannot cover in pytest's own code: imported here,
+    before any test starts a thread (after start-up, where hypothesis warns against loading its data)."""
+    import hypothesis.strategies._internal.regex  # noqa: F401
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
