@@ -23,8 +23,10 @@ from spade_core.selfplay.metrics import read_metrics
 from spade_core.typed_config import ConfigError, load_config
 
 LONG_GAMES = ["designer.enabled=false", "agent.domains=[games]", "agent.max_env_turns=null",
-              "agent.pool_ids=[spade/TowerOfHanoi-v0]", "agent.envs_per_iteration=1"]
-"""No designer phase, and one game of up to 300 turns: the tiny model plays it for many seconds."""
+              "agent.pool_ids=[spade/TowerOfHanoi-v0]", "agent.envs_per_iteration=1", "agent.max_context_tokens=8192"]
+"""No designer phase, and one game of up to 300 turns: the tiny model plays it for many seconds. Its context fills
+after about 34 turns of the hinted arm (17 at the default 4,096 tokens: about a second of play on 2 cores, so a phase
+of a second could see a hinted episode end at ``context_limit`` before its deadline)."""
 
 fractions = st.floats(min_value=0.01, max_value=0.98)
 
@@ -62,8 +64,8 @@ def test_an_agent_phase_past_its_deadline_records_time_limit_episodes_and_trains
     run = SelfPlay(config)
     run._setup()
     try:
-        now = time.monotonic()  # the agent phase gets about 1% of 100 s
-        budget = IterationBudget(now, now + 100.0, BudgetSplit(designer=0.01, agent=0.01), run.stop)
+        now = time.monotonic()  # the agent phase gets about 0.5% of 100 s: a few turns, far from any game's end
+        budget = IterationBudget(now, now + 100.0, BudgetSplit(designer=0.01, agent=0.005), run.stop)
         metrics = run.iteration(0, time.perf_counter(), [], budget=budget)
     finally:
         run._close()
