@@ -16,6 +16,7 @@ from itertools import pairwise
 
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play
+from spade_core.validation.probes import one_off
 from spade_core.validation.replay import answer_template, labelled, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
@@ -27,26 +28,39 @@ MOVED_MAX_SHARE = 0.5
 """The answer may move after a wrong try on at most this share of seeds (a wrong try that legitimately changes the
 task, a new round, is rare in one-step tasks)."""
 WRONG_TRIES = ("0", "1", "7", "42", "A", "none")
-"""Wrong tries, in the reference's answer format: the first that is not the reference's answer is played."""
+"""Wrong tries, in the reference's answer format (then the answer one off): the first the task
+takes as a try is played."""
+MAX_TRIES = 4
+"""Wrong tries attempted per seed at most (each on a fresh instance)."""
+
+
+def wrong_tries(c: Candidate, answer: str) -> list[str]:
+    """Wrong tries to play before asking the reference again: the first fixed value in the reference's answer
+    format, the answer itself one off (probes.one_off), the other fixed values; never the answer."""
+    template = answer_template(c)
+    fixed = [t for t in dict.fromkeys(template.render(t) for t in WRONG_TRIES) if t != answer]
+    tries = [*fixed[:1], one_off(answer) or "", *fixed[1:]]
+    return [t for t in dict.fromkeys(tries) if t and t != answer][:MAX_TRIES]
 
 
 def answer_moves(c: Candidate, reference: Episode) -> bool | None:
-    """Whether the reference's answer changes after one wrong try on a fresh instance (None: no wrong try kept the
-    episode going, so the question does not arise)."""
-    env = c.new_env()
-    try:
-        env.reset(seed=reference.seed)
-        before = env.reference_action()
-        template = answer_template(c)
-        wrong = next((template.render(t) for t in WRONG_TRIES if template.render(t) != before), None)
-        if wrong is None:
-            return None
-        _, _, terminated, truncated, info = env.step(wrong)
-        if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
-            return None
-        return env.reference_action() != before
-    finally:
-        env.close()
+    """Whether the reference's answer changes after one wrong try on a fresh instance: the first wrong try that the
+    task takes as a try (no ``format_error``, the episode goes on) decides; None when none does, so the question
+    does not arise."""
+    for wrong in wrong_tries(c, reference.actions[0]):
+        env = c.new_env()
+        try:
+            env.reset(seed=reference.seed)
+            before = env.reference_action()
+            if wrong == before:
+                continue
+            _, _, terminated, truncated, info = env.step(wrong)
+            if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
+                continue
+            return env.reference_action() != before
+        finally:
+            env.close()
+    return None
 
 
 def carried_over(c: Candidate, earlier: Episode, later: Episode) -> Episode:

@@ -54,6 +54,32 @@ class _LeakTally:
     example: str = ""
 
 
+def _targets(episode: Episode, final_answers: bool) -> list[list[tuple[str, str]]]:
+    """Per turn, what the hint must not give away: the next reference action and (single-player) the final answer."""
+    final = episode.steps[-1][0]
+    out = []
+    for action in episode.actions:
+        if not final_answers:
+            out.append([("next action", action)])
+        else:
+            out.append([("next action", action), ("answer", final)] if action != final else [("answer", final)])
+    return out
+
+
+def seed_independent_hints(episodes: list[Episode], final_answers: bool) -> set[tuple[str, str]]:
+    """``(what, hint text)`` pairs where the very same hint text is shown on two or more seeds at turns whose
+    ``what`` (next action or answer) differs: one text read alike where the targets differ cannot tell them apart,
+    so the digits of a fixed rule ("the Grundy values 0,1,2,3,1,4...") that happen to spell one turn's move are no
+    leak. A hint that is the same only within one episode (a whole plan, shown at every turn) is not among them."""
+    seen: dict[tuple[str, str], dict[int, set[str]]] = {}
+    for episode in episodes:
+        for hint, targets in zip(episode.hints, _targets(episode, final_answers), strict=False):
+            for what, target in targets:
+                seen.setdefault((what, hint), {}).setdefault(episode.seed, set()).add(target)
+    return {key for key, by_seed in seen.items()
+            if len(by_seed) >= 2 and len(set().union(*by_seed.values())) >= 2}
+
+
 def scan_hint_leaks(episodes: Iterable[Episode], *, final_answers: bool) -> dict[tuple[str, str], _LeakTally]:
     """Run every decoder over the hint at every turn of every episode, against the final answer and the next
     reference action. A strong leak counts only where the observation at that turn does not already give the
@@ -61,6 +87,8 @@ def scan_hint_leaks(episodes: Iterable[Episode], *, final_answers: bool) -> dict
     on a large share of the turns, across episodes and for different targets (a hint that always says "four" in
     a game whose best move is often 4 does not). The tally
     keyed ``("turns", "")`` holds how many turns were scanned."""
+    episodes = list(episodes)
+    fixed = seed_independent_hints(episodes, final_answers)
     tallies: dict[tuple[str, str], _LeakTally] = {("turns", ""): _LeakTally()}
     decoded: dict[str, DecodedText] = {}
 
@@ -70,19 +98,15 @@ def scan_hint_leaks(episodes: Iterable[Episode], *, final_answers: bool) -> dict
         return decoded[text]
 
     for episode in episodes:
-        final = episode.steps[-1][0]
         # everything the agent sees in the episode, uncut: a tool or move the task names anywhere is no leak
         visible = DecodedText("\n".join(dict.fromkeys([episode.reset_obs, *episode.observations,
                                                         *(s[1] for s in episode.steps)])), limit=None)
-        for turn, (hint, action) in enumerate(zip(episode.hints, episode.actions, strict=False)):
+        for turn, (hint, targets) in enumerate(zip(episode.hints, _targets(episode, final_answers), strict=False)):
             tallies[("turns", "")].turns += 1
             hint_text = prepared(hint)
-            targets = [("next action", action)]
-            if final_answers and action != final:
-                targets.append(("answer", final))
-            elif final_answers:
-                targets = [("answer", final)]
             for what, target in targets:
+                if (what, hint) in fixed:
+                    continue
                 for leak in new_leaks(hint_text, visible, target):
                     tally = tallies.setdefault((what, leak.decoder), _LeakTally())
                     tally.episodes.add(episode.seed)

@@ -140,6 +140,86 @@ def wrong_programs(program: Program, observation_values: list[str]) -> list[Vari
     return out
 
 
+MAX_EXAMPLES = 12
+"""Shown examples a memorising program answers at most."""
+_ARROWS = ("==", "->", "=>", " returns ", " gives ")
+_LEADERS = (">>>", "assert ", "- ", "* ", "e.g.", "Example:", "example:")
+
+
+def _example_call(text: str, names: set[str]) -> ast.Call | None:
+    """``text`` as a call of one of ``names`` (a top-level function of the program), else None."""
+    try:
+        node = parse_source(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names \
+            and not any(isinstance(a, ast.Starred) for a in node.args) and all(k.arg for k in node.keywords):
+        return node
+    return None
+
+
+def _expression(text: str) -> ast.expr | None:
+    try:
+        return parse_source(text.strip().rstrip(".,;"), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def shown_examples(observation: str, names: set[str]) -> list[tuple[ast.Call, ast.expr]]:
+    """The input/output examples an observation shows for the functions ``names``, in the field's usual forms: a
+    doctest (``>>> f(x)`` then the value on the next line), ``f(x) == y``, ``f(x) -> y``, ``f(x) returns y``."""
+    lines = [line.strip() for line in observation.splitlines()]
+    out: list[tuple[ast.Call, ast.expr]] = []
+    for i, line in enumerate(lines):
+        body = line
+        for leader in _LEADERS:
+            if body.startswith(leader):
+                body = body[len(leader):].strip()
+        found = None
+        for arrow in _ARROWS:
+            if arrow in body:
+                left, right = body.split(arrow, 1)
+                call, value = _example_call(left, names), _expression(right)
+                if call is not None and value is not None:
+                    found = (call, value)
+                    break
+        if found is None and line.startswith(">>>") and i + 1 < len(lines) and lines[i + 1]:
+            call, value = _example_call(body, names), _expression(lines[i + 1])
+            if call is not None and value is not None:
+                found = (call, value)
+        if found is not None:
+            out.append(found)
+        if len(out) >= MAX_EXAMPLES:
+            break
+    return out
+
+
+def memorising(program: Program, observation: str) -> Variant | None:
+    """A program that knows only the examples the task shows: each top-level function answers the shown calls with
+    their shown values and returns None otherwise (the hard-coded solution an agent trained on the examples'
+    reward finds); None when the observation shows no example of the program's functions."""
+    tree = parse_source(program.code)
+    names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    examples = shown_examples(observation, names)
+    if not examples:
+        return None
+    lines = []
+    for name in sorted(names):
+        mine = [(call, value) for call, value in examples if call.func.id == name]  # type: ignore[attr-defined]
+        table = ", ".join(f"(({''.join(ast.unparse(a) + ', ' for a in call.args)}), "
+                          f"{{{', '.join(f'{k.arg!r}: {ast.unparse(k.value)}' for k in call.keywords)}}}, "
+                          f"{ast.unparse(value)})" for call, value in mine)
+        lines += [f"def {name}(*args, **kwargs):", f"    for shown, named, value in [{table}]:",
+                  "        if list(args) == list(shown) and kwargs == named:", "            return value",
+                  "    return None", ""]
+    code = "\n".join(lines)
+    try:
+        parse_source(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return Variant(program.render(code), f"a program that only answers the {len(examples)} examples the task shows")
+
+
 def _literal(text: str) -> Any:
     try:
         return int(text)

@@ -62,6 +62,26 @@ def _format(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
+def numbers_up(action: str) -> str:
+    """``action`` with every number in it one higher."""
+    return _DIGITS.sub(lambda m: str(int(m.group()) + 1), action)
+
+
+def one_off(action: str) -> str | None:
+    """A wrong answer in ``action``'s own form: every number in it one higher, else its last letter the next one in
+    the alphabet (``\\boxed{42}`` -> ``\\boxed{43}``, ``123`` -> ``124``, ``east`` -> ``easu``); None when it has
+    neither."""
+    bumped = numbers_up(action)
+    if bumped != action:
+        return bumped
+    for i in range(len(action) - 1, -1, -1):
+        ch = action[i]
+        if ch.isascii() and ch.isalpha():
+            base = "a" if ch.islower() else "A"
+            return action[:i] + chr(ord(base) + (ord(ch) - ord(base) + 1) % 26) + action[i + 1:]
+    return None
+
+
 def near_misses(action: str, domain: str) -> list[Probe]:
     """Wrong variants of a correct final action: off by one, truncated, and when the action is an answer (a number
     or one word, not a tool call or a phrase whose wording may vary) sign-flipped (numeric domains), digits or
@@ -73,7 +93,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
     core = answer_core(action)
     template = around(action, core)
     probes = [Probe("", "the empty answer")]
-    bumped = _DIGITS.sub(lambda m: str(int(m.group()) + 1), action)
+    bumped = numbers_up(action)
     if bumped != action:
         probes.append(Probe(bumped, "the answer with every number one higher"))
     if len(core) >= 2:

@@ -10,8 +10,10 @@ from spade_core.errors import (
 from spade_core.validation.episodes import (
     Episode,
 )
+from spade_core.validation.mutations import memorising, program_in, wrong_programs
 from spade_core.validation.probes import (
     edge_inputs,
+    one_off,
 )
 from spade_core.validation.report import StageResult
 
@@ -115,11 +117,18 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
     success_steps = [s[2] for e in episodes for s, i in zip(e.steps, e.infos, strict=False) if i.get("success")]
     if single_player(c) and success_steps:
         top = max(success_steps)
-        for e in episodes:
-            for (action, _, reward, _, _), info in zip(e.steps, e.infos, strict=False):
-                if not info.get("success") and reward > top + 1e-9:
-                    return fail(stage, f"seed {e.seed}: the non-solving action {action[:60]!r} earns {reward:g}, "
-                                f"more than any solving step ({top:g})",
+        low = c.manifest.reward_range[0] if c.manifest is not None else 0.0
+        memorised = _memorising_episode(c)
+        for e in [*episodes, *([memorised] if memorised is not None else [])]:
+            for (action, _, reward, terminated, _), info in zip(e.steps, e.infos, strict=False):
+                ends_on_top = terminated and top > low and reward >= top - 1e-9
+                if not info.get("success") and (reward > top + 1e-9 or ends_on_top):
+                    who = f" ({e.label})" if e.label else ""
+                    return fail(stage, f"seed {e.seed}: the non-solving action{who} {action[:60]!r} earns "
+                                f"{reward:g}, {'as much as' if reward <= top + 1e-9 else 'more than'} any solving "
+                                f"step ({top:g}), and ends the episode" if ends_on_top else
+                                f"seed {e.seed}: the non-solving action{who} {action[:60]!r} earns {reward:g}, more "
+                                f"than any solving step ({top:g})",
                                 ["the reward is inverted or pays for something other than solving (length, "
                                  "attempts, format)"], ["give the top reward exactly when info['success'] is "
                                                         "True"])
@@ -135,6 +144,11 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
     for e in episodes:
         if e.error is None or e.infos:
             by_seed.setdefault(e.seed, []).append((e.steps[0][0], e.steps[0][2], e.infos[0]))
+    reference = next((e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) == 1), None)
+    if single_player(c) and reference is not None and reference.seed in by_seed:
+        wrong = _wrong_in_form(c, reference)  # the policies played so far may hold no well-formed wrong answer
+        if wrong is not None:
+            by_seed[reference.seed].append((wrong.steps[0][0], wrong.steps[0][2], wrong.infos[0]))
     for seed, firsts in by_seed.items():
         malformed = [(a, r) for a, r, i in firsts if i.get("format_error") is not None]
         wrong = [(a, r) for a, r, i in firsts if i.get("format_error") is None and not i.get("success")
@@ -147,6 +161,36 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
                 if problem is not None:
                     return problem
     return None
+
+
+def _memorising_episode(c: Candidate) -> Episode | None:
+    """One step of a program that answers only the examples the task shows
+    (:func:`~spade_core.validation.mutations.memorising`), on the first seed a one-step reference solved with a
+    program; None for other tasks."""
+    reference = next((e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) == 1), None)
+    program = program_in(reference.steps[0][0]) if reference is not None else None
+    variant = memorising(program, reference.reset_obs) if reference is not None and program is not None else None
+    if reference is None or variant is None:
+        return None
+    return labelled(c.run(reference.seed, replaying([variant.action]), max_steps=1), variant.what)
+
+
+def _wrong_in_form(c: Candidate, reference: Episode) -> Episode | None:
+    """A well-formed wrong answer on a one-step reference's seed: its program with every function returning a
+    constant, else its answer one off (:func:`~spade_core.validation.probes.one_off`); None when the task takes
+    neither as a wrong answer (a format error, a success)."""
+    answer = reference.steps[0][0]
+    program = program_in(answer)
+    variants = [v.action for v in wrong_programs(program, [])[:1]] if program is not None else []
+    wrong = variants[0] if variants else one_off(answer)
+    if wrong is None or wrong == answer:
+        return None
+    episode = labelled(c.run(reference.seed, replaying([wrong]), max_steps=1), "a wrong answer in the answer's form")
+    info = episode.infos[0] if episode.infos else {}
+    if episode.error is not None or not episode.steps or info.get("format_error") is not None \
+            or info.get("success") or info.get("action_is_valid", True) is False:
+        return None
+    return episode
 
 
 def _malformed_over_episodes(c: Candidate, seed: int, malformed: str, wrong: str) -> StageResult | None:

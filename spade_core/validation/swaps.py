@@ -12,7 +12,14 @@ from __future__ import annotations
 from spade_core.validation.adversaries import observation_values
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
-from spade_core.validation.mutations import Variant, code_mutants, json_mutants, program_in, wrong_programs
+from spade_core.validation.mutations import (
+    Variant,
+    code_mutants,
+    json_mutants,
+    memorising,
+    program_in,
+    wrong_programs,
+)
 from spade_core.validation.replay import labelled, replay_then, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
@@ -81,7 +88,8 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
     tried = 0
     if program is not None:
         values = observation_values(episode.observations[-1] if episode.observations else episode.reset_obs)
-        for variant in wrong_programs(program, values):
+        shown = memorising(program, episode.observations[-1] if episode.observations else episode.reset_obs)
+        for variant in [*wrong_programs(program, values), *([shown] if shown is not None else [])]:
             tried += 1
             if _wins(c, episode, variant):
                 return fail_rule(stage, f"seed {episode.seed}: a wrong program ({variant.what}) is accepted: "

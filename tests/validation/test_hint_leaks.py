@@ -21,7 +21,7 @@ from spade_core.validation.hint_leaks import (
     parse_number,
     words_to_digits,
 )
-from spade_core.validation.probes import deviation, edge_inputs, equivalents, near_misses, tolerance_probes
+from spade_core.validation.probes import deviation, edge_inputs, equivalents, near_misses, one_off, tolerance_probes
 from spade_core.validation.replay import too_often
 
 ONES = "zero one two three four five six seven eight nine".split()
@@ -208,3 +208,35 @@ def test_a_long_serial_in_an_observation_is_decoded_in_linear_time() -> None:
         assert {122, 62} <= decoded.relations
     assert max(seconds) < 2.0, seconds  # quadratic decoding took ~17 s for the 8,000 digits alone
     assert len(DecodedText("x" * (MAX_DECODED_CHARS * 2), None).raw) == MAX_DECODED_CHARS
+
+
+def _game(seed: int, hints: list[str], actions: list[str]) -> Episode:
+    steps = [(a, "ok", 0.0, i == len(actions) - 1, False) for i, a in enumerate(actions)]
+    return Episode(seed=seed, reset_obs="Pins: | | | | | |", steps=steps, infos=[{} for _ in actions], hints=hints,
+                   observations=["Pins: | | | | | |"] * len(actions))
+
+
+def test_a_fixed_rule_whose_digits_spell_one_move_is_no_leak() -> None:
+    """The same hint text on every seed, where the moves differ, cannot say which move: its digits (a table of
+    Grundy values) spelling one seed's move are chance. A hint that varies with the move still leaks, and a whole
+    plan repeated at every turn of one episode is not a fixed rule."""
+    rule = "Each run is a Nim heap with Grundy values (0,1,2,3,1,4,3,2,1,4,2,6); make the XOR 0."
+    fixed = [_game(0, [rule, rule], ["take 12", "take 35"]), _game(1, [rule, rule], ["take 47", "take 58"])]
+    tallies = scan_hint_leaks(fixed, final_answers=False)
+    assert set(tallies) == {("turns", "")}, tallies
+    leaking = [_game(0, ["Best now: take 12.", "Best now: take 35."], ["take 12", "take 35"]),
+               _game(1, ["Best now: take 47.", "Best now: take 58."], ["take 47", "take 58"])]
+    assert set(scan_hint_leaks(leaking, final_answers=False)) - {("turns", "")}
+    plan = "Play take 12, then take 35."
+    planned = [_game(0, [plan, plan], ["take 12", "take 35"]), _game(1, ["Play take 47, then take 58."] * 2,
+                                                                      ["take 47", "take 58"])]
+    assert set(scan_hint_leaks(planned, final_answers=False)) - {("turns", "")}
+
+
+@given(st.text(min_size=1, max_size=40))
+def test_one_off_is_a_different_answer_in_the_same_form(answer: str) -> None:
+    wrong = one_off(answer)
+    if any(ch.isascii() and ch.isalnum() for ch in answer):
+        assert wrong is not None
+    assert wrong is None or (wrong != answer and len(wrong) >= len(answer))
+    assert one_off("\\boxed{42}") == "\\boxed{43}" and one_off("123") == "124" and one_off("east") == "easu"

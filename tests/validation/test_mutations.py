@@ -9,7 +9,14 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade_core.validation.mutations import code_mutants, json_mutants, program_in, wrong_programs
+from spade_core.validation.mutations import (
+    code_mutants,
+    json_mutants,
+    memorising,
+    program_in,
+    shown_examples,
+    wrong_programs,
+)
 
 PROGRAM = "```python\ndef count_above(xs, k):\n    \"\"\"How many exceed k.\"\"\"\n    return sum(1 for x in xs if x > k)\n```"
 
@@ -58,3 +65,33 @@ def test_every_json_mutant_is_valid_json_and_differs(arguments: dict) -> None:
     singles, every = json_mutants(call)
     for variant in [*singles, every]:
         assert json.loads(variant.action)["arguments"] != arguments
+
+
+def _run(code: str, call: str) -> object:
+    scope: dict[str, object] = {}
+    exec(compile(code, "<memorising>", "exec"), scope)  # the test's own generated text, on the test machine
+    return eval(call, scope)
+
+
+def test_a_memorising_program_answers_only_the_examples_the_task_shows() -> None:
+    program = program_in(PROGRAM)
+    assert program is not None
+    observation = ("Implement count_above.\nExamples:\n  count_above([1, 5, 9], 4) == 2\n"
+                   "  >>> count_above([], 0)\n  0\ncount_above(xs=[7], k=1) -> 1\nnot_ours(3) == 4")
+    shown = shown_examples(observation, {"count_above"})
+    assert [ast.unparse(call) for call, _ in shown] == ["count_above([1, 5, 9], 4)", "count_above([], 0)",
+                                                         "count_above(xs=[7], k=1)"]
+    variant = memorising(program, observation)
+    assert variant is not None and "3 examples" in variant.what
+    code = program_in(variant.action)
+    assert code is not None
+    assert _run(code.code, "count_above([1, 5, 9], 4)") == 2 and _run(code.code, "count_above(xs=[7], k=1)") == 1
+    assert _run(code.code, "count_above([1, 5, 9], 0)") is None  # anything not shown: no answer
+    assert memorising(program, "Implement count_above; hidden tests check it.") is None
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=60, deadline=None)
+def test_shown_examples_never_raise_on_any_text(text: str) -> None:
+    for call, value in shown_examples(text, {"f", "count_above"}):
+        assert isinstance(call, ast.Call) and isinstance(value, ast.expr)
