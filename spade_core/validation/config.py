@@ -132,6 +132,9 @@ class ValidationKnobs:
     out_of_rules_max_share: float = 0.5
     """A player making only moves outside the rules the game states may win at most this share of games
     (``spade_core.validation.out_of_rules``); more fails ``out_of_rules``."""
+    unneeded_step_max_share: float = 0.5
+    """Seeds on which the reference's last action succeeds without one of its state-changing steps: more than this
+    share fails ``final_state`` (``spade_core.validation.final_state``)."""
     max_observation_chars: int = 32_000
     """Observations stay bounded: none longer than this, and none growing without bound over an episode."""
     max_source_chars: int = 200_000

@@ -59,8 +59,8 @@ _WORD = linear_re.compile(r"[\pL\pN]+")
 _NUMBER = linear_re.compile(rf"{DIGIT}+(?:\.{DIGIT}+)?")
 _LETTERS = linear_re.compile(r"[A-Za-z]+")
 
-GROUNDING_RULE = ("scored, not a reject: how far the document's facts (names, numbers, dates, items) are the data "
-                  "each seed draws and decide the answers; quoted document text counts for nothing")
+GROUNDING_RULE = ("scored, not a reject: how far the document's facts are the data each seed draws and decide the "
+                  "answers (quoting it counts for nothing)")
 
 STOPWORDS = frozenset("""
 about above after again against also although among another anything around away back because been before behind

@@ -35,7 +35,7 @@ _LISTED = linear_re.compile(r"(?i)(?:commands?|tools?|actions?)[^:\n]{0,30}:\s*(
 _NAME = linear_re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-def _call_name(action: str) -> str | None:
+def call_name(action: str) -> str | None:
     """The tool name of a JSON call ``{"name": ..., "arguments": {...}}`` (None for any other action)."""
     try:
         call = json.loads(action)
@@ -59,10 +59,10 @@ def _listed_commands(obs: str) -> list[str]:
 def information_actions(c: Candidate, reference: Episode) -> list[str]:
     """The actions the stage repeats, from what the environment states (see the module's docstring)."""
     assert c.manifest is not None
-    json_calls = any(_call_name(a) is not None for a in reference.actions)
+    json_calls = any(call_name(a) is not None for a in reference.actions)
     names = [*c.manifest.tools, *_listed_commands(reference.reset_obs)]
     if json_calls:
-        names += [n for n in map(_call_name, reference.actions) if n is not None]
+        names += [n for n in map(call_name, reference.actions) if n is not None]
         tried = [json.dumps({"name": n, "arguments": {}}) for n in names]
     else:
         tried = names + [a.split()[0] for a in reference.actions if a.split()]

@@ -22,6 +22,8 @@ from spade_core.validation.calibration import check_calibration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.config import ValidationConfig
 from spade_core.validation.determinism import SAME_TASK_SEEDS, check_determinism, check_start_state
+from spade_core.validation.final_state import RULE as FINAL_STATE_RULE
+from spade_core.validation.final_state import check_final_state
 from spade_core.validation.fixed_answer import RULE as FIXED_ANSWER_RULE
 from spade_core.validation.fixed_answer import check_fixed_answer
 from spade_core.validation.grounding import GROUNDING_RULE, check_grounding
@@ -198,6 +200,8 @@ STAGES: tuple[Stage, ...] = (
           needs=("reference",), reads=_PLAYS, rule=OUT_OF_RULES_RULE, answer_kinds=("label",)),
     Stage("fixed_answer", check_fixed_answer, off_driver=True, runs_code=True, budget_s=30.0,
           needs=("reference",), reads=_PLAYS, rule=FIXED_ANSWER_RULE),
+    Stage("final_state", check_final_state, off_driver=True, runs_code=True, budget_s=30.0,
+          needs=("reference",), reads=_PLAYS, rule=FINAL_STATE_RULE, answer_kinds=("text",)),
     Stage("same_draws", check_same_draws, off_driver=False, runs_code=True, budget_s=30.0,
           rejects_as=Status.DUPLICATE, needs=("behaviour",), reads=("envs", "manifest", "fingerprint"),
           rule=SAME_DRAWS_RULE),

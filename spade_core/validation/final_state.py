@@ -1,0 +1,109 @@
+"""The verdict reads the state the steps made: the ``final_state`` stage (single-player tasks of several steps).
+
+The property (tool tasks, where the goal is a state): a step of the reference that changes what the environment shows afterwards must matter to success.
+Each of the reference's steps before its last is replaced, one at a time, by the reference's first step (the same
+turn count, the same observations where that step only reads), and the reference's recorded steps go on; the first
+step is played once more before the last, as a view of the state. Where that view differs from the reference's own
+(the replaced step changed the state) and the reference's recorded last action still succeeds, success does not
+depend on what that step did: the verifier takes the agent's word ("confirmed: R1, R3") or checks part of the state
+(file names, not their contents), and an agent is paid for a report of work it never did.
+
+A replaced step that only reads leaves the view unchanged and is not judged; a task whose last step is not an
+answer (a game move, a tool call that completes the goal) fails the replay without the step, as it should.
+"""
+
+from __future__ import annotations
+
+from spade_core import linear_re
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.episodes import Episode
+from spade_core.validation.read_only import call_name
+from spade_core.validation.replay import labelled, replaying, too_often
+from spade_core.validation.report import StageResult, fail_rule, ok
+
+RULE = "tool tasks: success needs the state the steps made, not only what the final answer claims"
+
+SEEDS = 6
+"""Solved reference seeds the property is tried on."""
+MAX_REPLACED = 6
+"""Steps replaced per seed at most (the first ones after the view step)."""
+
+
+_LETTERS = linear_re.compile(r"[A-Za-z]+")
+_DIGIT_RUNS = linear_re.compile(r"[0-9]+")
+
+
+def form(action: str) -> str:
+    """What kind of step an action is: the tool a JSON call names, else its text with words and numbers blanked
+    (``guess 42`` and ``guess 17`` are one form; a step in the last action's form is a try, not work)."""
+    name = call_name(action)
+    if name is not None:
+        return f"call {name}"
+    return _DIGIT_RUNS.sub("0", _LETTERS.sub("a", action.strip()))
+
+
+def _view(episode: Episode) -> str | None:
+    """What the view step (the reference's first) showed when it was played again just before the last action."""
+    return episode.steps[-2][1] if len(episode.steps) >= 2 else None
+
+
+def _apart(seen: str, expected: str, width: int = 70) -> tuple[str, str]:
+    """Both views from a little before the first character where they differ."""
+    at = next((i for i, (a, b) in enumerate(zip(seen, expected, strict=False)) if a != b), min(len(seen), len(expected)))
+    start = max(0, at - 20)
+    return seen[start:start + width], expected[start:start + width]
+
+
+def _without(c: Candidate, reference: Episode, k: int) -> Episode:
+    """The reference's recorded actions with step ``k`` replaced by its first, the first once more, then its last."""
+    acts = reference.actions
+    played = [*acts[:k], acts[0], *acts[k + 1:-1], acts[0], acts[-1]]
+    return labelled(c.run(reference.seed, replaying(played), max_steps=len(played)),
+                    f"the reference without its step {k + 1} ({acts[k][:60]!r})")
+
+
+def _unneeded_step(c: Candidate, reference: Episode) -> tuple[int, str, str] | None:
+    """The first step whose replacement changes the view while the last action still succeeds: its index, the view
+    without it and the view after the whole reference (None: no such step)."""
+    acts = reference.actions
+    whole = [*acts[:-1], acts[0], acts[-1]]
+    baseline = labelled(c.run(reference.seed, replaying(whole), max_steps=len(whole)),
+                        "the reference with its first step played again before its last")
+    if baseline.error is not None or not baseline.success or len(baseline.steps) != len(whole):
+        return None  # the view step ends the episode or disturbs it: no view to compare
+    work = [k for k in range(1, len(acts) - 1) if acts[k] != acts[0] and form(acts[k]) != form(acts[-1])]
+    for k in work[:MAX_REPLACED]:
+        episode = _without(c, reference, k)
+        seen, expected = _view(episode), _view(baseline)
+        if episode.error is None and episode.success and len(episode.steps) == len(whole) and seen != expected \
+                and seen is not None and expected is not None:
+            return k, seen, expected
+    return None
+
+
+def check_final_state(c: Candidate) -> StageResult:
+    assert c.manifest is not None
+    stage = "final_state"
+    if c.manifest.players != 1:
+        return ok(stage, "two-player game: the board decides")
+    solved = [e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) >= 3][:SEEDS]
+    if not solved:
+        return ok(stage, "no solved seed of three or more steps")
+    found = []
+    for reference in c.clock.items(solved, "solved seeds"):
+        unneeded = _unneeded_step(c, reference)
+        if unneeded is not None:
+            found.append((reference, *unneeded))
+    if too_often(len(found), len(solved), c.config.unneeded_step_max_share):
+        reference, k, seen, expected = found[0]
+        seen, expected = _apart(seen, expected)
+        return fail_rule(stage, f"seed {reference.seed}: without the reference's step {k + 1} "
+                         f"({reference.actions[k][:80]!r}) the state differs (its first step, played again before "
+                         f"the last, shows ...{seen!r}... where the whole reference's shows ...{expected!r}...), yet its last action "
+                         f"{reference.actions[-1][:80]!r} still succeeds; so on {len(found)} of {len(solved)} seeds",
+                         ["success is taken from what the final answer claims, not from the state",
+                          "only part of the final state is checked (names, counts, the last call)"],
+                         ["judge success from the environment's own state after the steps, every part the task "
+                          "asks for"], rule=RULE, unneeded=f"{len(found)}/{len(solved)}")
+    return ok(stage, f"every state-changing step mattered to success on {len(solved) - len(found)} of "
+              f"{len(solved)} seeds")
