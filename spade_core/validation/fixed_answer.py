@@ -4,7 +4,10 @@ Two properties, both about what decides the answer:
 
 - *It does not move within an episode.* Where the reference answers in one step and the task allows more tries, a
   wrong try leaves the answer the reference gives unchanged. A secret re-drawn after every wrong guess can be won
-  only by a reader of the current secret (the reference), never from what the observations said.
+  only by a reader of the current secret (the reference), never from what the observations said. Where the
+  reference takes several steps (questions, then the answer; value tasks and games), its first step played twice
+  leaves its answer unchanged when it does the same work after it: a question asked again ("clue 3") that re-draws
+  the secret makes the answers collected so far describe numbers that no longer exist.
 - *It does not carry over between episodes.* On one instance, the previous episode's answer (another seed's, with
   a different reference answer) does not solve the next episode: a verifier that keeps earlier answers accepts
   what it never checked against this task.
@@ -14,13 +17,14 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+from spade_core.plugins.domains import answer_kind
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play
-from spade_core.validation.probes import one_off
+from spade_core.validation.mutations import wrong_answer
 from spade_core.validation.replay import answer_template, labelled, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "a wrong try never changes the answer; an earlier episode's answer never solves the next"
+RULE = "a wrong try or a question asked again never changes the answer; an earlier episode's answer never solves the next"
 
 SEEDS = 8
 """Solved seeds each property is tried on."""
@@ -28,25 +32,29 @@ MOVED_MAX_SHARE = 0.5
 """The answer may move after a wrong try on at most this share of seeds (a wrong try that legitimately changes the
 task, a new round, is rare in one-step tasks)."""
 WRONG_TRIES = ("0", "1", "7", "42", "A", "none")
-"""Wrong tries, in the reference's answer format (then the answer one off): the first the task
+"""Wrong tries, in the reference's answer format (then a wrong answer in its form): the first the task
 takes as a try is played."""
+REPEAT_KINDS = ("numeric", "label")
+"""Answer kinds whose multi-step references are checked with a repeated first step: value answers and game moves,
+where a question asked twice is still a question (a tool task's first call may be a write that legitimately changes
+what the final report says)."""
 MAX_TRIES = 4
 """Wrong tries attempted per seed at most (each on a fresh instance)."""
 
 
 def wrong_tries(c: Candidate, answer: str) -> list[str]:
     """Wrong tries to play before asking the reference again: the first fixed value in the reference's answer
-    format, the answer itself one off (probes.one_off), the other fixed values; never the answer."""
+    format, a wrong answer in its form (mutations.wrong_answer), the other fixed values; never the answer."""
     template = answer_template(c)
     fixed = [t for t in dict.fromkeys(template.render(t) for t in WRONG_TRIES) if t != answer]
-    tries = [*fixed[:1], one_off(answer) or "", *fixed[1:]]
+    tries = [*fixed[:1], wrong_answer(answer) or "", *fixed[1:]]
     return [t for t in dict.fromkeys(tries) if t and t != answer][:MAX_TRIES]
 
 
 def answer_moves(c: Candidate, reference: Episode) -> bool | None:
-    """Whether the reference's answer changes after one wrong try on a fresh instance: the first wrong try that the
-    task takes as a try (no ``format_error``, the episode goes on) decides; None when none does, so the question
-    does not arise."""
+    """Whether the reference's answer changes after a wrong try, or after that try made twice (a secret moved
+    every second try), on a fresh instance: the first wrong try that the task takes as a try (no ``format_error``,
+    the episode goes on) decides; None when none does, so the question does not arise."""
     for wrong in wrong_tries(c, reference.actions[0]):
         env = c.new_env()
         try:
@@ -54,13 +62,50 @@ def answer_moves(c: Candidate, reference: Episode) -> bool | None:
             before = env.reference_action()
             if wrong == before:
                 continue
-            _, _, terminated, truncated, info = env.step(wrong)
-            if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
-                continue
-            return env.reference_action() != before
+            for attempt in range(2):
+                _, _, terminated, truncated, info = env.step(wrong)
+                if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
+                    if attempt == 0:
+                        break
+                    return False
+                if env.reference_action() != before:
+                    return True
+            else:
+                return False
         finally:
             env.close()
     return None
+
+
+def answer_after_repeat(c: Candidate, reference: Episode) -> bool | None:
+    """Whether the reference's last action changes when its first step is played twice on a fresh instance and the
+    reference then plays on doing the same work (the same steps between): a question asked again ("clue 3", "ask
+    0", "probe 2 5") must not move the answer. None when the repeat ends the episode, is refused, or the reference's
+    work after it differs (a move repeated changes a board: the path, not the answer, differs)."""
+    acts = reference.actions
+    env = c.new_env()
+    try:
+        env.reset(seed=reference.seed)
+        for _ in range(2):
+            _, _, terminated, truncated, info = env.step(acts[0])
+            if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
+                return None
+        played = []
+        for _ in range(len(acts) + 2):
+            action = env.reference_action()
+            played.append(action)
+            _, _, terminated, truncated, info = env.step(action)
+            if info.get("sandbox_error") is not None:
+                return None
+            if terminated or truncated:
+                break
+        else:
+            return None
+    finally:
+        env.close()
+    if played[:-1] != acts[1:-1]:
+        return None
+    return played[-1] != acts[-1]
 
 
 def carried_over(c: Candidate, earlier: Episode, later: Episode) -> Episode:
@@ -83,18 +128,23 @@ def check_fixed_answer(c: Candidate) -> StageResult:
     solved = [e for e in c.reference_episodes if e.success and e.error is None and e.steps][:SEEDS]
     one_step = [e for e in solved if len(e.steps) == 1]
     moved, tried = [], 0
+    what = "one or two wrong tries"
+    judged: list[tuple[Episode, bool | None]] = []
     if c.manifest.max_turns > 1 and len(one_step) == len(solved):
-        for reference in one_step:
-            result = answer_moves(c, reference)
-            if result is not None:
-                tried += 1
-                if result:
-                    moved.append(reference.seed)
+        judged = [(reference, answer_moves(c, reference)) for reference in one_step]
+    elif answer_kind(c.manifest.domain) in REPEAT_KINDS:
+        what = "its first step played twice"
+        judged = [(reference, answer_after_repeat(c, reference)) for reference in solved if len(reference.steps) >= 2]
+    for reference, result in judged:
+        if result is not None:
+            tried += 1
+            if result:
+                moved.append(reference.seed)
     if too_often(len(moved), tried, MOVED_MAX_SHARE):
-        return fail_rule(stage, f"after one wrong try the reference's answer changes on {len(moved)} of {tried} "
+        return fail_rule(stage, f"after {what} the reference's answer changes on {len(moved)} of {tried} "
                          f"seeds (seeds {', '.join(map(str, moved[:5]))}): the answer moves within an episode, so "
                          "only a reader of the current secret can win",
-                         ["the secret is drawn again after a wrong guess", "step() changes what the answer is"],
+                         ["the secret is drawn again after a wrong guess or a question", "step() changes what the answer is"],
                          ["draw the answer once in reset and keep it for the whole episode"], rule=RULE,
                          moved=f"{len(moved)}/{tried}")
     pairs = [(a, b) for a, b in pairwise(solved) if a.actions != b.actions]

@@ -16,6 +16,7 @@ from spade_core.validation.episodes import (
     reference_policy,
 )
 from spade_core.validation.hint_leaks import DecodedText, new_leaks
+from spade_core.validation.mutations import memorising, program_in
 from spade_core.validation.report import StageResult
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ from spade_core.validation.candidate import Candidate
 from spade_core.validation.replay import (
     answer_template,
     labelled,
+    replay_then,
     single_player,
     too_often,
 )
@@ -121,6 +123,32 @@ def scan_hint_leaks(episodes: Iterable[Episode], *, final_answers: bool) -> dict
     return tallies
 
 
+def _hint_lists_tests(c: Candidate, episodes: list[Episode]) -> StageResult | None:
+    """Program tasks: a program answering only the examples the observation and the hint show (else echoing its
+    input) must not pass where the one from the observation alone does not: the hint would list the hidden tests."""
+    for episode in episodes[:2]:
+        program = program_in(episode.steps[-1][0]) if episode.steps and episode.hints else None
+        if program is None or len(episode.steps) != 1:
+            continue
+        with_hint = memorising(program, f"{episode.reset_obs}\n{episode.hints[0]}", echo=True)
+        if with_hint is None:
+            continue
+        alone = memorising(program, episode.reset_obs, echo=True)
+        if alone is not None and alone.action == with_hint.action:
+            continue  # the hint shows no example the observation does not
+        info = replay_then(c, episode, with_hint.action)
+        if info is None or not info.get("success"):
+            continue
+        seen = replay_then(c, episode, alone.action) if alone is not None else None
+        if seen is not None and seen.get("success"):
+            continue  # the shown examples alone pass: the swap stage's finding, not the hint's
+        return fail("hint", f"seed {episode.seed}: {with_hint.what} in the observation and the hint passes every "
+                    "test: the hint lists the hidden tests with their expected values",
+                    ["the hint quotes test cases (inputs and expected outputs)"],
+                    ["hint at the method or an edge case to think about, never a test's expected value"])
+    return None
+
+
 def check_hint(c: Candidate) -> StageResult:
     """Hint hygiene by information (decoders at every turn) and by behaviour (following the hint must not win)."""
     assert c.manifest is not None
@@ -137,6 +165,9 @@ def check_hint(c: Candidate) -> StageResult:
                         ["the hint gives the solution away, encoded or not"],
                         ["hint at a plan, a rule or an intermediate result that still leaves work to do"],
                         decoder=decoder, target=what)
+    listed = _hint_lists_tests(c, episodes)
+    if listed is not None:
+        return listed
     template = answer_template(c)
     attempts = 3 if c.manifest.single_turn else 1
     follower = adversary_rate(c, [hint_follower(template, k) for k in range(attempts)])

@@ -9,8 +9,8 @@ passing every seed is the point of the task, so the stage does not apply to ``"p
 top of the declared range, and no policy that does not succeed earns more than ``nonsolving_max_share`` of what the
 reference earns by solving the same seed (partial credit for progress stays possible below that). The policies
 measured are every episode validation has played plus ones built for it: the words pass/skip/resign/give up/quit
-every turn, every reference action played twice, the reference's steps with its last one off (every number one
-higher) played every turn after them (near misses that each pay closeness credit add up), the reference's steps
+every turn, every reference action played twice, the reference's steps with a wrong answer in its last one's form
+(every number one higher; a program's functions returning 0) played every turn after them (near misses that each pay closeness credit add up), the reference's steps
 before its last one repeated to the end (every tool call repeated, never submitting), and in a game that lists its legal moves, random legal players (the
 long games, draws and slow losses that pay for surviving when non-final moves are paid). Partial credit the reference itself earns before its last step is
 allowed to a failing policy too (progress), but repeating steps must not add to it.
@@ -25,7 +25,7 @@ from spade_core.contract.env import LEGAL_MOVES_KEY
 from spade_core.seeding import screening_seeds
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, Policy, play, reference_policy
-from spade_core.validation.probes import one_off
+from spade_core.validation.mutations import wrong_answer
 from spade_core.validation.replay import answer_template, labelled, random_legal_games, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 
@@ -106,10 +106,10 @@ def _extra_episodes(c: Candidate, reference: Episode) -> list[Episode]:
     doubled = [a for a in acts for _ in range(2)]
     out.append(labelled(play(c.env(), reference.seed, replaying(doubled), max_steps=len(doubled)),
                          "every reference action played twice"))
-    wrong = one_off(acts[-1])
-    if wrong is not None and wrong != acts[-1]:
+    wrong = wrong_answer(acts[-1])
+    if wrong is not None:
         out.append(labelled(play(c.env(), reference.seed, replaying([*acts[:-1], wrong]), max_steps=min(whole, 60)),
-                            f"the reference's steps, then its answer one off ({wrong[:40]!r}) every turn"))
+                            f"the reference's steps, then a wrong answer in its form ({wrong[:40]!r}) every turn"))
     if len(acts) >= 2:
         out.append(labelled(play(c.env(), reference.seed, _cycling(acts[:-1]), max_steps=whole),
                              "the reference's steps before its last one repeated (never finishing)"))

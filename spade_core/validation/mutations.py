@@ -17,6 +17,7 @@ from typing import Any
 
 from spade_core import linear_re
 from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
+from spade_core.validation.probes import one_off
 from spade_registry.syntax import parse_source
 
 MAX_MUTANTS = 6
@@ -140,16 +141,50 @@ def wrong_programs(program: Program, observation_values: list[str]) -> list[Vari
     return out
 
 
-MAX_EXAMPLES = 12
+def wrong_answer(answer: str) -> str | None:
+    """A well-formed wrong answer in ``answer``'s form, cheap to check: for a program, the program with every function
+    returning 0 (a changed number could loop until the task's time limit on every test); else the answer one off
+    (:func:`~spade_core.validation.probes.one_off`)."""
+    program = program_in(answer)
+    if program is not None:
+        return wrong_programs(program, [])[0].action
+    wrong = one_off(answer)
+    return wrong if wrong != answer else None
+
+
+MAX_EXAMPLES = 40
 """Shown examples a memorising program answers at most."""
-_ARROWS = ("==", "->", "=>", " returns ", " gives ")
-_LEADERS = (">>>", "assert ", "- ", "* ", "e.g.", "Example:", "example:")
+MAX_EXAMPLE_TEXT = 20_000
+"""Characters of a text searched for examples."""
+_ARROWS = ("==", "->", "=>", "returns", "gives", "is")
+
+
+def _closing(text: str, open_at: int) -> int | None:
+    """The index of the parenthesis closing the one at ``open_at`` (quotes respected), else None."""
+    depth, quote, i = 0, "", open_at
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
 
 
 def _example_call(text: str, names: set[str]) -> ast.Call | None:
     """``text`` as a call of one of ``names`` (a top-level function of the program), else None."""
     try:
-        node = parse_source(text.strip(), mode="eval").body
+        node = parse_source(text.strip(), mode="eval").body  # type: ignore[attr-defined]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names \
@@ -158,49 +193,68 @@ def _example_call(text: str, names: set[str]) -> ast.Call | None:
     return None
 
 
-def _expression(text: str) -> ast.expr | None:
-    try:
-        return parse_source(text.strip().rstrip(".,;"), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+def _value(text: str) -> ast.expr | None:
+    """The expression ``text`` starts with: all of it, else up to a ``;`` (examples listed in one line)."""
+    cuts = [len(text), *(i for i, ch in enumerate(text) if ch == ";")]
+    for cut in sorted(set(cuts), reverse=True):
+        piece = text[:cut].strip().rstrip(".,;")
+        if not piece:
+            continue
+        try:
+            return parse_source(piece, mode="eval").body  # type: ignore[attr-defined]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
 
 
-def shown_examples(observation: str, names: set[str]) -> list[tuple[ast.Call, ast.expr]]:
-    """The input/output examples an observation shows for the functions ``names``, in the field's usual forms: a
-    doctest (``>>> f(x)`` then the value on the next line), ``f(x) == y``, ``f(x) -> y``, ``f(x) returns y``."""
-    lines = [line.strip() for line in observation.splitlines()]
+def _calls_in(line: str, names: set[str]) -> list[tuple[int, int, str]]:
+    """``(start, end, name)`` of every call of one of ``names`` written in ``line``."""
+    found = []
+    for name in names:
+        at = line.find(name + "(")
+        while at != -1 and len(found) < MAX_EXAMPLES:
+            if at == 0 or not (line[at - 1].isalnum() or line[at - 1] in "_."):
+                end = _closing(line, at + len(name))
+                if end is not None:
+                    found.append((at, end + 1, name))
+            at = line.find(name + "(", at + 1)
+    return sorted(found)
+
+
+def shown_examples(text: str, names: set[str]) -> list[tuple[ast.Call, ast.expr]]:
+    """The input/output examples a text shows for the functions ``names``, wherever they stand in a line (after
+    "FAILED:", "assert", a bullet, or several to a line separated by ``;``): ``f(x) == y``, ``f(x) -> y``,
+    ``f(x) returns y``, or a doctest (``>>> f(x)`` then the value on the next line)."""
+    lines = text[:MAX_EXAMPLE_TEXT].splitlines()
     out: list[tuple[ast.Call, ast.expr]] = []
     for i, line in enumerate(lines):
-        body = line
-        for leader in _LEADERS:
-            if body.startswith(leader):
-                body = body[len(leader):].strip()
-        found = None
-        for arrow in _ARROWS:
-            if arrow in body:
-                left, right = body.split(arrow, 1)
-                call, value = _example_call(left, names), _expression(right)
-                if call is not None and value is not None:
-                    found = (call, value)
-                    break
-        if found is None and line.startswith(">>>") and i + 1 < len(lines) and lines[i + 1]:
-            call, value = _example_call(body, names), _expression(lines[i + 1])
-            if call is not None and value is not None:
-                found = (call, value)
-        if found is not None:
-            out.append(found)
+        for start, end, _ in _calls_in(line, names):
+            call = _example_call(line[start:end], names)
+            if call is None:
+                continue
+            rest = line[end:].lstrip()
+            arrow = next((a for a in _ARROWS if rest.startswith(a) and not (
+                a.isalpha() and rest[len(a):len(a) + 1].isalnum())), None)
+            value = None
+            if arrow is not None:
+                value = _value(rest[len(arrow):])
+            elif not rest and line.lstrip().startswith(">>>") and i + 1 < len(lines):
+                value = _value(lines[i + 1])
+            if value is not None:
+                out.append((call, value))
         if len(out) >= MAX_EXAMPLES:
             break
-    return out
+    return out[:MAX_EXAMPLES]
 
 
-def memorising(program: Program, observation: str) -> Variant | None:
-    """A program that knows only the examples the task shows: each top-level function answers the shown calls with
-    their shown values and returns None otherwise (the hard-coded solution an agent trained on the examples'
-    reward finds); None when the observation shows no example of the program's functions."""
+def memorising(program: Program, text: str, echo: bool = False) -> Variant | None:
+    """A program that knows only the examples ``text`` shows: each top-level function answers the shown calls with
+    their shown values and otherwise returns None, or with ``echo`` its first argument (the hard-coded solution an
+    agent trained on the examples' reward finds; echoing passes hidden tests whose inputs need no change). None when
+    the text shows no example of the program's functions."""
     tree = parse_source(program.code)
-    names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    examples = shown_examples(observation, names)
+    names = {n.name for n in getattr(tree, "body", []) if isinstance(n, ast.FunctionDef)}
+    examples = shown_examples(text, names)
     if not examples:
         return None
     lines = []
@@ -209,15 +263,18 @@ def memorising(program: Program, observation: str) -> Variant | None:
         table = ", ".join(f"(({''.join(ast.unparse(a) + ', ' for a in call.args)}), "
                           f"{{{', '.join(f'{k.arg!r}: {ast.unparse(k.value)}' for k in call.keywords)}}}, "
                           f"{ast.unparse(value)})" for call, value in mine)
+        otherwise = "(list(args) + list(kwargs.values()) + [None])[0]" if echo else "None"
         lines += [f"def {name}(*args, **kwargs):", f"    for shown, named, value in [{table}]:",
                   "        if list(args) == list(shown) and kwargs == named:", "            return value",
-                  "    return None", ""]
+                  f"    return {otherwise}", ""]
     code = "\n".join(lines)
     try:
         parse_source(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return Variant(program.render(code), f"a program that only answers the {len(examples)} examples the task shows")
+    what = f"a program that only answers the {len(examples)} examples shown" + (", else echoes its input" if echo
+                                                                                 else "")
+    return Variant(program.render(code), what)
 
 
 def _literal(text: str) -> Any:

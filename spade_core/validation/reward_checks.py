@@ -10,10 +10,9 @@ from spade_core.errors import (
 from spade_core.validation.episodes import (
     Episode,
 )
-from spade_core.validation.mutations import memorising, program_in, wrong_programs
+from spade_core.validation.mutations import memorising, program_in, wrong_answer
 from spade_core.validation.probes import (
     edge_inputs,
-    one_off,
 )
 from spade_core.validation.report import StageResult
 
@@ -176,14 +175,11 @@ def _memorising_episode(c: Candidate) -> Episode | None:
 
 
 def _wrong_in_form(c: Candidate, reference: Episode) -> Episode | None:
-    """A well-formed wrong answer on a one-step reference's seed: its program with every function returning a
-    constant, else its answer one off (:func:`~spade_core.validation.probes.one_off`); None when the task takes
-    neither as a wrong answer (a format error, a success)."""
-    answer = reference.steps[0][0]
-    program = program_in(answer)
-    variants = [v.action for v in wrong_programs(program, [])[:1]] if program is not None else []
-    wrong = variants[0] if variants else one_off(answer)
-    if wrong is None or wrong == answer:
+    """A well-formed wrong answer on a one-step reference's seed
+    (:func:`~spade_core.validation.mutations.wrong_answer`); None when the task takes it as no wrong answer (a
+    format error, a success)."""
+    wrong = wrong_answer(reference.steps[0][0])
+    if wrong is None:
         return None
     episode = labelled(c.run(reference.seed, replaying([wrong]), max_steps=1), "a wrong answer in the answer's form")
     info = episode.infos[0] if episode.infos else {}

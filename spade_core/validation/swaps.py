@@ -13,6 +13,7 @@ from spade_core.validation.adversaries import observation_values
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import (
+    Program,
     Variant,
     code_mutants,
     json_mutants,
@@ -82,14 +83,31 @@ def _wins(c: Candidate, episode: Episode, variant: Variant) -> bool:
     return info is not None and bool(info.get("success"))
 
 
+def _feedback_memoriser(c: Candidate, episode: Episode, program: Program) -> Episode | None:
+    """A failed try (every function returning 0), then a program that only answers the examples shown so far, the
+    feedback's included (None where the task allows one try, or shows no example)."""
+    assert c.manifest is not None
+    if c.manifest.max_turns < 2 or len(episode.steps) != 1:
+        return None
+    wrong = wrong_programs(program, [])[0].action
+    first = labelled(c.run(episode.seed, replaying([wrong]), max_steps=1), "a failed try")
+    if first.error is not None or not first.steps or first.steps[0][3] or first.steps[0][4] or first.success:
+        return None
+    shown = memorising(program, "\n".join([first.reset_obs, first.steps[0][1]]), echo=True)
+    if shown is None:
+        return None
+    return labelled(c.run(episode.seed, replaying([wrong, shown.action]), max_steps=2), shown.what)
+
+
 def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult | None, int]:
     stage = "swap"
     program = program_in(final)
     tried = 0
     if program is not None:
-        values = observation_values(episode.observations[-1] if episode.observations else episode.reset_obs)
-        shown = memorising(program, episode.observations[-1] if episode.observations else episode.reset_obs)
-        for variant in [*wrong_programs(program, values), *([shown] if shown is not None else [])]:
+        last_obs = episode.observations[-1] if episode.observations else episode.reset_obs
+        values = observation_values(last_obs)
+        shown = [v for v in (memorising(program, last_obs), memorising(program, last_obs, echo=True)) if v is not None]
+        for variant in [*wrong_programs(program, values), *shown]:
             tried += 1
             if _wins(c, episode, variant):
                 return fail_rule(stage, f"seed {episode.seed}: a wrong program ({variant.what}) is accepted: "
@@ -97,6 +115,14 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                                                                "its value", "the tests are too few or never run"],
                                  ["assert exact expected values on several inputs, edge cases included"],
                                  rule=RULE), tried
+        leaked = _feedback_memoriser(c, episode, program)
+        tried += 1
+        if leaked is not None and leaked.success:
+            return fail_rule(stage, f"seed {episode.seed}: after one failed try, {leaked.label} passes every test: "
+                             "the feedback shows the hidden tests' inputs and expected values",
+                             ["the feedback to a failing program prints hidden tests with their expected values"],
+                             ["report how many hidden tests failed, or show failing shown examples only"],
+                             rule=RULE), tried
         mutants = code_mutants(program)
         passed = [m for m in mutants if _wins(c, episode, m)]
         tried += len(mutants)

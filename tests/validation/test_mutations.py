@@ -95,3 +95,16 @@ def test_a_memorising_program_answers_only_the_examples_the_task_shows() -> None
 def test_shown_examples_never_raise_on_any_text(text: str) -> None:
     for call, value in shown_examples(text, {"f", "count_above"}):
         assert isinstance(call, ast.Call) and isinstance(value, ast.expr)
+
+
+def test_examples_are_read_wherever_they_stand_and_an_echo_answers_the_rest() -> None:
+    program = program_in(PROGRAM)
+    assert program is not None
+    text = ("FAILED: count_above([2, 3], 1) == 2\nCheck these: count_above([1], 0) == 1; count_above([], 5) == 0.\n"
+            "isolated count_above([9], 9) is 0")
+    assert [ast.unparse(v) for _, v in shown_examples(text, {"count_above"})] == ["2", "1", "0", "0"]
+    echo = memorising(program, text, echo=True)
+    assert echo is not None and "echoes its input" in echo.what
+    code = program_in(echo.action)
+    assert code is not None
+    assert _run(code.code, "count_above([], 5)") == 0 and _run(code.code, "count_above([4, 4], 3)") == [4, 4]
