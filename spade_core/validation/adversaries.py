@@ -257,6 +257,23 @@ def random_legal(seed: int) -> Policy:
     return policy
 
 
+OFFERED_REPLIES = 4
+"""Replies an observation quotes ("reply 'deal' or 'sit out'") that are each repeated to the end."""
+OFFERED_STEPS = 60
+"""Steps one repeated offered reply plays at most."""
+
+
+def offered_reply(index: int) -> Adversary:
+    """The ``index``-th reply the first observation quotes, every turn: a game won by always sitting out, always
+    passing or always taking the same offer is won without playing."""
+
+    def pick(first: str, turn: int) -> list[str]:
+        quoted = list(dict.fromkeys(m.group(1).strip() for m in _QUOTED.finditer(first[:MAX_OBSERVATION_CHARS])))
+        return [quoted[index]] if index < len(quoted) else [""]
+
+    return _cycling(f"repeating reply #{index + 1} the observation quotes, every turn", pick, OFFERED_STEPS)
+
+
 def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) -> list[Adversary]:
     """The fixed set, in the answer format ``template`` (and raw)."""
     to_the_end = {"1", "A"}
@@ -269,4 +286,5 @@ def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) 
     if not single_turn:
         out.append(copy_observation(template, None))
         out.append(enumeration(template, max_turns))
+        out += [offered_reply(i) for i in range(OFFERED_REPLIES)]
     return out

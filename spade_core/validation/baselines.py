@@ -127,6 +127,9 @@ def _adversary_causes(name: str) -> list[str]:
     if "enumerating" in name:
         return ["the try limit is not enforced, so every candidate can be tried", "max_turns is larger than the "
                 "answer space"]
+    if "observation quotes" in name:
+        return ["one offered reply played every turn (sitting out, passing, one fixed offer) meets the win condition",
+                "the win condition is too weak (>= where the text says more than)"]
     if "observation" in name:
         return ["the answer is visible in the observation", "the verifier accepts a value the task shows"]
     if "repeated" in name:

@@ -7,9 +7,10 @@ the same observation every time) never succeeds however often it is repeated. A 
 ``look`` adds up past solving over a long episode; the reward rule's giving-up and repeating policies only replay
 the reference's own steps, so a read the reference never makes goes unmeasured there.
 
-The actions tried come from what the environment itself states: the ``tools`` of its ``ENV_SPEC`` (as an empty JSON
-call when the reference calls tools in JSON, else as the bare word), the commands its first observation lists
-(``Commands: look, north, ...``), the first word of each reference action, and the reference's steps but its last.
+The actions tried come from what the environment itself states: the reference's steps but its last (first: their
+real arguments are what a paid read needs), the ``tools`` of its ``ENV_SPEC`` (as an empty JSON call when the
+reference calls tools in JSON, else as the bare word), the commands its first observation lists (``Commands: look,
+north, ...``) and the first word of each reference action.
 """
 
 from __future__ import annotations
@@ -61,12 +62,12 @@ def information_actions(c: Candidate, reference: Episode) -> list[str]:
     assert c.manifest is not None
     json_calls = any(call_name(a) is not None for a in reference.actions)
     names = [*c.manifest.tools, *_listed_commands(reference.reset_obs)]
+    tried = list(reference.actions[:-1])  # first: real arguments, the calls most likely to be paid
     if json_calls:
         names += [n for n in map(call_name, reference.actions) if n is not None]
-        tried = [json.dumps({"name": n, "arguments": {}}) for n in names]
+        tried += [json.dumps({"name": n, "arguments": {}}) for n in names]
     else:
-        tried = names + [a.split()[0] for a in reference.actions if a.split()]
-    tried += reference.actions[:-1]
+        tried += names + [a.split()[0] for a in reference.actions if a.split()]
     return list(dict.fromkeys(tried))[:MAX_ACTIONS]
 
 
