@@ -26,7 +26,7 @@ GOOD = sorted((CORPUS / "good").glob("*.py"))
 FLAWED = sorted(p for p in CORPUS.glob("*/*.py") if p.parent.name not in ("good", "duplicate", "rewritten"))
 DUPLICATES = sorted((CORPUS / "duplicate").glob("*.py"))
 REWRITTEN = sorted((CORPUS / "rewritten").glob("*.py"))
-CLASSES = ("purity", "invariance", "reward_rule", "swap", "public_info", "duplicate", "read_only", "shown_values", "stalling", "seat_returns", "out_of_rules", "fixed_answer", "rewritten")
+CLASSES = ("purity", "invariance", "reward_rule", "swap", "public_info", "duplicate", "read_only", "shown_values", "stalling", "seat_returns", "out_of_rules", "fixed_answer", "final_state", "rewritten")
 
 
 def header(path: Path) -> dict[str, str]:
