@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from spade_core.validation import validate_source
 from spade_core.validation.episodes import Episode
+from spade_core.validation.final_state import form
 from spade_core.validation.out_of_rules import listed_moves, lists_its_moves, outside_rules, refused, stated_numbers
 from spade_core.validation.same_draws import Play, same_play, values
 from spade_core.validation.shown_values import shown_values
@@ -112,3 +113,11 @@ def test_each_seat_earns_its_moves_and_its_final_reward() -> None:
     episode.infos = [{"player_id": 0}, {"player_id": 1}, {"player_id": 1, "rewards": [-1.0, 1.0]}]
     episode.final_info = episode.infos[-1]
     assert seat_returns(episode, 2) == [0.2 - 1.0, 0.2 + 1.0]
+
+
+def test_a_step_in_the_last_actions_form_is_a_try_not_work() -> None:
+    finish = '{"name": "finish", "arguments": {"answer": "confirmed: R1"}}'
+    book = '{"name": "add_event", "arguments": {"title": "Visit", "start": "10:00"}}'
+    assert form(book) == "call add_event" and form(finish) == "call finish"
+    assert form("guess 42") == form("guess 17") and form("2333") == form("2444")
+    assert form("\\boxed{12}") != form("clue 3")
