@@ -16,6 +16,7 @@ Two properties, both about what decides the answer:
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import Any
 
 from spade_core.plugins.domains import answer_kind
 from spade_core.validation.candidate import Candidate
@@ -42,6 +43,13 @@ MAX_TRIES = 4
 """Wrong tries attempted per seed at most (each on a fresh instance)."""
 
 
+def _taken_as_a_try(result: tuple[Any, ...]) -> bool:
+    """Whether a step's result leaves the episode going with the action taken: not ended, refused as malformed, or
+    failed in the sandbox."""
+    _, _, terminated, truncated, info = result
+    return not (terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"))
+
+
 def wrong_tries(c: Candidate, answer: str) -> list[str]:
     """Wrong tries to play before asking the reference again: the first fixed value in the reference's answer
     format, a wrong answer in its form (mutations.wrong_answer), the other fixed values; never the answer."""
@@ -63,8 +71,7 @@ def answer_moves(c: Candidate, reference: Episode) -> bool | None:
             if wrong == before:
                 continue
             for attempt in range(2):
-                _, _, terminated, truncated, info = env.step(wrong)
-                if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
+                if not _taken_as_a_try(env.step(wrong)):
                     if attempt == 0:
                         break
                     return False
@@ -87,8 +94,7 @@ def answer_after_repeat(c: Candidate, reference: Episode) -> bool | None:
     try:
         env.reset(seed=reference.seed)
         for _ in range(2):
-            _, _, terminated, truncated, info = env.step(acts[0])
-            if terminated or truncated or info.get("sandbox_error") is not None or info.get("format_error"):
+            if not _taken_as_a_try(env.step(acts[0])):
                 return None
         played = []
         for _ in range(len(acts) + 2):

@@ -193,10 +193,15 @@ def _example_call(text: str, names: set[str]) -> ast.Call | None:
     return None
 
 
+MAX_VALUE_CUTS = 8
+"""``;`` positions an example's value is cut at, at most (one parse each)."""
+
+
 def _value(text: str) -> ast.expr | None:
-    """The expression ``text`` starts with: all of it, else up to a ``;`` (examples listed in one line)."""
-    cuts = [len(text), *(i for i, ch in enumerate(text) if ch == ";")]
-    for cut in sorted(set(cuts), reverse=True):
+    """The expression ``text`` starts with: all of it, else up to one of its first :data:`MAX_VALUE_CUTS` ``;``
+    (examples listed in one line; a ``;`` inside a string leaves an unterminated prefix, which does not parse)."""
+    semicolons = [i for i, ch in enumerate(text) if ch == ";"][:MAX_VALUE_CUTS]
+    for cut in [len(text), *semicolons]:
         piece = text[:cut].strip().rstrip(".,;")
         if not piece:
             continue

@@ -114,20 +114,22 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
     stage = "reward_range"
     episodes = [e for e in c.all_episodes if e.steps]
     success_steps = [s[2] for e in episodes for s, i in zip(e.steps, e.infos, strict=False) if i.get("success")]
+    # a solved seed the reference answered in one step: where the built wrong answers are played
+    one_step = next((e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) == 1), None)
     if single_player(c) and success_steps:
         top = max(success_steps)
-        low = c.manifest.reward_range[0] if c.manifest is not None else 0.0
-        memorised = _memorising_episode(c)
+        assert c.manifest is not None
+        low = c.manifest.reward_range[0]
+        memorised = _memorising_episode(c, one_step) if one_step is not None else None
         for e in [*episodes, *([memorised] if memorised is not None else [])]:
             for (action, _, reward, terminated, _), info in zip(e.steps, e.infos, strict=False):
+                more = reward > top + 1e-9
                 ends_on_top = terminated and top > low and reward >= top - 1e-9
-                if not info.get("success") and (reward > top + 1e-9 or ends_on_top):
+                if not info.get("success") and (more or ends_on_top):
                     who = f" ({e.label})" if e.label else ""
-                    return fail(stage, f"seed {e.seed}: the non-solving action{who} {action[:60]!r} earns "
-                                f"{reward:g}, {'as much as' if reward <= top + 1e-9 else 'more than'} any solving "
-                                f"step ({top:g}), and ends the episode" if ends_on_top else
-                                f"seed {e.seed}: the non-solving action{who} {action[:60]!r} earns {reward:g}, more "
-                                f"than any solving step ({top:g})",
+                    return fail(stage, f"seed {e.seed}: the non-solving action{who} {action[:60]!r} earns {reward:g}, "
+                                f"{'more than' if more else 'as much as'} any solving step ({top:g})"
+                                + (", and ends the episode" if ends_on_top else ""),
                                 ["the reward is inverted or pays for something other than solving (length, "
                                  "attempts, format)"], ["give the top reward exactly when info['success'] is "
                                                         "True"])
@@ -143,11 +145,10 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
     for e in episodes:
         if e.error is None or e.infos:
             by_seed.setdefault(e.seed, []).append((e.steps[0][0], e.steps[0][2], e.infos[0]))
-    reference = next((e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) == 1), None)
-    if single_player(c) and reference is not None and reference.seed in by_seed:
-        wrong = _wrong_in_form(c, reference)  # the policies played so far may hold no well-formed wrong answer
+    if single_player(c) and one_step is not None and one_step.seed in by_seed:
+        wrong = _wrong_in_form(c, one_step)  # the policies played so far may hold no well-formed wrong answer
         if wrong is not None:
-            by_seed[reference.seed].append((wrong.steps[0][0], wrong.steps[0][2], wrong.infos[0]))
+            by_seed[one_step.seed].append((wrong.steps[0][0], wrong.steps[0][2], wrong.infos[0]))
     for seed, firsts in by_seed.items():
         malformed = [(a, r) for a, r, i in firsts if i.get("format_error") is not None]
         wrong = [(a, r) for a, r, i in firsts if i.get("format_error") is None and not i.get("success")
@@ -162,14 +163,13 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
     return None
 
 
-def _memorising_episode(c: Candidate) -> Episode | None:
+def _memorising_episode(c: Candidate, reference: Episode) -> Episode | None:
     """One step of a program that answers only the examples the task shows
-    (:func:`~spade_core.validation.mutations.memorising`), on the first seed a one-step reference solved with a
-    program; None for other tasks."""
-    reference = next((e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) == 1), None)
-    program = program_in(reference.steps[0][0]) if reference is not None else None
-    variant = memorising(program, reference.reset_obs) if reference is not None and program is not None else None
-    if reference is None or variant is None:
+    (:func:`~spade_core.validation.mutations.memorising`), on a seed a one-step reference solved with a program;
+    None for other tasks."""
+    program = program_in(reference.steps[0][0])
+    variant = memorising(program, reference.reset_obs) if program is not None else None
+    if variant is None:
         return None
     return labelled(c.run(reference.seed, replaying([variant.action]), max_steps=1), variant.what)
 

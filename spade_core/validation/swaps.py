@@ -19,6 +19,7 @@ from spade_core.validation.mutations import (
     json_mutants,
     memorising,
     program_in,
+    wrong_answer,
     wrong_programs,
 )
 from spade_core.validation.replay import labelled, replay_then, replaying, too_often
@@ -89,7 +90,9 @@ def _feedback_memoriser(c: Candidate, episode: Episode, program: Program) -> Epi
     assert c.manifest is not None
     if c.manifest.max_turns < 2 or len(episode.steps) != 1:
         return None
-    wrong = wrong_programs(program, [])[0].action
+    wrong = wrong_answer(episode.steps[0][0])
+    if wrong is None:
+        return None
     first = labelled(c.run(episode.seed, replaying([wrong]), max_steps=1), "a failed try")
     if first.error is not None or not first.steps or first.steps[0][3] or first.steps[0][4] or first.success:
         return None
