@@ -14,6 +14,7 @@ from spade_core import linear_re
 from spade_core.linear_re import DIGIT
 from spade_core.plugins.domains import answer_kind
 from spade_core.validation.adversaries import ActionTemplate
+from spade_core.validation.answer_numbers import answer_number
 from spade_core.validation.hint_leaks import answer_core, parse_number
 
 SHORT_ANSWER_CHARS = 64
@@ -99,7 +100,7 @@ def near_misses(action: str, domain: str) -> list[Probe]:
     if len(core) >= 2:
         probes += [Probe(template.render(cut), what) for cut, what in (
             (core[:-1], "the answer without its last character"), (core[: len(core) // 2], "the first half of the "
-                                                                    "answer")) if not abbreviates(cut, core)]
+                                                                    "answer")) if not _same_answer(cut, core)]
     if abbreviates(core[:2], core):  # its abbreviations are the same answer; one letter is not (T: Tuesday, Thursday)
         probes.append(Probe(template.render(core[:1]), "the answer's first letter"))
     if not core or " " in core.strip() or core.lstrip()[:1] in "{[":
@@ -137,6 +138,13 @@ def near_misses(action: str, domain: str) -> list[Probe]:
                 probes.append(Probe(template.render(variant), what))
         probes.append(Probe(template.render(f"{core} {core[::-1]} x"), "the answer followed by other candidates"))
     return _unique(probes, action)
+
+
+def _same_answer(cut: str, core: str) -> bool:
+    """Whether a cut of the answer is the answer itself in another form: an abbreviation (``Tue`` of ``Tuesday``) or
+    the same number (``0.6`` of ``0.60``, ``12`` of ``12.00``, ``35.24`` of ``35.24 €``)."""
+    number, cut_number = answer_number(core), answer_number(cut)
+    return abbreviates(cut, core) or (number is not None and cut_number is not None and cut_number.value == number.value)
 
 
 def _unique(probes: list[Probe], action: str) -> list[Probe]:

@@ -22,7 +22,7 @@ from spade_core.validation.replay import answer_template, labelled, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.swaps import replay_matrix, solved_references
 
-RULE = "seeds that need different actions look different to the agent (to some sequence of actions) before the end"
+RULE = "seeds that need different actions look different to the agent (after some actions) before the end"
 
 PROBE_TURNS = 12
 """Turns a fixed probe plays on every seed."""

@@ -20,8 +20,8 @@ from spade_core.validation.report import StageResult, fail_rule, ok
 CALLS = (0, 1, 3)
 """How many times the hint and the reference are read before every step."""
 
-RULE = ("privileged_hint() and reference_action() only read state: 0, 1 or 3 calls per step change nothing, and "
-        "each returns the same text within a step")
+RULE = ("privileged_hint() and reference_action() only read state: 0, 1 or 3 calls per step change nothing, "
+        "each the same text")
 
 
 class Unstable(Exception):

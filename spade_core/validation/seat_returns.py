@@ -22,7 +22,7 @@ from spade_core.validation.replay import labelled, seat_winner
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.stalling import seat_returns
 
-RULE = ("games: over a game a seat earns at most the top of reward_range, a beaten seat less, a seat sending only "
+RULE = ("games: a seat earns at most the top of reward_range per game, a beaten seat less, one sending only "
         "malformed text no more than a beaten one")
 
 MALFORMED = "???"

@@ -61,7 +61,7 @@ from spade_core.validation.static_checks import (
 )
 from spade_core.validation.swaps import RULE as SWAP_RULE
 from spade_core.validation.swaps import check_swap
-from spade_core.validation.verifier_checks import check_verifier
+from spade_core.validation.verifier_checks import check_verifier, verifier_rule
 from spade_registry.records import Status
 
 
@@ -154,8 +154,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("baselines", check_baselines, off_driver=True, runs_code=True, budget_s=90.0, needs=("determinism",),
           reads=_PLAYS,
           rule=f"cheating policies win {_ADVERSARY}: constant answers, one action repeated, numbers copied from "
-               "the observation, many candidates in one action, enumerating 0, 1, 2, ... over max_turns, random "
-               "text"),
+               "the observation, many candidates in one action, counting 0, 1, 2, ..., random text"),
     Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
@@ -166,10 +165,7 @@ STAGES: tuple[Stage, ...] = (
           rejects_as=Status.IMPOSSIBLE, needs=("reference",), reads=_PLAYS, rule=PUBLIC_INFO_RULE),
     Stage("verifier", check_verifier, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
           reads=_PLAYS,
-          rule="near misses (sign flip, neighbour, permutation, answer in longer text, moved 2%) wrong, equivalent "
-               "forms (spaces, 42.0, 2/6 for 1/3, Tue for Tuesday, N for no, within a stated tolerance up to 1%) right; "
-               "two-player games: no seat wins "
-               f"{_LIMITS.seat_max_share:.0%} of reference-vs-reference or random legal games"),
+          rule=verifier_rule(_LIMITS.seat_max_share)),
     Stage("swap", check_swap, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
           rule=SWAP_RULE),
     Stage("reward_range", check_reward_range, off_driver=True, runs_code=True, budget_s=60.0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from spade_core.plugins.contributions import AnswerKind
 from spade_core.plugins.domains import answer_kind
 from spade_core.validation.adversaries import (
     random_legal,
@@ -15,8 +16,15 @@ from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import (
     Episode,
 )
-from spade_core.validation.precision import outside_precision, precision
+from spade_core.validation.precision import (
+    IMPLIED_MAX_PLACES,
+    IMPLIED_MISS_UNITS,
+    WHOLE_NUMBER_MISS,
+    outside_precision,
+    precision,
+)
 from spade_core.validation.probes import (
+    MAX_TOLERANCE,
     deviation,
     equivalents,
     mirrored,
@@ -29,6 +37,19 @@ from spade_core.validation.replay import (
     seat_winner,
 )
 from spade_core.validation.report import StageResult, fail, ok
+
+PRECISION_KINDS: tuple[AnswerKind, ...] = ("numeric", "text")
+"""The answer kinds whose numbers are quantities, probed outside the task's precision: a label's number names an
+item (a cell, a guess) and a program's constants are code."""
+
+
+def verifier_rule(seat_max_share: float) -> str:
+    """The stage's rule as the designer prompt states it."""
+    return (f"near misses (sign flip, neighbour, permutation, answer in longer text, moved {float(2 * MAX_TOLERANCE):.0%}; "
+            f"unstated tolerance: {float(WHOLE_NUMBER_MISS):g} off a whole number, {IMPLIED_MISS_UNITS} last-place "
+            f"units off a 1-{IMPLIED_MAX_PLACES} place decimal) wrong, equivalent forms (spaces, 42.0, "
+            f"2/6 for 1/3, Tue for Tuesday, N for no, within a stated tolerance up to {float(MAX_TOLERANCE):.0%}) right; "
+            f"two-player: no seat wins {seat_max_share:.0%} of reference or random legal games")
 
 
 def check_verifier(c: Candidate) -> StageResult:
@@ -67,7 +88,7 @@ def check_verifier(c: Candidate) -> StageResult:
                             ["the check is too loose (substring, prefix, absolute value, sorted letters or "
                              "'any number' matching)"],
                             ["compare the parsed answer exactly (or numerically) with the expected one"])
-        if answer_kind(c.manifest.domain) == "numeric":
+        if answer_kind(c.manifest.domain) in PRECISION_KINDS:
             outside = _outside_precision(c, episode, finals)
             tried += outside.tried
             if outside.failure is not None:
@@ -93,10 +114,12 @@ class _Probed:
 
 
 def _outside_precision(c: Candidate, episode: Episode, finals: list[str]) -> _Probed:
-    """The reference's final answer moved outside the precision the task states (or its whole-number answers
-    imply) must be rejected: accepted, the verifier is wider than the task."""
+    """The reference's final answer moved outside the precision the task states (or its whole-number answers in a
+    numeric domain, or its short decimals, imply) must be rejected: accepted, the verifier is wider than the task."""
+    assert c.manifest is not None
     final = episode.steps[-1][0]
-    kept = precision("\n".join([episode.reset_obs, *episode.observations]), final, finals)
+    kept = precision("\n".join([episode.reset_obs, *episode.observations]), final, finals,
+                     whole_numbers=answer_kind(c.manifest.domain) == "numeric")
     if kept is None:
         return _Probed(0)
     probes = outside_precision(final, kept)
@@ -106,11 +129,12 @@ def _outside_precision(c: Candidate, episode: Episode, finals: list[str]) -> _Pr
             return _Probed(tried, fail(
                 "verifier", f"seed {episode.seed}: {probe.what} {probe.action[:80]!r} was accepted (the correct "
                 f"answer is {final[:80]!r})",
-                ["the tolerance is wider than the task's precision (a tolerance multiplied, or a whole-number answer "
-                 "compared with a tolerance that accepts a reply nearer another whole number)"],
+                ["the tolerance is wider than the task's precision (a tolerance multiplied, a whole-number answer "
+                 "compared with a tolerance that accepts a reply nearer another whole number, or a decimal answer "
+                 "accepted far off the places the reference gives it to)"],
                 ["compare within the tolerance the observation states (for a whole-number answer: exactly, or after "
-                 "rounding to the nearest whole number)",
-                 "or state in the observation the tolerance the verifier keeps"]))
+                 "rounding to the nearest whole number; for a decimal: within a unit or two of its last place)",
+                 "or state in the observation the tolerance the verifier keeps (e.g. 'within 1%')"]))
     return _Probed(len(probes))
 
 

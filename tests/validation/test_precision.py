@@ -1,5 +1,5 @@
-"""The precision a numeric answer must keep (what the observation states, or what whole-number answers imply) and
-the probes just outside it, which the verifier stage plays."""
+"""The precision a numeric answer must keep (what the observation states, or what whole-number answers or short
+decimals imply) and the probes just outside it, which the verifier stage plays."""
 
 from __future__ import annotations
 
@@ -11,8 +11,17 @@ from hypothesis import strategies as st
 
 from spade_core.mutation.operators import mutants
 from spade_core.validation import validate_source
+from spade_core.validation.answer_numbers import answer_number
 from spade_core.validation.hint_leaks import answer_core, parse_number
-from spade_core.validation.precision import OUTSIDE_FACTOR, outside_precision, precision, stated_bands
+from spade_core.validation.precision import (
+    IMPLIED_MAX_PLACES,
+    IMPLIED_MISS_UNITS,
+    OUTSIDE_FACTOR,
+    outside_precision,
+    precision,
+    stated_bands,
+)
+from spade_core.validation.probes import near_misses
 
 CORPUS = Path(__file__).parent
 
@@ -48,8 +57,10 @@ def test_no_precision_is_probed_where_none_can_be_read() -> None:
     assert precision("Give the mass to three significant figures.", "\\boxed{412}") is None
     # decimals with nothing stated keep the near misses' own tolerance band
     assert precision("What is the period?", "\\boxed{2.006409}") is None
-    # one decimal answer among the reference's answers: its whole numbers are whole by chance
-    assert precision("What is the ratio?", "\\boxed{12}", ["\\boxed{12.5}"]) is None
+    # decimals longer than a rounding a task would pick: a float as computed, whose tolerance the task may choose
+    assert precision("What is the ratio?", "\\boxed{12}", ["\\boxed{12.5}", "\\boxed{0.1234}"]) is None
+    # two numbers in one answer: no one number to move
+    assert precision("Where?", "12.5 N 3.25 E", ["1.5 N 2.0 E"]) is None
     assert precision("Pick a word.", "castle") is None
 
 
@@ -79,3 +90,48 @@ def test_a_shorter_decimal_inside_a_stated_tolerance_is_still_accepted() -> None
     for variant in (source, shorter):
         report = validate_source(variant)
         assert report.accepted, report.message
+
+
+@given(st.integers(1, IMPLIED_MAX_PLACES), st.integers(-10 ** 7, 10 ** 7),
+       st.sampled_from(["{}", "\\boxed{{{}}}", "{} km", "€{}", '{{"name": "finish", "arguments": {{"answer": "{}"}}}}']))
+def test_short_decimals_with_nothing_stated_are_probed_ten_units_of_their_last_place_off(
+        places: int, scaled: int, form: str) -> None:
+    digits = str(abs(scaled)).rjust(places + 1, "0")
+    answer = form.format(("-" if scaled < 0 else "") + digits[:-places] + "." + digits[-places:])  # e.g. -0.050
+    kept = precision("What is it? Answer like the example.", answer, [form.format("3.5")], whole_numbers=False)
+    assert kept is not None and kept.band == Fraction(1, 10 ** places)
+    number = answer_number(answer)
+    assert number is not None
+    moved = sorted(n.value - number.value for n in map(answer_number, (p.action for p in outside_precision(answer, kept)))
+                   if n is not None)
+    assert moved == [-IMPLIED_MISS_UNITS * kept.band, IMPLIED_MISS_UNITS * kept.band]
+
+
+def test_the_finest_place_of_the_references_answers_is_the_precision() -> None:
+    # a reference that trims zeros (7.083, 12.5, 4 km) answers to its finest place on every seed
+    kept = precision("How far does she go? Answer in km.", "12.5 km", ["7.083 km", "4 km"], whole_numbers=True)
+    assert kept is not None and kept.band == Fraction(1, 1000)
+    assert [p.action for p in outside_precision("12.5 km", kept)] == ["12.51 km", "12.49 km"]
+    # whole-number tool answers name items as often as they count them: only numeric domains get the whole rule
+    assert precision("Which room?", "12", ["7"], whole_numbers=False) is None
+
+
+def test_a_stated_band_is_probed_in_the_answers_own_places() -> None:
+    kept = precision("Each share is rounded up to the next cent.", "65.40")
+    assert kept is not None and kept.band == Fraction(1, 200)
+    assert [p.action for p in outside_precision("65.40", kept)] == ["65.42", "65.38"]
+
+
+def test_cutting_an_answer_to_the_same_number_is_not_a_near_miss() -> None:
+    for answer, same in (("0.60", "0.6"), ("12.00", "12"), ("35.24 €", "35.24 "), ("12.50 km", "12.5 km")):
+        assert same not in [p.action for p in near_misses(answer, "math")], answer
+    assert "0.6" in [p.action for p in near_misses("0.61", "math")]
+
+
+def test_a_whole_euro_comparison_of_a_price_to_the_cent_is_rejected_at_the_verifier() -> None:
+    good = (CORPUS / "gate" / "good" / "unit_price.py").read_text()
+    assert validate_source(good).accepted
+    flawed = (CORPUS / "gate" / "lax_verifier" / "unit_price_whole_euros.py").read_text()
+    report = validate_source(flawed)
+    assert report.failed_stage == "verifier", report.message
+    assert "2 decimal places" in report.message, report.message
