@@ -3,7 +3,8 @@
 Each one stands for a way a task can be won without solving it: a plausible constant (``0``-``9``, ``A``-``D``,
 yes/no, true/false, empty), the same well-formed action repeated to the end, a value copied from the observation,
 one action holding many candidates at once (all digits, a de Bruijn string that contains every 2- or 3-digit
-number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), a policy that follows the
+number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), the answer-format example each
+observation shows copied, a wrong try then the numbers its feedback shows read as offsets, a policy that follows the
 hint's instructions, and, for two-player games, a random player choosing among the legal moves.
 
 Actions are written in the environment's own answer format when the reference's actions show one (``\\boxed{}``,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from spade_core import linear_re
@@ -162,6 +164,29 @@ def copy_observation(template: ActionTemplate, index: int | None) -> Adversary:
     return _cycling(f"copying value #{index + 1} of the observation", pick, PROBE_STEPS)
 
 
+_LISTED = linear_re.compile(r"(?m):\s*([^:\n]{3,400})$")
+TRIM = " \t.,;:!?()[]{}'\"`$"
+"""Punctuation stripped from a value read off an observation."""
+
+
+def listed_items(obs: str) -> list[str]:
+    """The items of every list an observation shows after a colon (``Still hidden: o, p, r, t``; ``Options: red or
+    blue``), in order, each once."""
+    found = []
+    for match in _LISTED.finditer(obs[:MAX_OBSERVATION_CHARS]):
+        items = match.group(1).replace(" or ", ",").split(",")
+        if len(items) >= 2:
+            found += [item.strip(TRIM) for item in items]
+    return [v for v in dict.fromkeys(found) if v]
+
+
+def copy_listed(template: ActionTemplate) -> Adversary:
+    """Each item of the first observation's lists in turn, one per turn: a task whose status line lists what is left
+    to find (the hidden letters, the unvisited rooms) is won by reading it back."""
+    return _cycling("copying each listed item of the observation in turn",
+                    lambda first, turn: [template.render(v) for v in listed_items(first)], COPIED_VALUES)
+
+
 def enumeration(template: ActionTemplate, max_turns: int) -> Adversary:
     return _cycling(f"enumerating 0, 1, 2, ... up to max_turns ({max_turns})",
                     lambda first, turn: [template.render(str(turn))])
@@ -274,6 +299,108 @@ def offered_reply(index: int) -> Adversary:
     return _cycling(f"repeating reply #{index + 1} the observation quotes, every turn", pick, OFFERED_STEPS)
 
 
+EXAMPLE_CHARS = 80
+"""The longest example answer a copier takes from an observation."""
+
+
+def shown_examples_of(template: ActionTemplate, obs: str) -> list[str]:
+    """Every answer in the answer format ``template`` that ``obs`` shows (``Reply like \\boxed{18}``), in order; none
+    for a format without a prefix. With no suffix an example runs to the end of its line."""
+    obs, found, at = obs[:MAX_OBSERVATION_CHARS], [], 0
+    while template.prefix and (at := obs.find(template.prefix, at)) >= 0:
+        start = at + len(template.prefix)
+        end = obs.find(template.suffix, start) if template.suffix else obs.find("\n", start)
+        end = len(obs) if end < 0 and not template.suffix else end
+        if end < 0:
+            break
+        if 0 < end - start <= EXAMPLE_CHARS:
+            found.append(template.render(obs[start:end].strip()))
+        at = start
+    return found
+
+
+def example_copier(template: ActionTemplate, last: bool) -> Adversary:
+    """Each turn, the first (or last) answer in the answer format that the current observation shows: a task whose
+    format example ("Reply like \\boxed{18}") is built from the answer is won by copying it."""
+    def make() -> Policy:
+        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+            examples = shown_examples_of(template, obs)
+            return (examples[-1] if last else examples[0]) if examples else template.render("")
+        return policy
+
+    return Adversary(f"copying the {'last' if last else 'first'} example answer each observation shows", make)
+
+
+_TOO_HIGH = linear_re.compile(r"(?i)\btoo (?:high|big|large|much|many)\b|\b(?:lower|smaller)\b")
+_TOO_LOW = linear_re.compile(r"(?i)\btoo (?:low|small|little|few)\b|\b(?:higher|larger|bigger|greater)\b")
+
+
+def direction(obs: str) -> int:
+    """Which way feedback points: -1 (the answer is lower: "too high", "lower"), +1 ("too low", "higher"), 0 for
+    neither or both."""
+    obs = obs[:MAX_OBSERVATION_CHARS]
+    down, up = bool(_TOO_HIGH.search(obs)), bool(_TOO_LOW.search(obs))
+    return -1 if down and not up else 1 if up and not down else 0
+
+
+def bisection(template: ActionTemplate, low: int, high: int) -> Adversary:
+    """Binary search between ``low`` and ``high`` (the range of the reference's answers over seeds, which an agent
+    learns in training) steered by the feedback's direction (:func:`direction`); feedback that points nowhere starts
+    the search again (a new question)."""
+    def make() -> Policy:
+        state: dict[str, Any] = {"env": None, "lo": low, "hi": high, "last": low}
+
+        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+            way = direction(obs) if env.turn and state["env"] is env else 0
+            state["env"] = env
+            if way > 0:
+                state["lo"] = state["last"] + 1
+            elif way < 0:
+                state["hi"] = state["last"] - 1
+            if way == 0 or state["lo"] > state["hi"]:
+                state["lo"], state["hi"] = low, high
+            state["last"] = (state["lo"] + state["hi"]) // 2
+            return template.render(str(state["last"]))
+        return policy
+
+    return Adversary(f"searching {low}..{high} by the too-high/too-low feedback", make)
+
+
+FIRST_GUESS = 1
+"""The wrong answer :func:`feedback_offset` gives before reading its feedback."""
+FEEDBACK_NUMBERS = 2
+"""Numbers of a feedback (its echo of the wrong answer aside) the :func:`feedback_offset` policies read."""
+OFFSETS = {"plus": 1, "minus": -1, "as the answer": 0}
+"""How a feedback number ``n`` is turned into the next try: ``1 + n``, ``1 - n``, or ``n`` itself."""
+
+
+def feedback_offset(template: ActionTemplate, kind: str, index: int) -> Adversary:
+    """Turn after turn, :data:`FIRST_GUESS`, then the ``index``-th number ``n`` its feedback shows (the echo of the
+    guess aside) read as :data:`OFFSETS` ``kind`` says: feedback that tells how far off a try was ("off by +37") or
+    what the answer was is read off, question after question."""
+    sign = OFFSETS[kind]
+
+    def make() -> Policy:
+        state: dict[str, Any] = {"env": None, "guessed": False}
+
+        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+            if env.turn == 0 or state["env"] is not env or not state["guessed"]:
+                state["env"], state["guessed"] = env, True
+                return template.render(str(FIRST_GUESS))
+            state["guessed"] = False
+            numbers = [Fraction(m.group("n")) for m in _NUMBER.finditer(obs[:MAX_OBSERVATION_CHARS])]
+            numbers = [n for n in numbers if n != FIRST_GUESS]
+            if index >= len(numbers):
+                return template.render("")
+            n = numbers[index]
+            value = FIRST_GUESS + sign * n if sign else n
+            return template.render(str(value.numerator) if value.denominator == 1 else str(float(value)))
+        return policy
+
+    read = f"{FIRST_GUESS} {kind} number #{index + 1}" if sign else f"number #{index + 1}"
+    return Adversary(f"answering {FIRST_GUESS}, then {read} of its feedback, each question", make)
+
+
 def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) -> list[Adversary]:
     """The fixed set, in the answer format ``template`` (and raw)."""
     to_the_end = {"1", "A"}
@@ -283,8 +410,12 @@ def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) 
     if not template.raw:  # the bare forms too, in case the format is not enforced
         out += [constant(c, None if c in to_the_end else PROBE_STEPS) for c in RAW_CONSTANTS]
     out += [copy_observation(template, i) for i in range(COPIED_VALUES)]
+    if template.prefix:
+        out += [example_copier(template, last) for last in (False, True)]
     if not single_turn:
         out.append(copy_observation(template, None))
+        out.append(copy_listed(template))
         out.append(enumeration(template, max_turns))
         out += [offered_reply(i) for i in range(OFFERED_REPLIES)]
+        out += [feedback_offset(template, kind, i) for kind in OFFSETS for i in range(FEEDBACK_NUMBERS)]
     return out

@@ -3,31 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from spade_core import linear_re
 from spade_core.seeding import screening_seeds
 from spade_core.validation.adversaries import (
+    ActionTemplate,
     Adversary,
     adversaries,
+    bisection,
+    direction,
 )
+from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import (
     random_text_policy,
     reference_policy,
     repeat_first_policy,
 )
-from spade_core.validation.report import StageResult
-
-if TYPE_CHECKING:
-    pass
-
-from spade_core.validation.candidate import Candidate
+from spade_core.validation.hint_leaks import answer_core
 from spade_core.validation.replay import (
     answer_template,
     policy_wins,
     single_player,
     too_often,
 )
-from spade_core.validation.report import fail, ok
+from spade_core.validation.report import StageResult, fail, ok
 
 
 def adversary_seeds(c: Candidate) -> list[int]:
@@ -101,6 +100,8 @@ def check_baselines(c: Candidate) -> StageResult:
     pool = adversaries(template, max_turns=c.manifest.max_turns, single_turn=single)
     pool += [Adversary("random text", lambda: random_text_policy),
              Adversary("a random action repeated every turn", repeat_first_policy)]
+    search = None if single else feedback_search(c, template)
+    pool += [search] if search is not None else []
     results = [adversary_rate(c, [adversary]) for adversary in pool]
     limit = c.config.baseline_max_success
     bad = [r for r in results if too_often(r.wins, r.episodes, limit)]
@@ -123,7 +124,36 @@ def check_baselines(c: Candidate) -> StageResult:
               rates=rates)
 
 
+def feedback_search(c: Candidate, template: ActionTemplate) -> Adversary | None:
+    """A binary search steered by too-high/too-low feedback, over the range of the reference's whole-number answers
+    on the seeds it played, where the reference never gets such feedback itself: a task whose reference computes
+    each answer at its first try, yet whose feedback lets a search find it, is won without the computation. A
+    guessing game is not searched: its reference follows the feedback, or two seeds open alike and need different
+    answers (a hidden secret that the reference may read). None where that does not apply."""
+    episodes = [e for e in c.reference_episodes if e.error is None and e.steps]
+    if any(direction(obs) for e in episodes for obs in e.observations):
+        return None
+    answers_by_opening: dict[str, set[str]] = {}
+    for e in episodes:
+        answers_by_opening.setdefault(e.reset_obs, set()).add(e.steps[0][0])
+    if any(len(answers) > 1 for answers in answers_by_opening.values()):
+        return None  # one opening, several answers: a hidden secret, found by search by design (a guessing game)
+    answers = [int(core) for e in episodes for action, *_ in e.steps
+               if _WHOLE.fullmatch(core := answer_core(action)) and len(core) <= MAX_SEARCH_DIGITS]
+    if len(set(answers)) < 2:
+        return None
+    return bisection(template, min(answers), max(answers))
+
+
+MAX_SEARCH_DIGITS = 12
+"""Answers longer than this are not searched (and bound the integers built from agent-free text)."""
+_WHOLE = linear_re.compile(r"-?[0-9]+")
+
+
 def _adversary_causes(name: str) -> list[str]:
+    if "feedback" in name:
+        return ["the feedback to a wrong try tells which way or how far the answer is (or what it was), so a search "
+                "finds it without solving", "more tries than the feedback allows for the answer space"]
     if "enumerating" in name:
         return ["the try limit is not enforced, so every candidate can be tried", "max_turns is larger than the "
                 "answer space"]

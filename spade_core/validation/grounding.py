@@ -60,7 +60,7 @@ _NUMBER = linear_re.compile(rf"{DIGIT}+(?:\.{DIGIT}+)?")
 _LETTERS = linear_re.compile(r"[A-Za-z]+")
 
 GROUNDING_RULE = ("scored, not a reject: how far the document's facts are the data each seed draws and decide the "
-                  "answers (quoting it counts for nothing)")
+                  "answers")
 
 STOPWORDS = frozenset("""
 about above after again against also although among another anything around away back because been before behind

@@ -57,6 +57,8 @@ _OFFSET = linear_re.compile(
     r"(?:\s+than)?\s+(-?\d+(?:\.\d+)?)")
 _ARITH = linear_re.compile(r"(-?\d+(?:\.\d+)?)\s*(plus|\+|minus|times|\*|x)\s*(-?\d+(?:\.\d+)?)")
 _HALF_DOUBLE = linear_re.compile(r"\b(twice|double|half of|half)\s+(-?\d+(?:\.\d+)?)")
+_BRACKET = linear_re.compile(r"(?i)(?:between|from)\s+(-?\d+(?:\.\d+)?(?:/\d+)?)\s+(?:and|to)\s+"
+                             r"(-?\d+(?:\.\d+)?(?:/\d+)?)")
 _DIVIDED = linear_re.compile(r"(-?\d+(?:\.\d+)?)\s+divided\s+by\s+(-?\d+(?:\.\d+)?)")
 _ROMAN = (("m", 1000), ("cm", 900), ("d", 500), ("cd", 400), ("c", 100), ("xc", 90), ("l", 50), ("xl", 40),
           ("x", 10), ("ix", 9), ("v", 5), ("iv", 4), ("i", 1))
@@ -300,6 +302,7 @@ class DecodedText:
         self.single_digits = _single_digits(self.worded)
         self.place_sum = sum(int(d) * _PLACE_WORDS[w] for d, w in _PLACE.findall(self.worded))
         self.relations = _relations(self.worded)
+        self.midpoints = _midpoints(self.worded)
 
 
 def _word_boundaries(lower: str) -> frozenset[int]:
@@ -339,6 +342,16 @@ def _relations(worded: str) -> set[Fraction]:
     for a, b in _DIVIDED.findall(worded):
         if Fraction(b) != 0:
             found.add(Fraction(a) / Fraction(b))
+    return found
+
+
+def _midpoints(worded: str) -> set[Fraction]:
+    """The middles of the ranges the text names ("between 155 and 159" -> 157, "from 2.5 to 3.5" -> 3)."""
+    found: set[Fraction] = set()
+    for a, b in _BRACKET.findall(worded):
+        low, high = parse_number(a), parse_number(b)
+        if low is not None and high is not None and low != high:
+            found.add((low + high) / 2)
     return found
 
 
@@ -410,6 +423,8 @@ def _numeric_leaks(hint: DecodedText, value: Fraction) -> list[Leak]:
         leaks.extend(_encoded_integer(hint, int(value)))
     if value in hint.relations and value not in hint.numbers:
         leaks.append(Leak("relation", "gives the {what} as a small computation on its numbers", strong))
+    if value in hint.midpoints and value not in hint.numbers:
+        leaks.append(Leak("bracket", "names a range whose middle is the {what}", False))
     if abs(value) >= 10 and value not in hint.numbers:
         near = sorted((n for n in hint.numbers if 0 < abs(n - value) <= MAX_OFFSET), key=lambda n: abs(n - value))
         if near:

@@ -13,10 +13,12 @@ import ast
 import copy
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from spade_core import linear_re
 from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
+from spade_core.validation.precision import IMPLIED_MAX_PLACES, IMPLIED_MISS_UNITS, stated_bands
 from spade_core.validation.probes import one_off
 from spade_registry.syntax import parse_source
 
@@ -141,6 +143,76 @@ def wrong_programs(program: Program, observation_values: list[str]) -> list[Vari
     return out
 
 
+_ANY_ORDER = linear_re.compile(
+    r"(?i)\b(?:any order|no particular order|order (?:does not|doesn't|do not|don't|is not|isn't) (?:matter|important|"
+    r"relevant|checked)|unordered|order is irrelevant|regardless of order|either order)\b")
+
+
+def reordered_results(program: Program, text: str) -> Variant | None:
+    """The reference program with every top-level function's list result reversed: right items in the wrong order,
+    which a task that shows an ordered list result (an example whose value lists two or more different items) must
+    fail. None where ``text`` says the order does not matter, or shows no such example."""
+    tree = parse_source(program.code)
+    functions = [n for n in getattr(tree, "body", []) if isinstance(n, ast.FunctionDef)]
+    if _ANY_ORDER.search(text[:MAX_EXAMPLE_TEXT]) or not functions:
+        return None
+    ordered = [value for _, value in shown_examples(text, {f.name for f in functions})
+               if isinstance(value, ast.List) and len({ast.dump(item) for item in value.elts}) >= 2]
+    if not ordered:
+        return None
+    lines = [program.code.rstrip(), ""]
+    for function in functions:
+        original = f"{function.name}_as_written"
+        lines += [f"{original} = {function.name}", "",
+                  f"def {function.name}(*args, **kwargs):",
+                  f"    result = {original}(*args, **kwargs)",
+                  "    return result[::-1] if isinstance(result, list) else result", ""]
+    code = "\n".join(lines)
+    try:
+        parse_source(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return Variant(program.render(code), "the reference program with its list results reversed")
+
+
+_SIGNIFICANT = linear_re.compile(r"(?i)significant")
+
+
+def shifted_results(program: Program, text: str) -> Variant | None:
+    """The reference program with every top-level function's float result moved by ten units of the finest decimal
+    place its shown examples use (``== 2013.61``: 0.10 more), as short decimals with nothing stated are judged
+    (:mod:`~spade_core.validation.precision`). None where the examples show no float of 1 to 3 places (or a
+    non-numeric result), or ``text`` states a tolerance or speaks of significant figures."""
+    tree = parse_source(program.code)
+    functions = [n for n in getattr(tree, "body", []) if isinstance(n, ast.FunctionDef)]
+    if not functions or _SIGNIFICANT.search(text[:MAX_EXAMPLE_TEXT]) or stated_bands(text[:MAX_EXAMPLE_TEXT], Fraction(1)):
+        return None
+    values = [ast.unparse(value).lstrip("-") for _, value in shown_examples(text, {f.name for f in functions})]
+    if not values or not all(_PLAIN_NUMBER.fullmatch(v) for v in values):
+        return None
+    places = max((len(v.split(".")[1]) for v in values if "." in v), default=0)
+    if not 1 <= places <= IMPLIED_MAX_PLACES:
+        return None
+    shift = f"{IMPLIED_MISS_UNITS} * 10 ** -{places}"
+    lines = [program.code.rstrip(), ""]
+    for function in functions:
+        original = f"{function.name}_as_written"
+        lines += [f"{original} = {function.name}", "",
+                  f"def {function.name}(*args, **kwargs):",
+                  f"    result = {original}(*args, **kwargs)",
+                  f"    return round(result + {shift}, {places}) if isinstance(result, float) else result", ""]
+    code = "\n".join(lines)
+    try:
+        parse_source(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return Variant(program.render(code), f"the reference program with its float results moved by "
+                                          f"{IMPLIED_MISS_UNITS} units of their last decimal place")
+
+
+_PLAIN_NUMBER = linear_re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
 def wrong_answer(answer: str) -> str | None:
     """A well-formed wrong answer in ``answer``'s form, cheap to check: for a program, the program with every function
     returning 0 (a changed number could loop until the task's time limit on every test); else the answer one off
@@ -252,11 +324,17 @@ def shown_examples(text: str, names: set[str]) -> list[tuple[ast.Call, ast.expr]
     return out[:MAX_EXAMPLES]
 
 
-def memorising(program: Program, text: str, echo: bool = False) -> Variant | None:
+OTHERWISE = {"none": "None", "echo": "(list(args) + list(kwargs.values()) + [None])[0]", "zero": "0"}
+"""What a memorising program returns for a call it was not shown: None; its first argument (echoing passes hidden
+tests whose inputs need no change); 0 (what :func:`wrong_answer`'s failed try returned, so the tests that try passed,
+which its feedback need not list, pass again)."""
+
+
+def memorising(program: Program, text: str, echo: bool = False, *, otherwise: str | None = None) -> Variant | None:
     """A program that knows only the examples ``text`` shows: each top-level function answers the shown calls with
-    their shown values and otherwise returns None, or with ``echo`` its first argument (the hard-coded solution an
-    agent trained on the examples' reward finds; echoing passes hidden tests whose inputs need no change). None when
-    the text shows no example of the program's functions."""
+    their shown values and otherwise returns None, or with ``echo`` its first argument, or what ``otherwise`` names in
+    :data:`OTHERWISE` (the hard-coded solution an agent trained on the examples' reward finds). None when the text
+    shows no example of the program's functions."""
     tree = parse_source(program.code)
     names = {n.name for n in getattr(tree, "body", []) if isinstance(n, ast.FunctionDef)}
     examples = shown_examples(text, names)
@@ -268,17 +346,18 @@ def memorising(program: Program, text: str, echo: bool = False) -> Variant | Non
         table = ", ".join(f"(({''.join(ast.unparse(a) + ', ' for a in call.args)}), "
                           f"{{{', '.join(f'{k.arg!r}: {ast.unparse(k.value)}' for k in call.keywords)}}}, "
                           f"{ast.unparse(value)})" for call, value in mine)
-        otherwise = "(list(args) + list(kwargs.values()) + [None])[0]" if echo else "None"
+        fallback = OTHERWISE[otherwise or ("echo" if echo else "none")]
         lines += [f"def {name}(*args, **kwargs):", f"    for shown, named, value in [{table}]:",
                   "        if list(args) == list(shown) and kwargs == named:", "            return value",
-                  f"    return {otherwise}", ""]
+                  f"    return {fallback}", ""]
     code = "\n".join(lines)
     try:
         parse_source(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    what = f"a program that only answers the {len(examples)} examples shown" + (", else echoes its input" if echo
-                                                                                 else "")
+    kind = otherwise or ("echo" if echo else "none")
+    what = f"a program that only answers the {len(examples)} examples shown" + {
+        "none": "", "echo": ", else echoes its input", "zero": ", else returns 0"}[kind]
     return Variant(program.render(code), what)
 
 

@@ -128,6 +128,8 @@ def near_misses(action: str, domain: str) -> list[Probe]:
             probes.append(Probe(template.render(outside), f"the answer moved by {float(2 * MAX_TOLERANCE):.0%}"))
         probes.append(Probe(template.render(f"{_format(value)} {_format(value + 7)} {_format(value * 3 + 1)}"),
                             "the answer followed by other candidates"))
+    if answer_kind(domain) == "numeric":
+        probes += scaled_misses(action)
     elif core:
         letters = core
         for variant, what in ((letters[::-1], "the answer reversed"),
@@ -138,6 +140,28 @@ def near_misses(action: str, domain: str) -> list[Probe]:
                 probes.append(Probe(template.render(variant), what))
         probes.append(Probe(template.render(f"{core} {core[::-1]} x"), "the answer followed by other candidates"))
     return _unique(probes, action)
+
+
+UNIT_FACTORS = (Fraction(10), Fraction(100), Fraction(1000), Fraction(60), Fraction(3600), Fraction(18, 5),
+                Fraction(324, 25), Fraction(2))
+"""The scale of the common slips a numeric answer can make (a decimal shift, minutes for hours, km/h for m/s and its
+square, a factor of two), each tried both ways by :func:`scaled_misses`."""
+
+
+def scaled_misses(action: str) -> list[Probe]:
+    """The number ``action`` answers with multiplied and divided by each of :data:`UNIT_FACTORS` (written as a
+    terminating decimal where it has one): the value of a slip, which a verifier accepting "either unit" accepts."""
+    number = answer_number(action)
+    if number is None or number.value == 0:
+        return []
+    probes = []
+    for factor in UNIT_FACTORS:
+        for value, how in ((number.value * factor, "times"), (number.value / factor, "divided by")):
+            text = decimal_text(value)
+            if text is not None:
+                probes.append(Probe(action[:number.start] + text + action[number.end:],
+                                    f"the answer {how} {float(factor):g} (a unit slip)"))
+    return probes
 
 
 def _same_answer(cut: str, core: str) -> bool:

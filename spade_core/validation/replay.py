@@ -107,6 +107,22 @@ def replaying(actions: list[str]) -> Policy:
     return policy
 
 
+def replay_step(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool] | None:
+    """Replay the episode's first ``index`` actions, then play ``action`` in place of its next one: that step's
+    observation, reward and ``terminated`` (None if the environment failed or ended on the way)."""
+    env = c.env()
+    env.reset(seed=episode.seed)
+    for prefix_action in episode.actions[:index]:
+        *_, info = env.step(prefix_action)
+        if info.get("sandbox_error") is not None or env.done:
+            return None
+    obs, reward, terminated, _, info = env.step(action)
+    if info.get("sandbox_error") is not None:
+        c.shared_env = None
+        return None
+    return obs, float(reward), terminated
+
+
 def replay_then(c: Candidate, episode: Episode, action: str) -> dict[str, Any] | None:
     """Replay the episode's actions but the last, then play ``action``; the info of that step (None if the
     environment failed on the way)."""

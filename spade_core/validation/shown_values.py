@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from spade_core import linear_re
-from spade_core.validation.adversaries import MAX_OBSERVATION_CHARS, observation_values
+from spade_core.validation.adversaries import MAX_OBSERVATION_CHARS, TRIM, listed_items, observation_values
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
@@ -37,8 +37,6 @@ CONFIRM_SEEDS = 12
 """Solved seeds a suspicious position is tried on in all."""
 
 _OPTION = linear_re.compile(r"(?m)^\s*(?:\(?[A-Za-z0-9]{1,2}[).:]|[-*])\s+([^\n]{1,80})$")
-_LISTED = linear_re.compile(r"(?m):\s*([^:\n]{3,400})$")
-_TRIM = " \t.,;:!?()[]{}'\"`$"
 
 
 def shown_values(obs: str) -> list[str]:
@@ -46,13 +44,10 @@ def shown_values(obs: str) -> list[str]:
     after a colon, the numbers, choices and names the copying adversaries read, then every whitespace-separated
     token; each once, at most :data:`MAX_VALUES`."""
     obs = obs[:MAX_OBSERVATION_CHARS]
-    found = [m.group(1).strip(_TRIM) for m in _OPTION.finditer(obs)]
-    for match in _LISTED.finditer(obs):
-        items = match.group(1).replace(" or ", ",").split(",")
-        if len(items) >= 2:
-            found += [item.strip(_TRIM) for item in items]
+    found = [m.group(1).strip(TRIM) for m in _OPTION.finditer(obs)]
+    found += listed_items(obs)
     found += observation_values(obs, MAX_VALUES)
-    found += [token.strip(_TRIM) for token in obs.split()]
+    found += [token.strip(TRIM) for token in obs.split()]
     return [v for v in dict.fromkeys(found) if v][:MAX_VALUES]
 
 

@@ -133,13 +133,13 @@ STAGES: tuple[Stage, ...] = (
           rule="one ENV_SPEC dict literal with valid fields; exactly one class with the five methods"),
     Stage("exact_duplicate", check_exact_duplicate, off_driver=False, runs_code=False, budget_s=10.0,
           rejects_as=Status.DUPLICATE, needs=("structure",), reads=("manifest",),
-          rule="a new name (not a bundled environment's)"),
+          rule="a name no bundled environment has"),
     Stage("policy", check_policy, off_driver=True, runs_code=False, budget_s=10.0, needs=("structure",),
-          rule="only the IMPORTS above; no print/open/eval/exec/compile/globals/vars/dir/input, str.format "
-               "(use f-strings), global statements, dunder names or attributes, or other objects' _private attributes"),
+          rule="only the IMPORTS above; no print/open/eval/exec/compile/globals/vars/dir/input, str.format, "
+               "global statements, dunder names or attributes, or others' _private attributes"),
     Stage("instantiate", check_instantiate, off_driver=True, runs_code=True, budget_s=10.0,
           needs=("exact_duplicate", "policy"), reads=("manifest",), exports=("envs",),
-          rule="the class builds with its difficulty defaults and reset runs (every call takes milliseconds)"),
+          rule="the class builds with its difficulty defaults and reset runs (each call in milliseconds)"),
     Stage("contract", check_contract, off_driver=True, runs_code=True, budget_s=10.0, needs=("instantiate",),
           reads=("envs",),
           rule="the return types above, for any action (an empty one too; never raise); info is JSON data"),
@@ -153,8 +153,9 @@ STAGES: tuple[Stage, ...] = (
           reads=("envs",), rule="not solved at reset, nor by an empty or invalid action"),
     Stage("baselines", check_baselines, off_driver=True, runs_code=True, budget_s=90.0, needs=("determinism",),
           reads=_PLAYS,
-          rule=f"cheating policies win {_ADVERSARY}: constant answers, one action repeated, numbers copied from "
-               "the observation, many candidates in one action, counting 0, 1, 2, ..., random text"),
+          rule=f"cheating policies win {_ADVERSARY}: constants, one action repeated, values, list items or "
+               "examples shown, many candidates at once, counting 0, 1, 2, ..., "
+               "1 then 1 ± a feedback number, too-high/too-low search the reference does not need, random text"),
     Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
           rule=f"reference_action solves {_LIMITS.reference_min_success:.0%} of seeds or more (games: finishes "
@@ -172,7 +173,7 @@ STAGES: tuple[Stage, ...] = (
           needs=("determinism",), reads=_PLAYS,
           rule="rewards inside reward_range; the top reward only with success and terminated=True; malformed "
                "earns no more than wrong over an episode, nor than a lost game; observations under "
-               f"{_LIMITS.max_observation_chars} characters, not growing with the history"),
+               f"{_LIMITS.max_observation_chars} characters and not growing"),
     Stage("reward_rule", check_reward_rule, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",),
           reads=_PLAYS, rule=reward_rule(_LIMITS.nonsolving_max_share)),
     Stage("hint", check_hint, off_driver=True, runs_code=True, budget_s=60.0, needs=("reference",), reads=_PLAYS,
@@ -204,8 +205,8 @@ STAGES: tuple[Stage, ...] = (
     # its deadline covers the probe model's own play too (a tiny model on a loaded CPU: 50 s for 3 arms x 8 seeds)
     Stage("calibration", check_calibration, off_driver=False, runs_code=True, budget_s=300.0, needs_all=True,
           reads=("envs", "manifest"),
-          rule="with a probe model: it solves some seeds with the hint and some without, not all without, and "
-               "far fewer from the hint alone"),
+          rule="with a probe model: it solves some seeds with the hint and some without, not all without, far "
+               "fewer from the hint alone"),
 )
 """The pipeline, cheapest first. ``novelty`` reads the driver's environment memory; ``calibration`` plays the
 driver's probe policy (a model, typically), so both stay on the driver."""

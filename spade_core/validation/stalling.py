@@ -2,7 +2,10 @@
 
 The property: in a game, a seat that only stalls (passes, waits, offers a draw, repeats a no-op) and does not win
 earns strictly less than a win pays. Stalling is played at one seat against the reference and at every seat at once
-(self-play: when both seats stall, a draw or the turn limit comes; if that pays like a win, self-play learns to pass).
+(self-play: when both seats stall, a draw or the turn limit comes; if that pays like a win, self-play learns to pass),
+and, where the game lists its legal moves, by both seats choosing legal moves that never end the game
+(:func:`prolonging`): a game without a pass reaches its draw or turn limit that way, which must not report success
+or pay a seat what a win pays.
 A win pays what the winner of a reference-versus-reference game earns (the least of those, or the top of the declared
 range when no reference game has a winner). A seat that wins because the other forfeited is not stalling's fault
 and is not judged here (a random or constant policy that wins is the ``baselines`` stage's).
@@ -10,13 +13,17 @@ and is not judged here (a random or constant policy that wins is the ``baselines
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+from spade_core.contract.env import LEGAL_MOVES_KEY, SpadeEnv
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, Policy, reference_policy
 from spade_core.validation.invariants import GIVING_UP
 from spade_core.validation.replay import labelled, replaying, seat_winner
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "passing or stalling to a draw or the turn limit earns less than a win"
+RULE = "a draw or the turn limit reached by passing, stalling or dodging every ending earns less than a win"
 
 STALLS = tuple(dict.fromkeys([w for w in GIVING_UP if w != "resign"] + ["wait", "stay", "draw", "offer draw",
                                                                         "check", "no move", ""]))
@@ -75,6 +82,46 @@ def _games(c: Candidate, word: str, seed: int) -> list[tuple[Episode, tuple[int,
     return out
 
 
+PROLONG_CANDIDATES = 6
+"""Legal moves a prolonging seat tries per turn for one that does not end the game."""
+PROLONG_BUDGET = 4000
+"""Simulated steps one prolonging game may spend looking ahead; past it a seat plays its first candidate."""
+
+
+def prolonging(c: Candidate, seed: int) -> Policy:
+    """Every seat plays a legal move (``info['legal_moves']``, in a seeded order) after which the game goes on, found
+    by replaying the game so far with it on a second instance: both seats steer clear of every ending, so the game
+    reaches the draw or the turn limit a game without passes still has (three men's morris shuffling, a race held
+    back)."""
+    rng = random.Random(seed)
+    sim = c.new_env()
+    state: dict[str, Any] = {"history": [], "env": None, "spent": 0}
+
+    def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+        if state["env"] is not env or env.turn == 0:
+            state["env"], state["history"] = env, []
+        legal = info.get(LEGAL_MOVES_KEY)
+        if not isinstance(legal, list) or not legal or not all(isinstance(m, str) for m in legal):
+            return ""
+        order = rng.sample(legal, len(legal))[:PROLONG_CANDIDATES]
+        chosen = order[0]
+        for move in order:
+            if state["spent"] + len(state["history"]) + 1 > PROLONG_BUDGET:
+                break
+            sim.reset(seed=seed)
+            for past in state["history"]:
+                sim.step(past)
+            _, _, terminated, truncated, _ = sim.step(move)
+            state["spent"] += len(state["history"]) + 1
+            if not (terminated or truncated):
+                chosen = move
+                break
+        state["history"].append(chosen)
+        return chosen
+
+    return policy
+
+
 def check_stalling(c: Candidate) -> StageResult:
     assert c.manifest is not None
     stage = "stalling"
@@ -101,5 +148,21 @@ def check_stalling(c: Candidate) -> StageResult:
                                          ["pay a draw strictly less than a win (e.g. 0 against +1/-1)",
                                           "pay nothing for passing; end a game of passes as a draw worth less"],
                                          rule=RULE, earned=round(returns[seat], 4), win=round(win, 4))
+    seed = c.config.seeds[0]
+    policy = prolonging(c, seed)
+    episode = labelled(c.run(seed, policy, seats={p: policy for p in range(players)},
+                             max_steps=min(c.manifest.max_turns, MAX_STEPS)), "every seat steering clear of every ending")
+    played += 1
+    winner = seat_winner(episode.final_info, players)
+    if episode.error is None and winner is None:
+        returns = seat_returns(episode, players)
+        rich = [seat for seat in range(players) if returns[seat] >= win - 1e-9]
+        if rich or episode.final_info.get("success") is True:
+            ending = "a draw" if episode.finished else f"the turn limit ({len(episode.steps)} turns)"
+            who = f"seat {rich[0]} earns {returns[rich[0]]:g}" if rich else "its last move reports success"
+            return fail_rule(stage, f"seed {seed}: {episode.label} reaches {ending}; {who} without winning (a win "
+                             f"pays {win:g})", ["a draw or the turn limit is scored like a win"],
+                             ["on a draw set info['success'] = False and pay less than a win (e.g. 0 to every seat)"],
+                             rule=RULE)
     return ok(stage, f"{played} stalling games (pass, wait, draw offers, ... at one seat and at every seat): no seat "
               f"that does not win earns the {win:g} a win pays")

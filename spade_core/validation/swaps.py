@@ -19,13 +19,17 @@ from spade_core.validation.mutations import (
     json_mutants,
     memorising,
     program_in,
+    reordered_results,
+    shifted_results,
     wrong_answer,
     wrong_programs,
 )
+from spade_core.validation.precision import IMPLIED_MISS_UNITS
 from spade_core.validation.replay import labelled, replay_then, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "another seed's correct actions, a generic wrong program or a call with changed arguments fail"
+RULE = ("another seed's correct actions, wrong programs (generic, examples only, lists reversed, floats "
+        f"{IMPLIED_MISS_UNITS} last-place units off) or a call with changed arguments fail")
 
 
 def solved_references(c: Candidate) -> list[Episode]:
@@ -86,7 +90,8 @@ def _wins(c: Candidate, episode: Episode, variant: Variant) -> bool:
 
 def _feedback_memoriser(c: Candidate, episode: Episode, program: Program) -> Episode | None:
     """A failed try (every function returning 0), then a program that only answers the examples shown so far, the
-    feedback's included (None where the task allows one try, or shows no example)."""
+    feedback's included, else echoes its input or returns 0 as the failed try did (None where the task allows one
+    try, or shows no example)."""
     assert c.manifest is not None
     if c.manifest.max_turns < 2 or len(episode.steps) != 1:
         return None
@@ -96,10 +101,16 @@ def _feedback_memoriser(c: Candidate, episode: Episode, program: Program) -> Epi
     first = labelled(c.run(episode.seed, replaying([wrong]), max_steps=1), "a failed try")
     if first.error is not None or not first.steps or first.steps[0][3] or first.steps[0][4] or first.success:
         return None
-    shown = memorising(program, "\n".join([first.reset_obs, first.steps[0][1]]), echo=True)
-    if shown is None:
-        return None
-    return labelled(c.run(episode.seed, replaying([wrong, shown.action]), max_steps=2), shown.what)
+    seen = "\n".join([first.reset_obs, first.steps[0][1]])
+    tried = None
+    for otherwise in ("echo", "zero"):  # a feedback listing only failing tests: the failed try's 0 passes the rest
+        shown = memorising(program, seen, otherwise=otherwise)
+        if shown is None:
+            return None
+        tried = labelled(c.run(episode.seed, replaying([wrong, shown.action]), max_steps=2), shown.what)
+        if tried.success:
+            return tried
+    return tried
 
 
 def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult | None, int]:
@@ -118,6 +129,22 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                                                                "its value", "the tests are too few or never run"],
                                  ["assert exact expected values on several inputs, edge cases included"],
                                  rule=RULE), tried
+        reordered = reordered_results(program, last_obs)
+        tried += reordered is not None
+        if reordered is not None and _wins(c, episode, reordered):
+            return fail_rule(stage, f"seed {episode.seed}: {reordered.what} is accepted, though the task shows "
+                             "results whose order matters", ["the tests compare the result's items without their "
+                                                             "order (sorted(...), set(...), Counter(...))"],
+                             ["compare the returned list itself with the expected list",
+                              "or say in the task that any order is accepted"], rule=RULE), tried
+        shifted = shifted_results(program, last_obs)
+        tried += shifted is not None
+        if shifted is not None and _wins(c, episode, shifted):
+            return fail_rule(stage, f"seed {episode.seed}: {shifted.what} is accepted; the task states no "
+                             "tolerance and its examples show short decimals", ["the tests compare within a "
+                                                                                "tolerance the task does not state"],
+                             ["compare with the exact rounded value", "or state the tolerance in the task"],
+                             rule=RULE), tried
         leaked = _feedback_memoriser(c, episode, program)
         tried += 1
         if leaked is not None and leaked.success:

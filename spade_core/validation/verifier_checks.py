@@ -11,6 +11,7 @@ from spade_core.plugins.domains import answer_kind
 from spade_core.validation.adversaries import (
     random_legal,
 )
+from spade_core.validation.answer_numbers import answer_number
 from spade_core.validation.baselines import adversary_seeds
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import (
@@ -25,14 +26,18 @@ from spade_core.validation.precision import (
 )
 from spade_core.validation.probes import (
     MAX_TOLERANCE,
+    Probe,
     deviation,
     equivalents,
     mirrored,
     near_misses,
+    one_off,
+    scaled_misses,
     tolerance_probes,
 )
 from spade_core.validation.replay import (
     labelled,
+    replay_step,
     replay_then,
     seat_winner,
 )
@@ -45,9 +50,9 @@ item (a cell, a guess) and a program's constants are code."""
 
 def verifier_rule(seat_max_share: float) -> str:
     """The stage's rule as the designer prompt states it."""
-    return (f"near misses (sign flip, neighbour, permutation, answer in longer text, moved {float(2 * MAX_TOLERANCE):.0%}; "
+    return (f"near misses (sign flip, neighbour, permutation, in longer text, moved {float(2 * MAX_TOLERANCE):.0%}; "
             f"unstated tolerance: {float(WHOLE_NUMBER_MISS):g} off a whole number, {IMPLIED_MISS_UNITS} last-place "
-            f"units off a 1-{IMPLIED_MAX_PLACES} place decimal) wrong, equivalent forms (spaces, 42.0, "
+            f"units off a 1-{IMPLIED_MAX_PLACES} place decimal; a unit slip (x3.6), earlier steps too) wrong, equivalent forms (spaces, 42.0, "
             f"2/6 for 1/3, Tue for Tuesday, N for no, within a stated tolerance up to {float(MAX_TOLERANCE):.0%}) right; "
             f"two-player: no seat wins {seat_max_share:.0%} of reference or random legal games")
 
@@ -88,6 +93,11 @@ def check_verifier(c: Candidate) -> StageResult:
                             ["the check is too loose (substring, prefix, absolute value, sorted letters or "
                              "'any number' matching)"],
                             ["compare the parsed answer exactly (or numerically) with the expected one"])
+        if answer_kind(c.manifest.domain) == "numeric":
+            earlier = _earlier_answers(c, episode)
+            tried += earlier.tried
+            if earlier.failure is not None:
+                return earlier.failure
         if answer_kind(c.manifest.domain) in PRECISION_KINDS:
             outside = _outside_precision(c, episode, finals)
             tried += outside.tried
@@ -111,6 +121,31 @@ def check_verifier(c: Candidate) -> StageResult:
 class _Probed:
     tried: int
     failure: StageResult | None = None
+
+
+EARLIER_STEPS = 2
+"""Earlier answer steps of a multi-step numeric task probed (the first ones that answer with one number)."""
+
+
+def _earlier_answers(c: Candidate, episode: Episode) -> _Probed:
+    """The reference's earlier answers in a multi-step numeric task, each one off and moved by a unit slip
+    (:func:`~spade_core.validation.probes.scaled_misses`), must not be taken as the reference's: a wrong answer met
+    with the very observation, reward and ending the right one gets is accepted as right."""
+    tried = 0
+    steps = [k for k, action in enumerate(episode.actions[:-1]) if answer_number(action) is not None]
+    for k in steps[:EARLIER_STEPS]:
+        action, obs, reward, terminated, _ = episode.steps[k]
+        bumped = one_off(action)
+        probes = [*([Probe(bumped, "the answer one off")] if bumped else []), *scaled_misses(action)]
+        for probe in probes:
+            tried += 1
+            if replay_step(c, episode, k, probe.action) == (obs, reward, terminated):
+                return _Probed(tried, fail(
+                    "verifier", f"seed {episode.seed}, step {k + 1}: {probe.what} {probe.action[:80]!r} is met "
+                    f"exactly as the right answer {action[:80]!r} is", ["an earlier step's check accepts a wrong "
+                                                                         "value (another unit, a loose match)"],
+                    ["check every step's answer as exactly as the final one"]))
+    return _Probed(tried)
 
 
 def _outside_precision(c: Candidate, episode: Episode, finals: list[str]) -> _Probed:

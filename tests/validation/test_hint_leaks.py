@@ -240,3 +240,10 @@ def test_one_off_is_a_different_answer_in_the_same_form(answer: str) -> None:
         assert wrong is not None
     assert wrong is None or (wrong != answer and len(wrong) >= len(answer))
     assert one_off("\\boxed{42}") == "\\boxed{43}" and one_off("123") == "124" and one_off("east") == "easu"
+
+
+def test_a_range_centred_on_the_answer_is_a_weak_leak() -> None:
+    hint = DecodedText("The value asked for lies strictly between 155/2 and 159/2.")
+    assert [leak.decoder for leak in find_leaks(hint, "\\boxed{157/2}") if leak.decoder == "bracket"] == ["bracket"]
+    assert all(not leak.strong for leak in find_leaks(hint, "\\boxed{157/2}"))
+    assert not [leak for leak in find_leaks(hint, "\\boxed{80}") if leak.decoder == "bracket"]

@@ -14,6 +14,8 @@ from spade_core.validation.mutations import (
     json_mutants,
     memorising,
     program_in,
+    reordered_results,
+    shifted_results,
     shown_examples,
     wrong_programs,
 )
@@ -108,3 +110,23 @@ def test_examples_are_read_wherever_they_stand_and_an_echo_answers_the_rest() ->
     code = program_in(echo.action)
     assert code is not None
     assert _run(code.code, "count_above([], 5)") == 0 and _run(code.code, "count_above([4, 4], 3)") == [4, 4]
+
+
+def test_list_results_are_reversed_only_where_the_task_shows_an_ordered_list() -> None:
+    program = program_in("```python\ndef merge(a, b):\n    return sorted(a + b)\n```")
+    assert program is not None
+    shown = "Implement merge.\n  merge([1, 4], [2]) == [1, 2, 4]\n"
+    reordered = reordered_results(program, shown)
+    assert reordered is not None and "result[::-1]" in reordered.action and "merge_as_written = merge" in reordered.action
+    assert reordered_results(program, shown + "The items may come in any order.") is None
+    assert reordered_results(program, "Implement merge.\n  merge([1], []) == [1]\n") is None  # one item: no order
+
+
+def test_float_results_are_moved_ten_units_of_the_places_the_examples_show() -> None:
+    program = program_in("```python\ndef balance(p, r):\n    return round(p * (1 + r), 2)\n```")
+    assert program is not None
+    shifted = shifted_results(program, "  balance(100, 0.05) == 105.0\n  balance(10, 0.111) == 11.11\n")
+    assert shifted is not None and "10 * 10 ** -2" in shifted.action
+    assert shifted_results(program, "  balance(1, 0.5) == 1.49999\n") is None  # a float as computed
+    assert shifted_results(program, "  balance(1, 1) == 2.0\nAnswers within 0.5 are accepted.") is None
+    assert shifted_results(program, "  balance(1, 1) == 'two'\n") is None

@@ -21,7 +21,7 @@ from spade_core.validation.precision import (
     precision,
     stated_bands,
 )
-from spade_core.validation.probes import near_misses
+from spade_core.validation.probes import near_misses, scaled_misses
 
 CORPUS = Path(__file__).parent
 
@@ -135,3 +135,10 @@ def test_a_whole_euro_comparison_of_a_price_to_the_cent_is_rejected_at_the_verif
     report = validate_source(flawed)
     assert report.failed_stage == "verifier", report.message
     assert "2 decimal places" in report.message, report.message
+
+
+def test_a_unit_slip_is_tried_both_ways_in_the_answers_own_form() -> None:
+    moved = [p.action for p in scaled_misses("\\boxed{25}")]
+    assert "\\boxed{90}" in moved and "\\boxed{324}" in moved and "\\boxed{2.5}" in moved  # km/h for m/s, its square
+    assert [p.action for p in scaled_misses("12.5 km")][:2] == ["125 km", "1.25 km"]
+    assert scaled_misses("\\boxed{0}") == [] and scaled_misses("\\boxed{1/3}") == []

@@ -22,11 +22,11 @@ VERIFY_EXPORTS = ("clean_move", "move_tokens", "move_integers", "safe_echo", "ze
 GUIDANCE = """\
 WHAT TO BUILD: a single-player puzzle with feedback every turn (deduction like Mastermind, planning like Tower of
 Hanoi, a scripted opponent like Nim) or a two-player zero-sum game whose two seats are BOTH played by the agent
-(tic-tac-toe, Connect Four, Kuhn poker as a match). The rules or material come from the document; the agent must
+(Connect Four, Kuhn poker). The rules or material come from the document; the agent must
 be able to learn the rules from the first observation.
 
-MOVES: parse every move with spade_domains.games.verify (see the API REFERENCE): clean_move, move_tokens /
-move_integers, safe_echo to quote the agent, zero_sum_rewards(winner, players) for final rewards. A malformed move
+MOVES: parse every move with spade_domains.games.verify (see the API REFERENCE; safe_echo quotes the agent,
+zero_sum_rewards(winner, players) gives final rewards). A malformed move
 gets info["format_error"] (the expected form); a well-formed illegal move gets info["action_is_valid"] = False and
 an observation that says why.
 
@@ -37,8 +37,7 @@ info["success"] = the last mover won; the step reward is the mover's. Three inva
 forfeit. Make chance-heavy games a multi-hand match so skill decides the winner.
 
 HINT: a rule, a threat or a strategic fact ("the nim-sum should be zero after your move"), never the move or
-the solution, and no text that is itself a winning move. A difficulty knob
-changes the search space, scramble depth, guesses allowed or board size.
+the solution. A difficulty knob changes the search space, scramble depth, guesses allowed or board size.
 """
 
 

@@ -85,7 +85,7 @@ class GridPaths:
         # A guess within 25% of the count is flagged as close (feedback only).
         near = abs(guess - self.answer) <= max(1, self.answer // 4)
         reward = 0.0
-        lead = f"{safe_echo(given)} is {'close but ' if near else ''}{'too high' if guess > self.answer else 'too low'}."
+        lead = f"{safe_echo(given)} is {'close but ' if near else ''}not the count."
         self.done = out_of_turns
         if out_of_turns:
             return f"{lead} Out of turns; the count was {self.answer}.", reward, False, True, {"success": False}

@@ -87,7 +87,7 @@ class GridPathCounting:
         # Closeness credit: a guess within 25% of the count shows the method is nearly right.
         near = abs(guess - self.answer) <= max(1, self.answer // 4)
         reward = 0.3 if near else 0.0
-        lead = f"{safe_echo(given)} is {'close but ' if near else ''}{'too high' if guess > self.answer else 'too low'}."
+        lead = f"{safe_echo(given)} is {'close but ' if near else ''}not the count."
         self.done = out_of_turns
         if out_of_turns:
             return f"{lead} Out of turns; the count was {self.answer}.", reward, False, True, {"success": False}
