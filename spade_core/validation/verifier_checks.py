@@ -20,9 +20,11 @@ from spade_core.validation.episodes import (
 from spade_core.validation.precision import (
     IMPLIED_MAX_PLACES,
     IMPLIED_MISS_UNITS,
+    OUTSIDE_FACTOR,
     WHOLE_NUMBER_MISS,
     outside_precision,
     precision,
+    stated_bands,
 )
 from spade_core.validation.probes import (
     MAX_TOLERANCE,
@@ -129,15 +131,17 @@ EARLIER_STEPS = 2
 
 def _earlier_answers(c: Candidate, episode: Episode) -> _Probed:
     """The reference's earlier answers in a multi-step numeric task, each one off and moved by a unit slip
-    (:func:`~spade_core.validation.probes.scaled_misses`), must not be taken as the reference's: a wrong answer met
-    with the very observation, reward and ending the right one gets is accepted as right."""
+    (:func:`~spade_core.validation.probes.scaled_misses`), where that lies beyond any tolerance the task may keep
+    (:func:`_far_off`), must not be taken as the reference's: a wrong answer met with the very observation, reward
+    and ending the right one gets is accepted as right."""
     tried = 0
     steps = [k for k, action in enumerate(episode.actions[:-1]) if answer_number(action) is not None]
     for k in steps[:EARLIER_STEPS]:
         action, obs, reward, terminated, _ = episode.steps[k]
         bumped = one_off(action)
         probes = [*([Probe(bumped, "the answer one off")] if bumped else []), *scaled_misses(action)]
-        for probe in probes:
+        seen = "\n".join([episode.reset_obs, *episode.observations[:k + 1]])
+        for probe in [p for p in probes if _far_off(p.action, action, seen)]:
             tried += 1
             if replay_step(c, episode, k, probe.action) == (obs, reward, terminated):
                 return _Probed(tried, fail(
@@ -146,6 +150,19 @@ def _earlier_answers(c: Candidate, episode: Episode) -> _Probed:
                                                                          "value (another unit, a loose match)"],
                     ["check every step's answer as exactly as the final one"]))
     return _Probed(tried)
+
+
+def _far_off(probe: str, answer: str, seen: str) -> bool:
+    """Whether ``probe`` lies beyond every tolerance the task may keep for ``answer``: past
+    :data:`~spade_core.validation.precision.OUTSIDE_FACTOR` times the widest band the observations ``seen`` state
+    and past twice :data:`~spade_core.validation.probes.MAX_TOLERANCE` of the answer (an unstated tolerance)."""
+    mine, theirs = answer_number(probe), answer_number(answer)
+    if mine is None or theirs is None:
+        return False
+    bands = stated_bands(seen, theirs.value)
+    widest = max((b.band for b in bands), default=Fraction(0))
+    off = abs(mine.value - theirs.value)
+    return off > OUTSIDE_FACTOR * widest and off > 2 * MAX_TOLERANCE * abs(theirs.value)
 
 
 def _outside_precision(c: Candidate, episode: Episode, finals: list[str]) -> _Probed:
