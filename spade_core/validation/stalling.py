@@ -88,13 +88,12 @@ PROLONG_BUDGET = 4000
 """Simulated steps one prolonging game may spend looking ahead; past it a seat plays its first candidate."""
 
 
-def prolonging(c: Candidate, seed: int) -> Policy:
+def prolonging(sim: SpadeEnv, seed: int) -> Policy:
     """Every seat plays a legal move (``info['legal_moves']``, in a seeded order) after which the game goes on, found
-    by replaying the game so far with it on a second instance: both seats steer clear of every ending, so the game
-    reaches the draw or the turn limit a game without passes still has (three men's morris shuffling, a race held
-    back)."""
+    by replaying the game so far with it on ``sim``, a second instance: both seats steer clear of every ending, so
+    the game reaches the draw or the turn limit a game without passes still has (three men's morris shuffling, a race
+    held back). A look-ahead that fails counts as an ending."""
     rng = random.Random(seed)
-    sim = c.new_env()
     state: dict[str, Any] = {"history": [], "env": None, "spent": 0}
 
     def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
@@ -108,18 +107,26 @@ def prolonging(c: Candidate, seed: int) -> Policy:
         for move in order:
             if state["spent"] + len(state["history"]) + 1 > PROLONG_BUDGET:
                 break
-            sim.reset(seed=seed)
-            for past in state["history"]:
-                sim.step(past)
-            _, _, terminated, truncated, _ = sim.step(move)
             state["spent"] += len(state["history"]) + 1
-            if not (terminated or truncated):
+            if _goes_on(sim, seed, state["history"], move):
                 chosen = move
                 break
         state["history"].append(chosen)
         return chosen
 
     return policy
+
+
+def _goes_on(sim: SpadeEnv, seed: int, history: list[str], move: str) -> bool:
+    """Whether the game ``history`` then ``move`` has not ended (replayed on ``sim``; a failure is an ending)."""
+    try:
+        sim.reset(seed=seed)
+        for past in history:
+            sim.step(past)
+        _, _, terminated, truncated, info = sim.step(move)
+    except Exception:  # the candidate's own failure in a look-ahead: not a move that goes on
+        return False
+    return not (terminated or truncated or info.get("sandbox_error") is not None)
 
 
 def check_stalling(c: Candidate) -> StageResult:
@@ -149,9 +156,14 @@ def check_stalling(c: Candidate) -> StageResult:
                                           "pay nothing for passing; end a game of passes as a draw worth less"],
                                          rule=RULE, earned=round(returns[seat], 4), win=round(win, 4))
     seed = c.config.seeds[0]
-    policy = prolonging(c, seed)
-    episode = labelled(c.run(seed, policy, seats={p: policy for p in range(players)},
-                             max_steps=min(c.manifest.max_turns, MAX_STEPS)), "every seat steering clear of every ending")
+    sim = c.new_env()
+    try:
+        policy = prolonging(sim, seed)
+        episode = labelled(c.run(seed, policy, seats={p: policy for p in range(players)},
+                                 max_steps=min(c.manifest.max_turns, MAX_STEPS)),
+                           "every seat steering clear of every ending")
+    finally:
+        sim.close()
     played += 1
     winner = seat_winner(episode.final_info, players)
     if episode.error is None and winner is None:
