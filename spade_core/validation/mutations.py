@@ -148,31 +148,41 @@ _ANY_ORDER = linear_re.compile(
     r"relevant|checked)|unordered|order is irrelevant|regardless of order|either order)\b")
 
 
-def reordered_results(program: Program, text: str) -> Variant | None:
-    """The reference program with every top-level function's list result reversed: right items in the wrong order,
-    which a task that shows an ordered list result (an example whose value lists two or more different items) must
-    fail. None where ``text`` says the order does not matter, or shows no such example."""
-    tree = parse_source(program.code)
-    functions = [n for n in getattr(tree, "body", []) if isinstance(n, ast.FunctionDef)]
-    if _ANY_ORDER.search(text[:MAX_EXAMPLE_TEXT]) or not functions:
-        return None
-    ordered = [value for _, value in shown_examples(text, {f.name for f in functions})
-               if isinstance(value, ast.List) and len({ast.dump(item) for item in value.elts}) >= 2]
-    if not ordered:
-        return None
+def _functions(program: Program) -> list[ast.FunctionDef]:
+    return [n for n in getattr(parse_source(program.code), "body", []) if isinstance(n, ast.FunctionDef)]
+
+
+def _wrapped(program: Program, functions: list[ast.FunctionDef], returned: str, what: str) -> Variant | None:
+    """The program with each top-level function wrapped: it calls the function as written, keeps its value as
+    ``result`` and returns the expression ``returned`` instead (None where that does not parse)."""
     lines = [program.code.rstrip(), ""]
     for function in functions:
         original = f"{function.name}_as_written"
         lines += [f"{original} = {function.name}", "",
                   f"def {function.name}(*args, **kwargs):",
                   f"    result = {original}(*args, **kwargs)",
-                  "    return result[::-1] if isinstance(result, list) else result", ""]
+                  f"    return {returned}", ""]
     code = "\n".join(lines)
     try:
         parse_source(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return Variant(program.render(code), "the reference program with its list results reversed")
+    return Variant(program.render(code), what)
+
+
+def reordered_results(program: Program, text: str) -> Variant | None:
+    """The reference program with every top-level function's list result reversed: right items in the wrong order,
+    which a task that shows an ordered list result (an example whose value lists two or more different items) must
+    fail. None where ``text`` says the order does not matter, or shows no such example."""
+    functions = _functions(program)
+    if _ANY_ORDER.search(text[:MAX_EXAMPLE_TEXT]) or not functions:
+        return None
+    ordered = [value for _, value in shown_examples(text, {f.name for f in functions})
+               if isinstance(value, ast.List) and len({ast.dump(item) for item in value.elts}) >= 2]
+    if not ordered:
+        return None
+    return _wrapped(program, functions, "result[::-1] if isinstance(result, list) else result",
+                    "the reference program with its list results reversed")
 
 
 _SIGNIFICANT = linear_re.compile(r"(?i)significant")
@@ -183,9 +193,8 @@ def shifted_results(program: Program, text: str) -> Variant | None:
     place its shown examples use (``== 2013.61``: 0.10 more), as short decimals with nothing stated are judged
     (:mod:`~spade_core.validation.precision`). None where the examples show no float of 1 to 3 places (or a
     non-numeric result), or ``text`` states a tolerance or speaks of significant figures."""
-    tree = parse_source(program.code)
-    functions = [n for n in getattr(tree, "body", []) if isinstance(n, ast.FunctionDef)]
-    if not functions or _SIGNIFICANT.search(text[:MAX_EXAMPLE_TEXT]) or stated_bands(text[:MAX_EXAMPLE_TEXT], Fraction(1)):
+    functions, shown = _functions(program), text[:MAX_EXAMPLE_TEXT]
+    if not functions or _SIGNIFICANT.search(shown) or stated_bands(shown, Fraction(1)):
         return None
     values = [ast.unparse(value).lstrip("-") for _, value in shown_examples(text, {f.name for f in functions})]
     if not values or not all(_PLAIN_NUMBER.fullmatch(v) for v in values):
@@ -193,21 +202,11 @@ def shifted_results(program: Program, text: str) -> Variant | None:
     places = max((len(v.split(".")[1]) for v in values if "." in v), default=0)
     if not 1 <= places <= IMPLIED_MAX_PLACES:
         return None
-    shift = f"{IMPLIED_MISS_UNITS} * 10 ** -{places}"
-    lines = [program.code.rstrip(), ""]
-    for function in functions:
-        original = f"{function.name}_as_written"
-        lines += [f"{original} = {function.name}", "",
-                  f"def {function.name}(*args, **kwargs):",
-                  f"    result = {original}(*args, **kwargs)",
-                  f"    return round(result + {shift}, {places}) if isinstance(result, float) else result", ""]
-    code = "\n".join(lines)
-    try:
-        parse_source(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return Variant(program.render(code), f"the reference program with its float results moved by "
-                                          f"{IMPLIED_MISS_UNITS} units of their last decimal place")
+    return _wrapped(program, functions,
+                    f"round(result + {IMPLIED_MISS_UNITS} * 10 ** -{places}, {places}) if isinstance(result, float) "
+                    "else result",
+                    f"the reference program with its float results moved by {IMPLIED_MISS_UNITS} units of their "
+                    "last decimal place")
 
 
 _PLAIN_NUMBER = linear_re.compile(r"[0-9]+(?:\.[0-9]+)?")

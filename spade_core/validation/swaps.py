@@ -129,22 +129,18 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                                                                "its value", "the tests are too few or never run"],
                                  ["assert exact expected values on several inputs, edge cases included"],
                                  rule=RULE), tried
-        reordered = reordered_results(program, last_obs)
-        tried += reordered is not None
-        if reordered is not None and _wins(c, episode, reordered):
-            return fail_rule(stage, f"seed {episode.seed}: {reordered.what} is accepted, though the task shows "
-                             "results whose order matters", ["the tests compare the result's items without their "
-                                                             "order (sorted(...), set(...), Counter(...))"],
-                             ["compare the returned list itself with the expected list",
-                              "or say in the task that any order is accepted"], rule=RULE), tried
-        shifted = shifted_results(program, last_obs)
-        tried += shifted is not None
-        if shifted is not None and _wins(c, episode, shifted):
-            return fail_rule(stage, f"seed {episode.seed}: {shifted.what} is accepted; the task states no "
-                             "tolerance and its examples show short decimals", ["the tests compare within a "
-                                                                                "tolerance the task does not state"],
-                             ["compare with the exact rounded value", "or state the tolerance in the task"],
-                             rule=RULE), tried
+        for variant, shown, causes, fix in (
+                (reordered_results(program, last_obs), ", though the task shows results whose order matters",
+                 "the tests compare the result's items without their order (sorted(...), set(...), Counter(...))",
+                 ["compare the returned list itself with the expected list",
+                  "or say in the task that any order is accepted"]),
+                (shifted_results(program, last_obs), "; the task states no tolerance and its examples show short "
+                 "decimals", "the tests compare within a tolerance the task does not state",
+                 ["compare with the exact rounded value", "or state the tolerance in the task"])):
+            tried += variant is not None
+            if variant is not None and _wins(c, episode, variant):
+                return fail_rule(stage, f"seed {episode.seed}: {variant.what} is accepted{shown}", [causes], fix,
+                                 rule=RULE), tried
         leaked = _feedback_memoriser(c, episode, program)
         tried += 1
         if leaked is not None and leaked.success:
