@@ -162,6 +162,11 @@ def _wrapped(program: Program, functions: list[ast.FunctionDef], returned: str, 
                   f"def {function.name}(*args, **kwargs):",
                   f"    result = {original}(*args, **kwargs)",
                   f"    return {returned}", ""]
+    return _parsed_variant(program, lines, what)
+
+
+def _parsed_variant(program: Program, lines: list[str], what: str) -> Variant | None:
+    """The program's place filled with ``lines``, where they parse (None otherwise)."""
     code = "\n".join(lines)
     try:
         parse_source(code)
@@ -349,15 +354,10 @@ def memorising(program: Program, text: str, echo: bool = False, *, otherwise: st
         lines += [f"def {name}(*args, **kwargs):", f"    for shown, named, value in [{table}]:",
                   "        if list(args) == list(shown) and kwargs == named:", "            return value",
                   f"    return {fallback}", ""]
-    code = "\n".join(lines)
-    try:
-        parse_source(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
     kind = otherwise or ("echo" if echo else "none")
     what = f"a program that only answers the {len(examples)} examples shown" + {
         "none": "", "echo": ", else echoes its input", "zero": ", else returns 0"}[kind]
-    return Variant(program.render(code), what)
+    return _parsed_variant(program, lines, what)
 
 
 def _literal(text: str) -> Any:
