@@ -128,8 +128,6 @@ def near_misses(action: str, domain: str) -> list[Probe]:
             probes.append(Probe(template.render(outside), f"the answer moved by {float(2 * MAX_TOLERANCE):.0%}"))
         probes.append(Probe(template.render(f"{_format(value)} {_format(value + 7)} {_format(value * 3 + 1)}"),
                             "the answer followed by other candidates"))
-    if answer_kind(domain) == "numeric":
-        probes += scaled_misses(action)
     elif core:
         letters = core
         for variant, what in ((letters[::-1], "the answer reversed"),
@@ -139,6 +137,8 @@ def near_misses(action: str, domain: str) -> list[Probe]:
             if variant.lower() != letters.lower():
                 probes.append(Probe(template.render(variant), what))
         probes.append(Probe(template.render(f"{core} {core[::-1]} x"), "the answer followed by other candidates"))
+    if answer_kind(domain) == "numeric":
+        probes += scaled_misses(action)
     return _unique(probes, action)
 
 
