@@ -14,6 +14,14 @@ MAX_ANSWER_CHARS = 200
 """Only an action this short is read for its number (an answer, a unit-ful value, one finishing tool call)."""
 
 _LITERAL = linear_re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_WHOLE = linear_re.compile(r"-?[0-9]+")
+
+
+def whole_answer(action: str) -> str | None:
+    """The answer of ``action`` (its core: :func:`~spade_core.validation.hint_leaks.answer_core`) when that is a plain
+    whole number (``\\boxed{-42}``, ``Answer: 7``), else None."""
+    core = answer_core(action)
+    return core if _WHOLE.fullmatch(core) else None
 
 
 @dataclass(frozen=True)

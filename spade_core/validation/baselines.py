@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spade_core import linear_re
 from spade_core.seeding import screening_seeds
 from spade_core.validation.adversaries import (
     ActionTemplate,
@@ -13,13 +12,13 @@ from spade_core.validation.adversaries import (
     bisection,
     direction,
 )
+from spade_core.validation.answer_numbers import whole_answer
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import (
     random_text_policy,
     reference_policy,
     repeat_first_policy,
 )
-from spade_core.validation.hint_leaks import answer_core
 from spade_core.validation.replay import (
     answer_template,
     policy_wins,
@@ -139,7 +138,7 @@ def feedback_search(c: Candidate, template: ActionTemplate) -> Adversary | None:
     if any(len(answers) > 1 for answers in answers_by_opening.values()):
         return None  # one opening, several answers: a hidden secret, found by search by design (a guessing game)
     answers = [int(core) for e in episodes for action, *_ in e.steps
-               if _WHOLE.fullmatch(core := answer_core(action)) and len(core) <= MAX_SEARCH_DIGITS]
+               if (core := whole_answer(action)) is not None and len(core) <= MAX_SEARCH_DIGITS]
     if len(set(answers)) < 2:
         return None
     return bisection(template, min(answers), max(answers))
@@ -147,7 +146,6 @@ def feedback_search(c: Candidate, template: ActionTemplate) -> Adversary | None:
 
 MAX_SEARCH_DIGITS = 12
 """Answers longer than this are not searched (and bound the integers built from agent-free text)."""
-_WHOLE = linear_re.compile(r"-?[0-9]+")
 
 
 def _adversary_causes(name: str) -> list[str]:

@@ -24,8 +24,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from spade_core import linear_re
-from spade_core.validation.answer_numbers import answer_number
-from spade_core.validation.hint_leaks import answer_core
+from spade_core.validation.answer_numbers import answer_number, whole_answer
 from spade_core.validation.probes import Probe, decimal_text
 
 OUTSIDE_FACTOR = 3
@@ -47,7 +46,6 @@ _NEAREST_BAND = {"whole number": Fraction(1, 2), "integer": Fraction(1, 2), "uni
 _SPEAKS_OF_PRECISION = linear_re.compile(
     r"(?i)(?:toleran|approximat|rounded|round to|round your|round the|nearest|accura|precis|decimal place|"
     r"significant|roughly|±|\+/-)")
-_WHOLE = linear_re.compile(r"-?[0-9]+")
 
 IMPLIED_MAX_PLACES = 3
 """The most decimal places a reference's answers may have for their last place to be read as the task's precision:
@@ -108,7 +106,7 @@ def precision(observations: str, answer: str, others: Sequence[str] = (), *,
         return replace(widest, miss=-(-widest.miss // unit) * unit)
     if _SPEAKS_OF_PRECISION.search(observations):
         return None
-    if whole_numbers and all(_WHOLE.fullmatch(answer_core(a)) for a in (answer, *others)):
+    if whole_numbers and all(whole_answer(a) is not None for a in (answer, *others)):
         return Precision(Fraction(0), "the reference answers with whole numbers and the task states no tolerance",
                          WHOLE_NUMBER_MISS)
     numbers = [answer_number(a) for a in (answer, *others)]

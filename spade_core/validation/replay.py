@@ -107,9 +107,9 @@ def replaying(actions: list[str]) -> Policy:
     return policy
 
 
-def replay_step(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool] | None:
-    """Replay the episode's first ``index`` actions, then play ``action`` in place of its next one: that step's
-    observation, reward and ``terminated`` (None if the environment failed or ended on the way)."""
+def _replayed(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool, dict[str, Any]] | None:
+    """Replay the episode's first ``index`` actions, then play ``action``: that step's observation, reward,
+    ``terminated`` and info (None if the environment failed or ended on the way)."""
     env = c.env()
     env.reset(seed=episode.seed)
     for prefix_action in episode.actions[:index]:
@@ -120,20 +120,18 @@ def replay_step(c: Candidate, episode: Episode, index: int, action: str) -> tupl
     if info.get("sandbox_error") is not None:
         c.shared_env = None
         return None
-    return obs, float(reward), terminated
+    return obs, float(reward), terminated, info
+
+
+def replay_step(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool] | None:
+    """Replay the episode's first ``index`` actions, then play ``action`` in place of its next one: that step's
+    observation, reward and ``terminated`` (None if the environment failed or ended on the way)."""
+    played = _replayed(c, episode, index, action)
+    return None if played is None else played[:3]
 
 
 def replay_then(c: Candidate, episode: Episode, action: str) -> dict[str, Any] | None:
     """Replay the episode's actions but the last, then play ``action``; the info of that step (None if the
     environment failed on the way)."""
-    env = c.env()
-    env.reset(seed=episode.seed)
-    for prefix_action in episode.actions[:-1]:
-        *_, info = env.step(prefix_action)
-        if info.get("sandbox_error") is not None or env.done:
-            return None
-    *_, info = env.step(action)
-    if info.get("sandbox_error") is not None:
-        c.shared_env = None
-        return None
-    return info
+    played = _replayed(c, episode, len(episode.actions) - 1, action)
+    return None if played is None else played[3]
