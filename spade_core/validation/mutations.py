@@ -102,11 +102,26 @@ def _mutate(node: ast.AST) -> None:
         node.op = _SWAPS[type(node.op)]()
 
 
-def code_mutants(program: Program) -> list[Variant]:
-    """The program with one literal or operator changed at a time."""
+def _evenly(items: list[Any], limit: int) -> list[Any]:
+    """``limit`` items spaced evenly over ``items`` (all of them when there are no more)."""
+    if len(items) <= limit:
+        return items
+    return [items[round(i * (len(items) - 1) / max(limit - 1, 1))] for i in range(limit)]
+
+
+def code_mutants(program: Program, limit: int = MAX_MUTANTS, *, spread: bool = False) -> list[Variant]:
+    """The program with one literal or operator changed at a time: at the first ``limit`` sites in reading order, or
+    with ``spread`` at ``limit`` sites spaced evenly over the whole program (its deeper branches too), half of them
+    literals and these first (a changed literal rarely makes a loop endless, a swapped operator often does)."""
     tree = parse_source(program.code)
+    sites = list(enumerate(_mutation_sites(tree)))
+    if spread:
+        literals = [site for site in sites if isinstance(site[1][0], ast.Constant)]
+        others = [site for site in sites if site not in literals]
+        shown = min(len(literals), max(limit - len(others), (limit + 1) // 2))
+        sites = _evenly(literals, shown) + _evenly(others, limit - shown)
     out = []
-    for index, (_, what) in enumerate(_mutation_sites(tree)[:MAX_MUTANTS]):
+    for index, (_, what) in sites[:limit]:
         mutated = copy.deepcopy(tree)
         node = _mutation_sites(mutated)[index][0]
         _mutate(node)
@@ -212,6 +227,42 @@ def shifted_results(program: Program, text: str) -> Variant | None:
                     "else result",
                     f"the reference program with its float results moved by {IMPLIED_MISS_UNITS} units of their "
                     "last decimal place")
+
+
+def _last_place(value: ast.expr) -> float:
+    """One unit of the last decimal place a shown float is written to (``1234.57`` -> 0.01): a result that close
+    meets the example as shown (a program rounding one place finer does); 0 for anything else."""
+    text = ast.unparse(value).lstrip("-")
+    if isinstance(value, (ast.Constant, ast.UnaryOp)) and _PLAIN_NUMBER.fullmatch(text) and "." in text:
+        return 10.0 ** -len(text.split(".")[1])
+    return 0.0
+
+
+def example_breaking(program: Program, mutant: Variant, text: str) -> Variant | None:
+    """A program that is ``mutant`` where the mutant gets one of the examples ``text`` shows wrong that the reference
+    gets right, and otherwise has every top-level function return None: it passes the task's tests only where they
+    pass a program that breaks the task's own examples (hidden tests that never reach a branch the examples do).
+    The examples are judged at import, once with the reference's functions and once with the mutant's; a float
+    meets a shown one within a unit of its last written place. None where
+    the text shows no example of the program's functions, or the mutant holds no program."""
+    functions, changed = _functions(program), program_in(mutant.action)
+    examples = shown_examples(text, {f.name for f in functions})
+    if not examples or changed is None:
+        return None
+    table = ", ".join(f"(lambda: {ast.unparse(call)}, {ast.unparse(value)}, {_last_place(value)!r})"
+                      for call, value in examples)
+    lines = [program.code.rstrip(), "", "", "def spade_examples_right():", "    right = []",
+             f"    for call, value, place in [{table}]:", "        try:", "            got = call()",
+             "            if isinstance(got, (int, float)) and isinstance(value, float):",
+             "                right.append(abs(got - value) <= place)", "            else:",
+             "                right.append(got == value)",
+             "        except Exception:", "            right.append(False)", "    return right", "", "",
+             "spade_reference_right = spade_examples_right()", "", changed.code.rstrip(), "", "",
+             "spade_mutant_right = spade_examples_right()",
+             "if not any(r and not m for r, m in zip(spade_reference_right, spade_mutant_right)):"]
+    for function in functions:
+        lines += [f"    def {function.name}(*args, **kwargs):", "        return None", ""]
+    return _parsed_variant(program, lines, f"{mutant.what}, which gets a shown example wrong")
 
 
 _PLAIN_NUMBER = linear_re.compile(r"[0-9]+(?:\.[0-9]+)?")
@@ -389,25 +440,51 @@ def _changed(value: Any) -> Any:
     return "x"
 
 
+TOOL_KEYS = ("name", "tool", "function")
+"""Where a JSON tool call names its tool (the arguments are every other key where it keeps no ``ARGUMENT_KEYS``)."""
+
+
+@dataclass(frozen=True)
+class JsonCall:
+    """A JSON tool call found in an action, and how to send the same call with other arguments."""
+
+    action: str
+    data: dict[str, Any]
+    key: str | None
+    arguments: dict[str, Any]
+
+    @property
+    def tool(self) -> str:
+        name = next((self.data[k] for k in TOOL_KEYS if isinstance(self.data.get(k), str)), "")
+        return name
+
+    def render(self, arguments: dict[str, Any]) -> str:
+        action = self.action
+        start, end = (0, len(action)) if action.strip().startswith(("{", "[")) else \
+            (action.find("{"), action.rfind("}") + 1)
+        whole = {**self.data, self.key: arguments} if self.key else \
+            {**{k: v for k, v in self.data.items() if k in TOOL_KEYS}, **arguments}
+        return action[:start] + json.dumps(whole) + action[end:]
+
+
+def json_call(action: str) -> JsonCall | None:
+    """The action's JSON tool call (None when it holds no JSON object)."""
+    data = json_action(action)
+    if not isinstance(data, dict):
+        return None
+    key = next((k for k in ARGUMENT_KEYS if isinstance(data.get(k), dict)), None)
+    arguments = data[key] if key else {k: v for k, v in data.items() if k not in TOOL_KEYS}
+    return JsonCall(action, data, key, arguments)
+
+
 def json_mutants(action: str) -> tuple[list[Variant], Variant | None]:
     """One variant per argument of a JSON call (each changed alone) and one with every argument changed at once
     (None when the action holds no JSON object with arguments)."""
-    data = json_action(action)
-    if not isinstance(data, dict):
+    call = json_call(action)
+    if call is None or not call.arguments:
         return [], None
-    key = next((k for k in ARGUMENT_KEYS if isinstance(data.get(k), dict)), None)
-    arguments = data[key] if key else {k: v for k, v in data.items() if k not in ("name", "tool", "function")}
-    if not arguments:
-        return [], None
-    start, end = (0, len(action)) if action.strip().startswith(("{", "[")) else \
-        (action.find("{"), action.rfind("}") + 1)
-
-    def render(new_arguments: dict[str, Any]) -> str:
-        whole = {**data, key: new_arguments} if key else {**data, **new_arguments}
-        return action[:start] + json.dumps(whole) + action[end:]
-
-    singles = [Variant(render({**arguments, name: _changed(value)}), f"the call with argument {name!r} changed")
-               for name, value in list(arguments.items())[:MAX_MUTANTS]]
-    every = Variant(render({name: _changed(value) for name, value in arguments.items()}),
+    singles = [Variant(call.render({**call.arguments, name: _changed(value)}), f"the call with argument {name!r} "
+                       "changed") for name, value in list(call.arguments.items())[:MAX_MUTANTS]]
+    every = Variant(call.render({name: _changed(value) for name, value in call.arguments.items()}),
                     "the call with every argument changed")
     return singles, every

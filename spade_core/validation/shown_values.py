@@ -26,6 +26,7 @@ from spade_core.validation.episodes import Episode
 from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
 from spade_core.validation.replay import answer_template, replay_then, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
+from spade_core.validation.shown_floods import flood_episodes, winning_flood
 
 RULE = "no shown value (option, list item, number) given as the answer wins on most seeds"
 
@@ -131,5 +132,15 @@ def check_shown_values(c: Candidate) -> StageResult:
                          ["compare the answer with the one value this seed's task makes right",
                           "shuffle where the right option is listed"], rule=RULE,
                          wins=f"{len(seeds)}/{tried[k]}", allowed=limit)
-    return ok(stage, f"{sum(tried.values())} values the task shows tried as the answer: none wins on more than "
-              f"{limit:.0%} of seeds")
+    flooded = flood_episodes(c, solved, shown_values)
+    won = winning_flood(flooded, limit)
+    if won is not None:
+        seeds = [f.seed for f in won if f.success]
+        return fail_rule(stage, f"the reference's {won[0].what} wins on {len(seeds)} of {len(won)} seeds "
+                         f"(seeds {', '.join(map(str, seeds[:4]))}): one call naming every option shown solves the "
+                         "task", ["the tool acts on every value of a list, or the check asks only that the right "
+                                  "value is among those given"],
+                         ["accept one value where the task asks for one", "check that nothing but the right values "
+                          "was given"], rule=RULE, wins=f"{len(seeds)}/{len(won)}", allowed=limit)
+    return ok(stage, f"{sum(tried.values())} values the task shows tried as the answer, {len(flooded)} calls given "
+              f"every shown value at once: none wins on more than {limit:.0%} of seeds")

@@ -9,13 +9,17 @@ every single-argument change passes. Domain-agnostic: actions are parsed as JSON
 
 from __future__ import annotations
 
+import time
+
 from spade_core.validation.adversaries import observation_values
+from spade_core.validation.argument_swaps import argument_swaps, unchecked_argument
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import (
     Program,
     Variant,
     code_mutants,
+    example_breaking,
     json_mutants,
     memorising,
     program_in,
@@ -27,6 +31,12 @@ from spade_core.validation.mutations import (
 from spade_core.validation.precision import IMPLIED_MISS_UNITS
 from spade_core.validation.replay import labelled, replay_then, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
+
+EXAMPLE_MUTANTS = 8
+"""Single changes of the reference program, spread over it, tried against the task's shown examples (one run each)."""
+
+SLOW_RUN_S = 2.0
+"""A run of one changed program slower than this (it loops, most likely) ends the search through the others."""
 
 RULE = ("another seed's correct actions, wrong programs (generic, examples only, lists reversed, floats "
         f"{IMPLIED_MISS_UNITS} last-place units off) or a call with changed arguments fail")
@@ -74,6 +84,20 @@ def check_swap(c: Candidate) -> StageResult:
         tried += n
         if problem:
             return problem
+    swaps = argument_swaps(c, list(refs.values()))
+    tried += len(swaps)
+    unchecked = unchecked_argument(swaps, c.config.swap_max_share)
+    if unchecked is not None:
+        (tool, name), results = unchecked
+        first = next(s for s in results if s.success)
+        return fail_rule(stage, f"seed {first.seed}'s reference with the {name!r} of its {tool!r} call set to seed "
+                         f"{first.other}'s value still solves seed {first.seed}; {sum(s.success for s in results)} "
+                         f"of {len(results)} such swaps succeed (the call is needed: without it the reference fails)",
+                         [f"the check reads whether {tool!r} was called, not the {name!r} it was given (a file's name "
+                          "and not its contents, a booking and not its date)"],
+                         [f"compare the {name!r} of each {tool!r} call (or the state it leaves) with this seed's "
+                          "values"], rule=RULE, swaps=f"{sum(s.success for s in results)}/{len(results)}",
+                         allowed=c.config.swap_max_share)
     return ok(stage, f"{tried} swapped trajectories and structural variants checked; another seed's answer solved "
               f"{len(won)} of {len(pairs)} seeds")
 
@@ -149,6 +173,20 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                              ["the feedback to a failing program prints hidden tests with their expected values"],
                              ["report how many hidden tests failed, or show failing shown examples only"],
                              rule=RULE), tried
+        for mutant in code_mutants(program, EXAMPLE_MUTANTS, spread=True):
+            breaking = example_breaking(program, mutant, last_obs)
+            if breaking is None:
+                break
+            tried += 1
+            started = time.monotonic()
+            if _wins(c, episode, breaking):
+                return fail_rule(stage, f"seed {episode.seed}: the reference program with {mutant.what} gets an "
+                                 "example the task shows wrong, and still passes every test",
+                                 ["the tests never reach a case the task's own examples show (an edge case, a "
+                                  "branch)"], ["draw tests that cover every case the examples show, or include the "
+                                               "examples among the tests"], rule=RULE), tried
+            if time.monotonic() - started > SLOW_RUN_S:
+                break  # a change that loops costs the task's whole time limit: one such run ends the search
         mutants = code_mutants(program)
         passed = 0
         for mutant in mutants if len(mutants) >= 3 else []:

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from spade_core.validation.mutations import (
     code_mutants,
+    example_breaking,
+    json_call,
     json_mutants,
     memorising,
     program_in,
@@ -130,3 +132,67 @@ def test_float_results_are_moved_ten_units_of_the_places_the_examples_show() -> 
     assert shifted_results(program, "  balance(1, 0.5) == 1.49999\n") is None  # a float as computed
     assert shifted_results(program, "  balance(1, 1) == 2.0\nAnswers within 0.5 are accepted.") is None
     assert shifted_results(program, "  balance(1, 1) == 'two'\n") is None
+
+
+def _namespace(variant_action: str) -> dict:
+    """Our own generated program (from a trusted test program), run in the test to see which functions it keeps."""
+    program = program_in(variant_action)
+    assert program is not None
+    namespace: dict = {}
+    exec(program.code, namespace)  # noqa: S102 - trusted text built from this test's own program
+    return namespace
+
+
+def test_example_breaking_keeps_the_mutant_only_where_it_gets_a_shown_example_wrong() -> None:
+    program = program_in("def double(x):\n    return x * 2\n")
+    assert program is not None
+    mutants = code_mutants(program, 8, spread=True)
+    assert [m.what for m in mutants] == ["the literal 2 changed", "the operator Mult swapped"]
+    both = "Examples: double(2) == 4; double(0) == 0"
+    kept = [_namespace(example_breaking(program, m, both).action)["double"](5) for m in mutants]  # type: ignore[union-attr]
+    assert kept == [15, 7]  # x * 3 gets double(2) wrong, x + 2 gets double(0) wrong: each mutant is kept
+    only_two = "Example: double(2) == 4"
+    kept = [_namespace(example_breaking(program, m, only_two).action)["double"](5) for m in mutants]  # type: ignore
+    assert kept == [15, None]  # x + 2 gets double(2) right: every function returns None instead
+    assert example_breaking(program, mutants[0], "no examples here") is None
+
+
+def test_example_breaking_ignores_examples_the_reference_itself_gets_wrong() -> None:
+    program = program_in("def half(x):\n    return x / 2\n")
+    assert program is not None
+    mutant = code_mutants(program, 8, spread=True)[0]  # x / 3
+    right_wrong = "half(1) -> 0.5; half(3) -> 1.2"  # the reference gets the second (mistyped) example wrong too
+    assert _namespace(example_breaking(program, mutant, right_wrong).action)["half"](4) == 4 / 3  # type: ignore
+    only_wrong = "half(3) -> 1.2; half(8) -> 4.02"  # examples the reference misses decide nothing
+    assert _namespace(example_breaking(program, mutant, only_wrong).action)["half"](4) is None  # type: ignore
+
+
+def test_spread_mutants_put_literals_first_and_reach_deep_sites() -> None:
+    code = "def f(xs):\n" + "".join(f"    a{i} = xs[{i}] + {i + 1}\n" for i in range(12)) + "    return a11\n"
+    program = program_in(code)
+    assert program is not None
+    first = code_mutants(program)
+    spread = code_mutants(program, 4, spread=True)
+    assert len(first) == 6 and all("a11 = xs[11] + 12" in m.action for m in first)  # the first sites only
+    assert [m.what.split()[1] for m in spread] == ["literal", "literal", "operator", "operator"]
+    assert any("a11 = xs[11] + 12" not in m.action for m in spread[:2])  # the last literals are reached
+
+
+def test_json_call_renders_other_arguments_in_place() -> None:
+    call = json_call('Now: {"tool": "write_file", "path": "a.txt", "content": "12"} done')
+    assert call is not None and call.tool == "write_file" and call.arguments == {"path": "a.txt", "content": "12"}
+    again = json.loads(call.render({"path": "a.txt", "content": "13"})[5:-5])
+    assert again == {"tool": "write_file", "path": "a.txt", "content": "13"}
+    nested = json_call('{"name": "book", "arguments": {"slot": 3}}')
+    assert nested is not None and nested.tool == "book" and json.loads(nested.render({"slot": 4})) == {
+        "name": "book", "arguments": {"slot": 4}}
+    assert json_call("move north") is None
+
+
+def test_a_float_one_unit_of_its_last_shown_place_away_meets_the_example() -> None:
+    program = program_in("def cents(x):\n    return round(x, 2)\n")
+    assert program is not None
+    finer = code_mutants(program, 8, spread=True)[0]  # round(x, 3): 1.235 for the shown 1.23
+    assert "round(x, 3)" in finer.action
+    variant = example_breaking(program, finer, "cents(1.23456) -> 1.23")
+    assert variant is not None and _namespace(variant.action)["cents"](2.0) is None

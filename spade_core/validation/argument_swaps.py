@@ -1,0 +1,108 @@
+"""Every argument the task decides is checked: one argument swapped for another seed's value fails.
+
+The property: where two seeds' references make the same call (the n-th call of one tool) with different values for
+one argument, that argument is the task's to decide; the seed's reference with that one value replaced by the other
+seed's must not solve the seed, when the call is needed at all (the reference without it fails: a read whose answer
+the replay ignores is not). A state check that reads a report's file name and not its contents, or a booking check
+that never reads the date, passes such swaps on every seed; a task that accepts any of several right values passes
+only where the other seed's value happens to be right on this one too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from spade_core.validation.candidate import Candidate
+from spade_core.validation.episodes import Episode
+from spade_core.validation.mutations import JsonCall, json_call
+from spade_core.validation.replay import labelled, replaying, too_often
+
+OTHER_SEEDS = 2
+"""Other solved seeds whose argument values are swapped into each seed's reference."""
+MAX_EPISODES = 48
+"""Replays the check plays at most per candidate (swaps and the needed-call replays together)."""
+MIN_SWAPS = 3
+"""Swaps of one argument needed before its success rate can decide."""
+
+
+@dataclass(frozen=True)
+class Swap:
+    seed: int
+    other: int
+    tool: str
+    argument: str
+    success: bool
+
+
+def _calls(actions: list[str]) -> dict[tuple[str, int], tuple[int, JsonCall]]:
+    """The reference's JSON calls by (tool, how many calls of that tool came before), with their step index."""
+    calls: dict[tuple[str, int], tuple[int, JsonCall]] = {}
+    seen: dict[str, int] = defaultdict(int)
+    for index, action in enumerate(actions):
+        call = json_call(action)
+        if call is None or not call.tool:
+            continue
+        calls[(call.tool, seen[call.tool])] = (index, call)
+        seen[call.tool] += 1
+    return calls
+
+
+class _Budget:
+    def __init__(self, episodes: int) -> None:
+        self.left = episodes
+
+    def take(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
+def _needed(c: Candidate, episode: Episode, index: int, budget: _Budget, cache: dict[tuple[int, int], bool]) -> bool:
+    """Whether the reference fails without its ``index``-th action (its last is needed by definition)."""
+    if index == len(episode.actions) - 1:
+        return True
+    if (episode.seed, index) not in cache:
+        if not budget.take():
+            return False
+        actions = episode.actions[:index] + episode.actions[index + 1:]
+        replay = c.run(episode.seed, replaying(actions), max_steps=len(actions))
+        cache[(episode.seed, index)] = not replay.success
+    return cache[(episode.seed, index)]
+
+
+def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
+    """Each seed's reference with one argument of one needed call set to another seed's value (the next
+    :data:`OTHER_SEEDS` solved seeds), replayed; within :data:`MAX_EPISODES` replays."""
+    budget, needed, swaps = _Budget(MAX_EPISODES), {}, []
+    for i, episode in enumerate(refs):
+        own = _calls(episode.actions)
+        for other in (refs[(i + k) % len(refs)] for k in range(1, min(OTHER_SEEDS, len(refs) - 1) + 1)):
+            theirs = _calls(other.actions)
+            for site in own.keys() & theirs.keys():
+                index, call = own[site]
+                differing = [(name, theirs[site][1].arguments[name]) for name, value in call.arguments.items()
+                             if name in theirs[site][1].arguments and theirs[site][1].arguments[name] != value]
+                if not differing or not _needed(c, episode, index, budget, needed):
+                    continue
+                for name, value in differing:
+                    if not budget.take():
+                        return swaps
+                    actions = list(episode.actions)
+                    actions[index] = call.render({**call.arguments, name: value})
+                    replay = labelled(c.run(episode.seed, replaying(actions), max_steps=len(actions)),
+                                      f"seed {episode.seed}'s reference with {site[0]}'s {name!r} of seed "
+                                      f"{other.seed}")
+                    swaps.append(Swap(episode.seed, other.seed, site[0], name, replay.success))
+    return swaps
+
+
+def unchecked_argument(swaps: list[Swap], max_share: float) -> tuple[tuple[str, str], list[Swap]] | None:
+    """The first (tool, argument) whose swaps succeed too often to be chance: (its key, its swaps), else None."""
+    by_argument: dict[tuple[str, str], list[Swap]] = defaultdict(list)
+    for swap in swaps:
+        by_argument[(swap.tool, swap.argument)].append(swap)
+    for key, tried in by_argument.items():
+        won = sum(s.success for s in tried)
+        if len(tried) >= MIN_SWAPS and too_often(won, len(tried), max_share):
+            return key, tried
+    return None

@@ -1,0 +1,34 @@
+"""Argument swaps: the (tool, argument) whose swapped-in values from other seeds keep winning is named; chance wins
+of a task that accepts several right values are not."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spade_core.validation.argument_swaps import MIN_SWAPS, Swap, _calls, unchecked_argument
+
+
+def swaps(tool: str, argument: str, wins: list[bool]) -> list[Swap]:
+    return [Swap(seed, seed + 1, tool, argument, won) for seed, won in enumerate(wins)]
+
+
+def test_an_argument_whose_swaps_always_win_is_named() -> None:
+    found = unchecked_argument(swaps("write_file", "path", [False] * 6) + swaps("write_file", "content", [True] * 6),
+                               0.5)
+    assert found is not None and found[0] == ("write_file", "content") and len(found[1]) == 6
+
+
+@given(st.lists(st.booleans(), max_size=12))
+def test_too_few_or_chance_wins_name_nothing(wins: list[bool]) -> None:
+    found = unchecked_argument(swaps("book", "slot", wins), 0.5)
+    if len(wins) < MIN_SWAPS or sum(wins) <= len(wins) // 2:
+        assert found is None
+
+
+def test_calls_are_keyed_by_tool_and_occurrence() -> None:
+    actions = ['{"tool": "read_file", "path": "a"}', "not json", '{"tool": "write_file", "path": "x", "content": "1"}',
+               '{"tool": "write_file", "path": "y", "content": "2"}', '{"tool": "finish"}']
+    calls = _calls(actions)
+    assert sorted(calls) == [("finish", 0), ("read_file", 0), ("write_file", 0), ("write_file", 1)]
+    assert calls[("write_file", 1)][0] == 3 and calls[("write_file", 1)][1].arguments == {"path": "y", "content": "2"}
