@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import JsonCall, json_call
-from spade_core.validation.replay import labelled, replaying, too_often
+from spade_core.validation.replay import labelled, needed, replaying, too_often
 
 OTHER_SEEDS = 2
 """Other solved seeds whose argument values are swapped into each seed's reference."""
@@ -58,15 +58,11 @@ class _Budget:
 
 
 def _needed(c: Candidate, episode: Episode, index: int, budget: _Budget, cache: dict[tuple[int, int], bool]) -> bool:
-    """Whether the reference fails without its ``index``-th action (its last is needed by definition)."""
-    if index == len(episode.actions) - 1:
-        return True
+    """Whether the reference fails without its ``index``-th action (False once the budget is spent)."""
     if (episode.seed, index) not in cache:
-        if not budget.take():
+        if index < len(episode.actions) - 1 and not budget.take():
             return False
-        actions = episode.actions[:index] + episode.actions[index + 1:]
-        replay = c.run(episode.seed, replaying(actions), max_steps=len(actions))
-        cache[(episode.seed, index)] = not replay.success
+        cache[(episode.seed, index)] = needed(c, episode, index)
     return cache[(episode.seed, index)]
 
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 from spade_core import linear_re
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
+from spade_core.validation.forbidden_calls import forbidden_tries
 from spade_core.validation.read_only import call_name
 from spade_core.validation.replay import labelled, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "tool tasks: success needs the state the steps made, not only what the final answer claims"
+RULE = ("tool tasks: success needs the state the steps made, not only what the final answer claims; a tool the task "
+        "forbids never reaches the goal")
 
 SEEDS = 6
 """Solved reference seeds the property is tried on."""
@@ -81,11 +83,32 @@ def _unneeded_step(c: Candidate, reference: Episode) -> tuple[int, str, str] | N
     return None
 
 
+def _forbidden_shortcut(c: Candidate) -> StageResult | None:
+    """The stage's failure where a tool the task forbids, made in place of the reference's needed calls, solves
+    most seeds (:mod:`~spade_core.validation.forbidden_calls`)."""
+    solved = [e for e in c.reference_episodes if e.success and e.error is None and e.steps]
+    tries = forbidden_tries(c, solved)
+    won = [t for t in tries if t.success]
+    if not too_often(len(won), len(tries), c.config.unneeded_step_max_share):
+        return None
+    first = won[0]
+    return fail_rule("final_state", f"seed {first.seed}: the reference with its needed calls made with {first.tool!r} "
+                     f"instead solves the seed, though the task says {first.rule[:160]!r}; so on {len(won)} of "
+                     f"{len(tries)} tries", [f"the goal state is reached by {first.tool!r} too (deleting what should be "
+                                            "settled, skipping what should be done)", "the forbidden tool is not refused"],
+                     [f"refuse {first.tool!r} as the task says, or make using it fail the task",
+                      "check the goal by what was done, not only by what is left"], rule=RULE,
+                     forbidden=f"{len(won)}/{len(tries)}")
+
+
 def check_final_state(c: Candidate) -> StageResult:
     assert c.manifest is not None
     stage = "final_state"
     if c.manifest.players != 1:
         return ok(stage, "two-player game: the board decides")
+    forbidden = _forbidden_shortcut(c)
+    if forbidden is not None:
+        return forbidden
     solved = [e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) >= 3][:SEEDS]
     if not solved:
         return ok(stage, "no solved seed of three or more steps")

@@ -458,6 +458,11 @@ class JsonCall:
         name = next((self.data[k] for k in TOOL_KEYS if isinstance(self.data.get(k), str)), "")
         return name
 
+    def calling(self, tool: str) -> str:
+        """The same call, with the same arguments, of another tool."""
+        key = next((k for k in TOOL_KEYS if isinstance(self.data.get(k), str)), TOOL_KEYS[0])
+        return JsonCall(self.action, {**self.data, key: tool}, self.key, self.arguments).render(self.arguments)
+
     def render(self, arguments: dict[str, Any]) -> str:
         action = self.action
         start, end = (0, len(action)) if action.strip().startswith(("{", "[")) else \

@@ -46,7 +46,7 @@ def call_name(action: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _listed_commands(obs: str) -> list[str]:
+def listed_commands(obs: str) -> list[str]:
     """The first word of each item the observation lists after "Commands:", "Tools:" or "Actions:"."""
     out = []
     for match in _LISTED.finditer(obs[:4000]):
@@ -61,7 +61,7 @@ def information_actions(c: Candidate, reference: Episode) -> list[str]:
     """The actions the stage repeats, from what the environment states (see the module's docstring)."""
     assert c.manifest is not None
     json_calls = any(call_name(a) is not None for a in reference.actions)
-    names = [*c.manifest.tools, *_listed_commands(reference.reset_obs)]
+    names = [*c.manifest.tools, *listed_commands(reference.reset_obs)]
     tried = list(reference.actions[:-1])  # first: real arguments, the calls most likely to be paid
     if json_calls:
         names += [n for n in map(call_name, reference.actions) if n is not None]

@@ -135,3 +135,12 @@ def replay_then(c: Candidate, episode: Episode, action: str) -> dict[str, Any] |
     environment failed on the way)."""
     played = _replayed(c, episode, len(episode.actions) - 1, action)
     return None if played is None else played[3]
+
+
+def needed(c: Candidate, episode: Episode, index: int) -> bool:
+    """Whether the episode fails without its ``index``-th action (a replay of the others; its last is needed by
+    definition, as nothing after it could solve the seed)."""
+    if index >= len(episode.actions) - 1:
+        return True
+    actions = episode.actions[:index] + episode.actions[index + 1:]
+    return not c.run(episode.seed, replaying(actions), max_steps=len(actions)).success

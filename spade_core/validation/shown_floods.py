@@ -1,6 +1,6 @@
 """Every shown value at once: a call that names all the options the task showed must not solve it.
 
-The property: where the reference's call passes a value an earlier observation showed (a slot of the proposed
+The property: where the reference's needed call (it fails without it) passes a value an earlier observation showed (a slot of the proposed
 ones, an id of the listed ones; or a list of such values), the same call passing every value of that shape the
 first observation showing it showed (as a list, and for text as one comma-separated string) does not solve the seed
 on most seeds. A
@@ -20,7 +20,7 @@ from spade_core import linear_re
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import JsonCall, json_call
-from spade_core.validation.replay import labelled, replaying, too_often
+from spade_core.validation.replay import labelled, needed, replaying, too_often
 
 SEEDS = 4
 """Solved seeds whose references are replayed with flooded calls."""
@@ -93,7 +93,8 @@ def floods(call: JsonCall, earlier: list[list[str]]) -> list[tuple[str, str]]:
 
 def flood_episodes(c: Candidate, solved: list[Episode], shown_values: Callable[[str], list[str]]) -> list[Flood]:
     """The first :data:`SEEDS` solved references, each replayed with one call's argument flooded (its other actions
-    as they were), :data:`PER_SEED` replays each at most; ``shown_values`` reads an observation's values."""
+    as they were), within :data:`PER_SEED` replays each (the replay judging whether a call is needed included);
+    ``shown_values`` reads an observation's values."""
     results: list[Flood] = []
     for episode in solved[:SEEDS]:
         played = 0
@@ -102,7 +103,13 @@ def flood_episodes(c: Candidate, solved: list[Episode], shown_values: Callable[[
             if call is None or not call.arguments:
                 continue
             earlier = [shown_values(obs) for obs in episode.observations[:index + 1]]
-            for flooded, what in floods(call, earlier)[:PER_SEED - played]:
+            tries = floods(call, earlier)[:PER_SEED - played]
+            if not tries:
+                continue
+            played += 1
+            if not needed(c, episode, index):  # a read's arguments change nothing the replay does
+                continue
+            for flooded, what in tries:
                 played += 1
                 actions = list(episode.actions)
                 actions[index] = flooded
