@@ -343,6 +343,35 @@ def direction(obs: str) -> int:
     return -1 if down and not up else 1 if up and not down else 0
 
 
+def range_listing(template: ActionTemplate, low: int, high: int, max_chars: int) -> list[Adversary]:
+    """One action holding many whole numbers, bare and in the answer format, repeated to the end: every one from
+    ``min(low, 0)`` to ``2 * high`` where that fits in ``max_chars`` (the action limit), else as many from ``low``
+    (the least of the reference's answers over seeds) up to ``high`` as fit. A verifier that accepts the reply when
+    any number in it is right is won with it."""
+    room = max_chars - len(template.render(""))
+    listing, whole = _listed(min(low, 0), max(2 * high, high), room)
+    if not whole:
+        listing, _ = _listed(low, high, room)
+    if not listing:
+        return []
+    shown = f"the whole numbers {listing[:12]}...{listing[-12:]} in one reply"
+    return [Adversary(shown, lambda: (lambda env, obs, info: listing)),
+            Adversary(f"{shown}, in the answer format", lambda: (lambda env, obs, info: template.render(listing)))]
+
+
+def _listed(start: int, stop: int, max_chars: int) -> tuple[str, bool]:
+    """The numbers from ``start`` on, space-separated, up to ``stop`` or as many as ``max_chars`` holds ("" when not
+    even two fit), and whether all of them up to ``stop`` did."""
+    out: list[str] = []
+    size = -1
+    for n in range(start, stop + 1):
+        size += len(str(n)) + 1
+        if size > max_chars:
+            return (" ".join(out) if len(out) >= 2 else ""), False
+        out.append(str(n))
+    return (" ".join(out) if len(out) >= 2 else ""), True
+
+
 def bisection(template: ActionTemplate, low: int, high: int) -> Adversary:
     """Binary search between ``low`` and ``high`` (the range of the reference's answers over seeds, which an agent
     learns in training) steered by the feedback's direction (:func:`direction`); feedback that points nowhere starts

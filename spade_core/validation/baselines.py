@@ -11,6 +11,7 @@ from spade_core.validation.adversaries import (
     adversaries,
     bisection,
     direction,
+    range_listing,
 )
 from spade_core.validation.answer_numbers import whole_answer
 from spade_core.validation.candidate import Candidate
@@ -101,6 +102,8 @@ def check_baselines(c: Candidate) -> StageResult:
              Adversary("a random action repeated every turn", repeat_first_policy)]
     search = None if single else feedback_search(c, template)
     pool += [search] if search is not None else []
+    answers = whole_answers(c)
+    pool += range_listing(template, min(answers), max(answers), c.manifest.max_action_chars) if answers else []
     results = [adversary_rate(c, [adversary]) for adversary in pool]
     limit = c.config.baseline_max_success
     bad = [r for r in results if too_often(r.wins, r.episodes, limit)]
@@ -137,8 +140,7 @@ def feedback_search(c: Candidate, template: ActionTemplate) -> Adversary | None:
         answers_by_opening.setdefault(e.reset_obs, set()).add(e.steps[0][0])
     if any(len(answers) > 1 for answers in answers_by_opening.values()):
         return None  # one opening, several answers: a hidden secret, found by search by design (a guessing game)
-    answers = [int(core) for e in episodes for action, *_ in e.steps
-               if (core := whole_answer(action)) is not None and len(core) <= MAX_SEARCH_DIGITS]
+    answers = whole_answers(c)
     if len(set(answers)) < 2:
         return None
     return bisection(template, min(answers), max(answers))
@@ -146,6 +148,13 @@ def feedback_search(c: Candidate, template: ActionTemplate) -> Adversary | None:
 
 MAX_SEARCH_DIGITS = 12
 """Answers longer than this are not searched (and bound the integers built from agent-free text)."""
+
+
+def whole_answers(c: Candidate) -> list[int]:
+    """The whole-number answers of the reference's every step, over the seeds it played (numbers of at most
+    :data:`MAX_SEARCH_DIGITS` digits)."""
+    return [int(core) for e in c.reference_episodes if e.error is None for action, *_ in e.steps
+            if (core := whole_answer(action)) is not None and len(core) <= MAX_SEARCH_DIGITS]
 
 
 def _adversary_causes(name: str) -> list[str]:

@@ -12,11 +12,11 @@ already is every such value.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from spade_core import linear_re
+from spade_core.validation.adversaries import TRIM
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import JsonCall, json_call
@@ -26,6 +26,10 @@ SEEDS = 4
 """Solved seeds whose references are replayed with flooded calls."""
 PER_SEED = 6
 """Replays of flooded calls per seed at most."""
+MAX_CHARS = 32_000
+"""Characters of one observation read for values (the contract's bound on an observation)."""
+MAX_TOKENS = 1_000
+"""Values of one observation a flood draws from at most."""
 MAX_CALLS = 8
 """Calls of one reference episode whose arguments are flooded at most."""
 
@@ -84,17 +88,23 @@ def floods(call: JsonCall, earlier: list[list[str]]) -> list[tuple[str, str]]:
         every = _typed(_like(shown, str(items[0])), items[0])
         if len(every) < 2 or {str(v) for v in every} == {str(v) for v in items}:
             continue
-        out.append((call.render({**call.arguments, name: every}), f"{name!r} given all {len(every)} shown values"))
+        out.append((call.render({**call.arguments, name: every}), f"{name!r} given every value of its kind shown"))
         if isinstance(items[0], str):
             out.append((call.render({**call.arguments, name: ", ".join(every)}),
-                        f"{name!r} given all {len(every)} shown values in one text"))
+                        f"{name!r} given every value of its kind shown, in one text"))
     return out
 
 
-def flood_episodes(c: Candidate, solved: list[Episode], shown_values: Callable[[str], list[str]]) -> list[Flood]:
+def observation_tokens(obs: str) -> list[str]:
+    """Every value an observation shows, each once: its whitespace-separated tokens without surrounding quotes and
+    punctuation (a table's ids and a JSON result's values included), at most :data:`MAX_TOKENS`."""
+    tokens = (t.strip(TRIM) for t in obs[:MAX_CHARS].split())
+    return list(dict.fromkeys(t for t in tokens if t))[:MAX_TOKENS]
+
+
+def flood_episodes(c: Candidate, solved: list[Episode]) -> list[Flood]:
     """The first :data:`SEEDS` solved references, each replayed with one call's argument flooded (its other actions
-    as they were), within :data:`PER_SEED` replays each (the replay judging whether a call is needed included);
-    ``shown_values`` reads an observation's values."""
+    as they were), within :data:`PER_SEED` replays each (the replay judging whether a call is needed included)."""
     results: list[Flood] = []
     for episode in solved[:SEEDS]:
         played = 0
@@ -102,7 +112,7 @@ def flood_episodes(c: Candidate, solved: list[Episode], shown_values: Callable[[
             call = json_call(action)
             if call is None or not call.arguments:
                 continue
-            earlier = [shown_values(obs) for obs in episode.observations[:index + 1]]
+            earlier = [observation_tokens(obs) for obs in episode.observations[:index + 1]]
             tries = floods(call, earlier)[:PER_SEED - played]
             if not tries:
                 continue

@@ -132,7 +132,7 @@ def check_shown_values(c: Candidate) -> StageResult:
                          ["compare the answer with the one value this seed's task makes right",
                           "shuffle where the right option is listed"], rule=RULE,
                          wins=f"{len(seeds)}/{tried[k]}", allowed=limit)
-    flooded = flood_episodes(c, solved, shown_values)
+    flooded = flood_episodes(c, solved)
     won = winning_flood(flooded, limit)
     if won is not None:
         seeds = [f.seed for f in won if f.success]

@@ -100,3 +100,18 @@ def test_listed_items_are_read_after_a_colon() -> None:
     assert listed_items("Word: _ _ _\nStill hidden: o, p, r, t\nLives: 5") == ["o", "p", "r", "t"]
     assert listed_items("Pick red or blue: whichever") == []
     assert listed_items("Options: red or blue") == ["red", "blue"]
+
+
+def test_a_range_listing_fits_the_action_limit_and_widens_only_where_it_fits() -> None:
+    from spade_core.validation.adversaries import ActionTemplate, range_listing
+
+    template = ActionTemplate("\\boxed{", "}")
+    wide = range_listing(template, 3, 40, 8192)
+    bare = wide[0].make()(None, "", {})  # type: ignore[arg-type]
+    assert bare.split() == [str(n) for n in range(0, 81)]  # 0 to twice the largest answer
+    boxed = wide[1].make()(None, "", {})  # type: ignore[arg-type]
+    assert boxed.startswith("\\boxed{0 1 2") and boxed.endswith("80}")
+    narrow = range_listing(template, 1000, 9000, 200)
+    listed = narrow[1].make()(None, "", {})  # type: ignore[arg-type]
+    assert len(listed) <= 200 and listed.startswith("\\boxed{1000 1001")  # from the least answer up, cut to fit
+    assert range_listing(template, 10**8, 10**9, 16) == []

@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade_core.validation.mutations import json_call
-from spade_core.validation.shown_floods import Flood, floods, shape, winning_flood
-from spade_core.validation.shown_values import shown_values
+from spade_core.validation.shown_floods import Flood, floods, observation_tokens, shape, winning_flood
 
 
 def test_shapes_group_values_of_one_kind() -> None:
@@ -21,8 +20,8 @@ def test_shapes_group_values_of_one_kind() -> None:
 def test_a_slot_is_flooded_with_the_slots_of_the_list_that_offered_it() -> None:
     call = json_call('{"name": "book", "arguments": {"slot": "14:30", "room": "blue"}}')
     assert call is not None
-    offered = shown_values("Proposed slots: 08:30, 12:00, 14:30, 15:30")
-    busy = shown_values("ana is busy at 10:30, 14:30")
+    offered = observation_tokens("Proposed slots: 08:30, 12:00, 14:30, 15:30")
+    busy = observation_tokens("ana is busy at 10:30, 14:30")
     variants = floods(call, [offered, busy])
     assert [json.loads(v)["arguments"]["slot"] for v, _ in variants[:1]] == [["08:30", "12:00", "14:30", "15:30"]]
     assert json.loads(variants[1][0])["arguments"]["slot"] == "08:30, 12:00, 14:30, 15:30"
@@ -32,9 +31,9 @@ def test_a_slot_is_flooded_with_the_slots_of_the_list_that_offered_it() -> None:
 def test_numbers_stay_numbers_and_a_value_already_everything_is_not_flooded() -> None:
     call = json_call('{"name": "pick", "arguments": {"ids": [3, 9]}}')
     assert call is not None
-    variants = floods(call, [shown_values("Open tickets: 3, 9, 12")])
+    variants = floods(call, [observation_tokens("Open tickets: 3, 9, 12")])
     assert [json.loads(v)["arguments"]["ids"] for v, _ in variants] == [[3, 9, 12]]
-    assert floods(call, [shown_values("Open tickets: 3, 9")]) == []
+    assert floods(call, [observation_tokens("Open tickets: 3, 9")]) == []
 
 
 @given(st.lists(st.booleans(), max_size=10))
