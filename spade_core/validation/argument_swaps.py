@@ -6,12 +6,18 @@ seed's must not solve the seed, when the call is needed at all (the reference wi
 the replay ignores is not). A state check that reads a report's file name and not its contents, or a booking check
 that never reads the date, passes such swaps on every seed; a task that accepts any of several right values passes
 only where the other seed's value happens to be right on this one too.
+
+Within one episode the same holds for pairings: where the reference makes two needed calls of one tool whose values
+differ for one argument of several, the two calls with that argument's values exchanged (who gets which plot, which
+amount goes to which account) must not solve the seed; a check that reads the set of values given and not which call
+gave which passes them.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Protocol
 
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
@@ -26,10 +32,35 @@ MIN_SWAPS = 3
 """Swaps of one argument needed before its success rate can decide."""
 
 
+MAX_EXCHANGES = 16
+"""Replays of calls with exchanged arguments per candidate at most (the needed-call replays included)."""
+
+
+class Tried(Protocol):
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def argument(self) -> str: ...
+
+    @property
+    def success(self) -> bool: ...
+
+
 @dataclass(frozen=True)
 class Swap:
     seed: int
     other: int
+    tool: str
+    argument: str
+    success: bool
+
+
+@dataclass(frozen=True)
+class Exchange:
+    seed: int
+    first: int
+    second: int
     tool: str
     argument: str
     success: bool
@@ -92,9 +123,39 @@ def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
     return swaps
 
 
-def unchecked_argument(swaps: list[Swap], max_share: float) -> tuple[tuple[str, str], list[Swap]] | None:
+def exchanges(c: Candidate, refs: list[Episode]) -> list[Exchange]:
+    """Each seed's reference with one argument's values exchanged between two needed calls of one tool that pass
+    several arguments (the first such pair per tool and argument), replayed; within :data:`MAX_EXCHANGES` replays."""
+    budget, needed, out = _Budget(MAX_EXCHANGES), {}, []
+    for episode in refs:
+        calls = [(i, call) for i, a in enumerate(episode.actions)
+                 if (call := json_call(a)) is not None and call.tool and len(call.arguments) >= 2]
+        tried: set[tuple[str, str]] = set()
+        for k, (i, first) in enumerate(calls):
+            for j, second in calls[k + 1:]:
+                if second.tool != first.tool:
+                    continue
+                for name in first.arguments.keys() & second.arguments.keys():
+                    if (first.tool, name) in tried or first.arguments[name] == second.arguments[name]:
+                        continue
+                    if not (_needed(c, episode, i, budget, needed) and _needed(c, episode, j, budget, needed)):
+                        continue
+                    if not budget.take():
+                        return out
+                    tried.add((first.tool, name))
+                    actions = list(episode.actions)
+                    actions[i] = first.render({**first.arguments, name: second.arguments[name]})
+                    actions[j] = second.render({**second.arguments, name: first.arguments[name]})
+                    replay = labelled(c.run(episode.seed, replaying(actions), max_steps=len(actions)),
+                                      f"seed {episode.seed}'s reference with {first.tool}'s {name!r} exchanged "
+                                      f"between steps {i + 1} and {j + 1}")
+                    out.append(Exchange(episode.seed, i, j, first.tool, name, replay.success))
+    return out
+
+
+def unchecked_argument(swaps: list[Tried], max_share: float) -> tuple[tuple[str, str], list[Tried]] | None:
     """The first (tool, argument) whose swaps succeed too often to be chance: (its key, its swaps), else None."""
-    by_argument: dict[tuple[str, str], list[Swap]] = defaultdict(list)
+    by_argument: dict[tuple[str, str], list[Tried]] = defaultdict(list)
     for swap in swaps:
         by_argument[(swap.tool, swap.argument)].append(swap)
     for key, tried in by_argument.items():

@@ -31,6 +31,7 @@ from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, begin, reference_policy, take_step
 from spade_core.validation.replay import labelled, seat_winner, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
+from spade_core.validation.turn_keeping import handed_over
 
 RULE = "moves outside the rules (out of range, a jump to the target) never win, nor pass as a listed legal move"
 
@@ -249,6 +250,15 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                           "a move straight to the target is accepted without checking it is legal"],
                          ["check every move against the rules before applying it; refuse it as invalid otherwise"],
                          rule=RULE, wins=f"{len(won)}/{played}", allowed=limit)
+    if players > 1:
+        passed, refusals = handed_over(c, references)
+        if passed is not None:
+            return fail_rule(stage, f"seed {passed.seed}, turn {passed.turn + 1}: the game refused seat "
+                             f"{passed.seat}'s move {passed.move!r} and went on with seat {passed.next_seat} to act: "
+                             "a refused move hands the turn over, so junk gives the opponent two moves in a row",
+                             ["an invalid move is treated as a pass (the turn changes before the move is checked)"],
+                             ["on an invalid move keep info['player_id'] on the seat that sent it; three invalid "
+                              "moves in a row by one seat forfeit"], rule=RULE, refusals=refusals)
     listed = (f"; of {len(judged)} moves outside the listed legal moves let pass, none played as one of them"
               if judged else "; every move outside the listed legal moves refused" if exact else "")
     return ok(stage, f"{played} games of moves outside the stated rules: {len(won)} won{listed}")

@@ -107,7 +107,7 @@ def replaying(actions: list[str]) -> Policy:
     return policy
 
 
-def _replayed(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool, dict[str, Any]] | None:
+def replay_at(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool, dict[str, Any]] | None:
     """Replay the episode's first ``index`` actions, then play ``action``: that step's observation, reward,
     ``terminated`` and info (None if the environment failed or ended on the way)."""
     env = c.env()
@@ -126,14 +126,14 @@ def _replayed(c: Candidate, episode: Episode, index: int, action: str) -> tuple[
 def replay_step(c: Candidate, episode: Episode, index: int, action: str) -> tuple[str, float, bool] | None:
     """Replay the episode's first ``index`` actions, then play ``action`` in place of its next one: that step's
     observation, reward and ``terminated`` (None if the environment failed or ended on the way)."""
-    played = _replayed(c, episode, index, action)
+    played = replay_at(c, episode, index, action)
     return None if played is None else played[:3]
 
 
 def replay_then(c: Candidate, episode: Episode, action: str) -> dict[str, Any] | None:
     """Replay the episode's actions but the last, then play ``action``; the info of that step (None if the
     environment failed on the way)."""
-    played = _replayed(c, episode, len(episode.actions) - 1, action)
+    played = replay_at(c, episode, len(episode.actions) - 1, action)
     return None if played is None else played[3]
 
 
