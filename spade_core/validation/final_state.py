@@ -21,9 +21,10 @@ from spade_core.validation.forbidden_calls import forbidden_tries
 from spade_core.validation.read_only import call_name
 from spade_core.validation.replay import labelled, replaying, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
+from spade_core.validation.tool_leaks import leaks
 
 RULE = ("tool tasks: success needs the state the steps made, not only what the final answer claims; a tool the task "
-        "forbids never reaches the goal")
+        "forbids never reaches the goal; no tool shows at the start the values the reference works out")
 
 SEEDS = 6
 """Solved reference seeds the property is tried on."""
@@ -101,12 +102,29 @@ def _forbidden_shortcut(c: Candidate) -> StageResult | None:
                      forbidden=f"{len(won)}/{len(tries)}")
 
 
+def _leaking_tool(c: Candidate) -> StageResult | None:
+    """The stage's failure where one tool call at the start shows most of the values the reference works out, on
+    most seeds (:mod:`~spade_core.validation.tool_leaks`)."""
+    solved = [e for e in c.reference_episodes if e.success and e.error is None and e.steps]
+    found, judged = leaks(c, solved)
+    if not too_often(len(found), judged, c.config.unneeded_step_max_share):
+        return None
+    first = found[0]
+    return fail_rule("final_state", f"seed {first.seed}: {first.tool!r} called at the start shows {len(first.shown)} of "
+                     f"the {first.computed} values the reference works out and no other observation shows "
+                     f"({', '.join(repr(v[:20]) for v in first.shown[:4])}); so on {len(found)} of {judged} seeds",
+                     [f"{first.tool!r} prints the expected values (an audit listing what each wrong cell should "
+                      "be, a summary printing the total to derive)"],
+                     [f"let {first.tool!r} say what still needs attention, not what the right values are"],
+                     rule=RULE, leaks=f"{len(found)}/{judged}")
+
+
 def check_final_state(c: Candidate) -> StageResult:
     assert c.manifest is not None
     stage = "final_state"
     if c.manifest.players != 1:
         return ok(stage, "two-player game: the board decides")
-    forbidden = _forbidden_shortcut(c)
+    forbidden = _forbidden_shortcut(c) or _leaking_tool(c)
     if forbidden is not None:
         return forbidden
     solved = [e for e in c.reference_episodes if e.success and e.error is None and len(e.steps) >= 3][:SEEDS]

@@ -463,6 +463,12 @@ class JsonCall:
         key = next((k for k in TOOL_KEYS if isinstance(self.data.get(k), str)), TOOL_KEYS[0])
         return JsonCall(self.action, {**self.data, key: tool}, self.key, self.arguments).render(self.arguments)
 
+    def bare(self, tool: str) -> str:
+        """A call of ``tool`` with no arguments, in this call's form."""
+        key = next((k for k in TOOL_KEYS if isinstance(self.data.get(k), str)), TOOL_KEYS[0])
+        data = {k: v for k, v in self.data.items() if k in TOOL_KEYS or k == self.key}
+        return JsonCall(self.action, {**data, key: tool}, self.key, {}).render({})
+
     def render(self, arguments: dict[str, Any]) -> str:
         action = self.action
         start, end = (0, len(action)) if action.strip().startswith(("{", "[")) else \
