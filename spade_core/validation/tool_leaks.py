@@ -1,6 +1,6 @@
 """No tool shows what the task asks to work out: part of the ``final_state`` stage (tool tasks).
 
-The property: the values the reference computes (arguments of its calls that no observation it saw showed: a
+The property: the numbers the reference computes (arguments of its calls that no observation it saw showed: a
 weighted grade, a total, the hours it adds up) are not shown by one call of a tool, with no arguments, at the start
 of the episode. An audit tool that prints the expected value of every wrong cell, or a summary that prints the total
 the task says to derive, hands an agent the answers without the work; a sound audit says which rows still need
@@ -43,13 +43,15 @@ def _number(text: str) -> Fraction | None:
 
 
 def _specific(value: object) -> str | None:
-    """The value as text where it is specific enough to be no chance match: a number other than a small whole one,
-    or a text of three characters or more; else None."""
-    if isinstance(value, bool):
+    """The value as text where it is a number specific enough to be no chance match (not a whole number under
+    100), written as a JSON number or as a text; else None. Names and labels are left out: a listing tool shows the
+    table and file names a reference knows to use, which is no leak."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    if isinstance(value, (int, float)):
-        return None if float(value).is_integer() and abs(value) < 100 else str(value)
-    return value if isinstance(value, str) and len(value.strip()) >= 3 else None
+    number = _number(value.strip()) if isinstance(value, str) else Fraction(value)
+    if number is None or (number.denominator == 1 and abs(number) < 100):
+        return None
+    return str(value).strip()
 
 
 MAX_LEAVES = 200
