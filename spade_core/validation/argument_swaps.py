@@ -7,8 +7,8 @@ the replay ignores is not). A state check that reads a report's file name and no
 that never reads the date, passes such swaps on every seed; a task that accepts any of several right values passes
 only where the other seed's value happens to be right on this one too.
 
-Within one episode the same holds for pairings: where the reference makes two needed calls of one tool whose values
-differ for one argument of several, the two calls with that argument's values exchanged (who gets which plot, which
+Within one episode the same holds for pairings: where the reference makes two needed calls of one tool that differ
+in one argument and in another too, the two calls with that argument's values exchanged (who gets which plot, which
 amount goes to which account) must not solve the seed; a check that reads the set of values given and not which call
 gave which passes them.
 """
@@ -138,6 +138,9 @@ def exchanges(c: Candidate, refs: list[Episode]) -> list[Exchange]:
                 for name in first.arguments.keys() & second.arguments.keys():
                     if (first.tool, name) in tried or first.arguments[name] == second.arguments[name]:
                         continue
+                    rest = [k for k in first.arguments.keys() | second.arguments.keys() if k != name]
+                    if all(first.arguments.get(k) == second.arguments.get(k) for k in rest):
+                        continue  # the calls differ in this argument alone: exchanging it only reorders them
                     if not (_needed(c, episode, i, budget, needed) and _needed(c, episode, j, budget, needed)):
                         continue
                     if not budget.take():
