@@ -5,7 +5,8 @@ one argument, that argument is the task's to decide; the seed's reference with t
 seed's must not solve the seed, when the call is needed at all (the reference without it fails: a read whose answer
 the replay ignores is not). A state check that reads a report's file name and not its contents, or a booking check
 that never reads the date, passes such swaps on every seed; a task that accepts any of several right values passes
-only where the other seed's value happens to be right on this one too.
+only where the other seed's value happens to be right on this one too. Prose (a message's text, a note) is left out:
+tasks rarely check it word for word.
 
 Within one episode the same holds for pairings: where the reference makes two needed calls of one tool that differ
 in one argument and in another too, the two calls with that argument's values exchanged (who gets which plot, which
@@ -79,6 +80,15 @@ def _calls(actions: list[str]) -> dict[tuple[str, int], tuple[int, JsonCall]]:
     return calls
 
 
+PROSE_WORDS = 6
+"""A text argument of this many words or more is prose (a message, a note), which tasks rarely check word for word:
+it is neither swapped nor exchanged."""
+
+
+def prose(value: object) -> bool:
+    return isinstance(value, str) and len(value.split()) >= PROSE_WORDS
+
+
 class _Budget:
     def __init__(self, episodes: int) -> None:
         self.left = episodes
@@ -108,7 +118,8 @@ def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
             for site in own.keys() & theirs.keys():
                 index, call = own[site]
                 differing = [(name, theirs[site][1].arguments[name]) for name, value in call.arguments.items()
-                             if name in theirs[site][1].arguments and theirs[site][1].arguments[name] != value]
+                             if name in theirs[site][1].arguments and theirs[site][1].arguments[name] != value
+                             and not prose(value)]
                 if not differing or not _needed(c, episode, index, budget, needed):
                     continue
                 for name, value in differing:
@@ -136,7 +147,8 @@ def exchanges(c: Candidate, refs: list[Episode]) -> list[Exchange]:
                 if second.tool != first.tool:
                     continue
                 for name in first.arguments.keys() & second.arguments.keys():
-                    if (first.tool, name) in tried or first.arguments[name] == second.arguments[name]:
+                    if (first.tool, name) in tried or first.arguments[name] == second.arguments[name] \
+                            or prose(first.arguments[name]):
                         continue
                     rest = [k for k in first.arguments.keys() | second.arguments.keys() if k != name]
                     if all(first.arguments.get(k) == second.arguments.get(k) for k in rest):

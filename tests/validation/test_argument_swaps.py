@@ -32,3 +32,10 @@ def test_calls_are_keyed_by_tool_and_occurrence() -> None:
     calls = _calls(actions)
     assert sorted(calls) == [("finish", 0), ("read_file", 0), ("write_file", 0), ("write_file", 1)]
     assert calls[("write_file", 1)][0] == 3 and calls[("write_file", 1)][1].arguments == {"path": "y", "content": "2"}
+
+
+def test_prose_is_not_judged_word_for_word() -> None:
+    from spade_core.validation.argument_swaps import prose
+
+    assert prose("Hello Ana, your refund of 45 euros was approved today.")
+    assert not prose("North total: 1250") and not prose(1250) and not prose(["a", "b", "c", "d", "e", "f"])
