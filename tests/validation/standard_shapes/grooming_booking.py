@@ -86,7 +86,7 @@ class GroomingHoldConfirm:
         crew = rng.sample(GROOMERS, self.groomers)
         sizes = ["small", "medium", "large"]
         self.staff = {}
-        for k, g in enumerate(crew):
+        for g in crew:
             handles = sorted(rng.sample(sizes, rng.randint(1, 3)))
             self.staff[g] = handles
         names = rng.sample(PETS, 3)
@@ -256,7 +256,7 @@ class GroomingHoldConfirm:
             if int(b["booking_id"][1:]) > 100 and {k: b[k] for k in self.target} != self.target:
                 return json.dumps({"name": "cancel_booking", "arguments": {"booking_id": b["booking_id"]}})
         if not any(int(b["booking_id"][1:]) > 100 for b in self.bookings):
-            for hold_id, hold in sorted(self.holds.items()):
+            for hold_id in sorted(self.holds):
                 return json.dumps({"name": "confirm_booking", "arguments": {"hold_id": hold_id,
                                                                             "payment": self.target["payment"]}})
             return json.dumps({"name": "hold_slot", "arguments": {"slot_id": self.target["slot_id"], "pet": self.pet,

@@ -51,7 +51,7 @@ class PettyCashPolicy:
         staff = rng.sample(STAFF, 4)
         limit = rng.choice(LIMITS)
         ids = sorted(rng.sample(range(10, 99), self.requests))
-        files, reference_tail = {}, []
+        files = {}
         pay, hold = [], []
         injected = rng.randrange(self.requests)
         for k, num in enumerate(ids):
