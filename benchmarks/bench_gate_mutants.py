@@ -33,6 +33,7 @@ os.environ.setdefault("SPADE_STORE", str(SCRATCH / "registry.sqlite3"))
 from spade_core.mutation.operators import OPERATORS, Mutant, each_mutant  # noqa: E402
 from spade_core.mutation.oracle import ORACLE_SEEDS, behaviour, judge  # noqa: E402
 from spade_core.validation import ValidationConfig, validate_source  # noqa: E402
+from spade_core.validation.mutations import evenly  # noqa: E402
 from spade_core.validation.pipeline import sandbox_handles  # noqa: E402
 from spade_core.validation.report import ValidationReport  # noqa: E402
 from spade_registry.store import RegistryStore  # noqa: E402
@@ -49,9 +50,7 @@ def originals() -> list[Path]:
 
 def spread(items: list[Path], limit: int | None) -> list[Path]:
     """``limit`` items evenly spaced over the list (every domain and corpus gets its share)."""
-    if limit is None or limit >= len(items):
-        return items
-    return [items[round(i * (len(items) - 1) / max(limit - 1, 1))] for i in range(limit)]
+    return items if limit is None else evenly(items, limit)
 
 
 @dataclass

@@ -110,7 +110,7 @@ def _needed(c: Candidate, episode: Episode, index: int, budget: _Budget, cache: 
 def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
     """Each seed's reference with one argument of one needed call set to another seed's value (the next
     :data:`OTHER_SEEDS` solved seeds), replayed; within :data:`MAX_EPISODES` replays."""
-    budget, needed, swaps = _Budget(MAX_EPISODES), {}, []
+    budget, cache, swaps = _Budget(MAX_EPISODES), {}, []
     for i, episode in enumerate(refs):
         own = _calls(episode.actions)
         for other in (refs[(i + k) % len(refs)] for k in range(1, min(OTHER_SEEDS, len(refs) - 1) + 1)):
@@ -120,7 +120,7 @@ def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
                 differing = [(name, theirs[site][1].arguments[name]) for name, value in call.arguments.items()
                              if name in theirs[site][1].arguments and theirs[site][1].arguments[name] != value
                              and not prose(value)]
-                if not differing or not _needed(c, episode, index, budget, needed):
+                if not differing or not _needed(c, episode, index, budget, cache):
                     continue
                 for name, value in differing:
                     if not budget.take():
@@ -137,7 +137,7 @@ def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
 def exchanges(c: Candidate, refs: list[Episode]) -> list[Exchange]:
     """Each seed's reference with one argument's values exchanged between two needed calls of one tool that pass
     several arguments (the first such pair per tool and argument), replayed; within :data:`MAX_EXCHANGES` replays."""
-    budget, needed, out = _Budget(MAX_EXCHANGES), {}, []
+    budget, cache, out = _Budget(MAX_EXCHANGES), {}, []
     for episode in refs:
         calls = [(i, call) for i, a in enumerate(episode.actions)
                  if (call := json_call(a)) is not None and call.tool and len(call.arguments) >= 2]
@@ -153,7 +153,7 @@ def exchanges(c: Candidate, refs: list[Episode]) -> list[Exchange]:
                     rest = [k for k in first.arguments.keys() | second.arguments.keys() if k != name]
                     if all(first.arguments.get(k) == second.arguments.get(k) for k in rest):
                         continue  # the calls differ in this argument alone: exchanging it only reorders them
-                    if not (_needed(c, episode, i, budget, needed) and _needed(c, episode, j, budget, needed)):
+                    if not (_needed(c, episode, i, budget, cache) and _needed(c, episode, j, budget, cache)):
                         continue
                     if not budget.take():
                         return out

@@ -17,7 +17,7 @@ from spade_core.validation.adversaries import MAX_OBSERVATION_CHARS
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import json_call
-from spade_core.validation.read_only import listed_commands
+from spade_core.validation.read_only import stated_tools
 from spade_core.validation.replay import labelled, needed, replaying
 
 SEEDS = 4
@@ -61,7 +61,7 @@ def forbidden_tools(c: Candidate, reference: Episode) -> list[tuple[str, str]]:
     JSON call it shows) and forbids, that the reference never calls."""
     assert c.manifest is not None
     obs = reference.reset_obs
-    names = [*c.manifest.tools, *listed_commands(obs), *(m.group(1) for m in _NAMED.finditer(obs[:MAX_OBSERVATION_CHARS]))]
+    names = [*stated_tools(c, obs), *(m.group(1) for m in _NAMED.finditer(obs[:MAX_OBSERVATION_CHARS]))]
     called = {call.tool for call in map(json_call, reference.actions) if call is not None}
     out = []
     for name in dict.fromkeys(names):

@@ -102,7 +102,7 @@ def _mutate(node: ast.AST) -> None:
         node.op = _SWAPS[type(node.op)]()
 
 
-def _evenly(items: list[Any], limit: int) -> list[Any]:
+def evenly(items: list[Any], limit: int) -> list[Any]:
     """``limit`` items spaced evenly over ``items`` (all of them when there are no more)."""
     if len(items) <= limit:
         return items
@@ -119,7 +119,7 @@ def code_mutants(program: Program, limit: int = MAX_MUTANTS, *, spread: bool = F
         literals = [site for site in sites if isinstance(site[1][0], ast.Constant)]
         others = [site for site in sites if site not in literals]
         shown = min(len(literals), max(limit - len(others), (limit + 1) // 2))
-        sites = _evenly(literals, shown) + _evenly(others, limit - shown)
+        sites = evenly(literals, shown) + evenly(others, limit - shown)
     out = []
     for index, (_, what) in sites[:limit]:
         mutated = copy.deepcopy(tree)
@@ -454,20 +454,23 @@ class JsonCall:
     arguments: dict[str, Any]
 
     @property
+    def tool_key(self) -> str | None:
+        """The key naming the tool (None where no ``TOOL_KEYS`` key holds a text)."""
+        return next((k for k in TOOL_KEYS if isinstance(self.data.get(k), str)), None)
+
+    @property
     def tool(self) -> str:
-        name = next((self.data[k] for k in TOOL_KEYS if isinstance(self.data.get(k), str)), "")
-        return name
+        return self.data[self.tool_key] if self.tool_key else ""
 
     def calling(self, tool: str) -> str:
         """The same call, with the same arguments, of another tool."""
-        key = next((k for k in TOOL_KEYS if isinstance(self.data.get(k), str)), TOOL_KEYS[0])
-        return JsonCall(self.action, {**self.data, key: tool}, self.key, self.arguments).render(self.arguments)
+        data = {**self.data, self.tool_key or TOOL_KEYS[0]: tool}
+        return JsonCall(self.action, data, self.key, self.arguments).render(self.arguments)
 
     def bare(self, tool: str) -> str:
         """A call of ``tool`` with no arguments, in this call's form."""
-        key = next((k for k in TOOL_KEYS if isinstance(self.data.get(k), str)), TOOL_KEYS[0])
         data = {k: v for k, v in self.data.items() if k in TOOL_KEYS or k == self.key}
-        return JsonCall(self.action, {**data, key: tool}, self.key, {}).render({})
+        return JsonCall(self.action, {**data, self.tool_key or TOOL_KEYS[0]: tool}, self.key, {}).render({})
 
     def render(self, arguments: dict[str, Any]) -> str:
         action = self.action
@@ -476,6 +479,18 @@ class JsonCall:
         whole = {**self.data, self.key: arguments} if self.key else \
             {**{k: v for k, v in self.data.items() if k in TOOL_KEYS}, **arguments}
         return action[:start] + json.dumps(whole) + action[end:]
+
+
+def typed(value: str, like: Any) -> Any:
+    """``value`` (a shown text) as the type of the argument it replaces: a number for a number, where it reads as
+    one; else the text."""
+    if isinstance(like, (int, float)) and not isinstance(like, bool):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return int(number) if isinstance(like, int) and number.is_integer() else number
+    return value
 
 
 def json_call(action: str) -> JsonCall | None:

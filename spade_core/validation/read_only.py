@@ -57,11 +57,17 @@ def listed_commands(obs: str) -> list[str]:
     return out
 
 
+def stated_tools(c: Candidate, obs: str) -> list[str]:
+    """The tools a task states: its ``ENV_SPEC['tools']``, then the commands ``obs`` lists."""
+    assert c.manifest is not None
+    return [*c.manifest.tools, *listed_commands(obs)]
+
+
 def information_actions(c: Candidate, reference: Episode) -> list[str]:
     """The actions the stage repeats, from what the environment states (see the module's docstring)."""
     assert c.manifest is not None
     json_calls = any(call_name(a) is not None for a in reference.actions)
-    names = [*c.manifest.tools, *listed_commands(reference.reset_obs)]
+    names = stated_tools(c, reference.reset_obs)
     tried = list(reference.actions[:-1])  # first: real arguments, the calls most likely to be paid
     if json_calls:
         names += [n for n in map(call_name, reference.actions) if n is not None]

@@ -19,7 +19,7 @@ from spade_core import linear_re
 from spade_core.validation.adversaries import TRIM
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
-from spade_core.validation.mutations import JsonCall, json_call
+from spade_core.validation.mutations import JsonCall, json_call, typed
 from spade_core.validation.replay import labelled, needed, replaying, too_often
 
 SEEDS = 4
@@ -61,16 +61,9 @@ def _like(shown: list[str], item: str) -> list[str]:
 
 
 def _typed(values: list[str], like: Any) -> list[Any]:
-    if isinstance(like, str):
-        return values
-    out = []
-    for value in values:
-        try:
-            number = float(value)
-        except ValueError:
-            continue
-        out.append(int(number) if isinstance(like, int) and number.is_integer() else number)
-    return out
+    """The values as the argument's type; for a number, those that read as one."""
+    out = [typed(v, like) for v in values]
+    return out if isinstance(like, str) else [v for v in out if not isinstance(v, str)]
 
 
 def floods(call: JsonCall, earlier: list[list[str]]) -> list[tuple[str, str]]:

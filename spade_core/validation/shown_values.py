@@ -17,13 +17,13 @@ this stage reads every value, lowercase words and list items included, and answe
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from spade_core import linear_re
 from spade_core.validation.adversaries import MAX_OBSERVATION_CHARS, TRIM, listed_items, observation_values
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.hint_leaks import ARGUMENT_KEYS, json_action
+from spade_core.validation.mutations import typed
 from spade_core.validation.replay import answer_template, replay_then, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.shown_floods import flood_episodes, winning_flood
@@ -52,17 +52,6 @@ def shown_values(obs: str) -> list[str]:
     return [v for v in dict.fromkeys(found) if v][:MAX_VALUES]
 
 
-def _typed(value: str, like: Any) -> Any:
-    """``value`` as the type of the argument it replaces (a number for a number)."""
-    if isinstance(like, (int, float)) and not isinstance(like, bool):
-        try:
-            number = float(value)
-        except ValueError:
-            return value
-        return int(number) if isinstance(like, int) and number.is_integer() else number
-    return value
-
-
 def renderings(c: Candidate, final: str, value: str) -> list[str]:
     """``value`` as the final answer: in the reference's answer format and bare, or in each argument of its JSON
     call."""
@@ -72,7 +61,7 @@ def renderings(c: Candidate, final: str, value: str) -> list[str]:
         if key is None:
             return []
         arguments = data[key]
-        return [json.dumps({**data, key: {**arguments, name: _typed(value, old)}}) for name, old in arguments.items()]
+        return [json.dumps({**data, key: {**arguments, name: typed(value, old)}}) for name, old in arguments.items()]
     template = answer_template(c)
     return list(dict.fromkeys([template.render(value), value]))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from spade_core.validation.adversaries import observation_values
-from spade_core.validation.argument_swaps import Exchange, argument_swaps, exchanges, unchecked_argument
+from spade_core.validation.argument_swaps import Exchange, Swap, argument_swaps, exchanges, unchecked_argument
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import (
@@ -90,29 +90,30 @@ def check_swap(c: Candidate) -> StageResult:
     if unchecked is not None:
         (tool, name), results = unchecked
         first = next(s for s in results if s.success)
+        passing = sum(s.success for s in results)
+        assert isinstance(first, Swap)
         return fail_rule(stage, f"seed {first.seed}'s reference with the {name!r} of its {tool!r} call set to seed "
-                         f"{first.other}'s value still solves seed {first.seed}; {sum(s.success for s in results)} "
-                         f"of {len(results)} such swaps succeed (the call is needed: without it the reference fails)",
+                         f"{first.other}'s value still solves seed {first.seed}; {passing} of "
+                         f"{len(results)} such swaps succeed (the call is needed: without it the reference fails)",
                          [f"the check reads whether {tool!r} was called, not the {name!r} it was given (a file's name "
                           "and not its contents, a booking and not its date)"],
                          [f"compare the {name!r} of each {tool!r} call (or the state it leaves) with this seed's "
-                          "values"], rule=RULE, swaps=f"{sum(s.success for s in results)}/{len(results)}",
-                         allowed=c.config.swap_max_share)
+                          "values"], rule=RULE, swaps=f"{passing}/{len(results)}", allowed=c.config.swap_max_share)
     exchanged = exchanges(c, list(refs.values()))
     tried += len(exchanged)
     paired = unchecked_argument(exchanged, c.config.swap_max_share)
     if paired is not None:
         (tool, name), results = paired
         first = next(e for e in results if e.success)
+        passing = sum(e.success for e in results)
         assert isinstance(first, Exchange)
         return fail_rule(stage, f"seed {first.seed}'s reference with the {name!r} of its {tool!r} calls at steps "
                          f"{first.first + 1} and {first.second + 1} exchanged still solves seed {first.seed}; "
-                         f"{sum(e.success for e in results)} of {len(results)} such exchanges succeed",
+                         f"{passing} of {len(results)} such exchanges succeed",
                          [f"the check reads which {name!r} values were given, not which call gave which (the set of "
                           "people given plots, not who got which)"],
                          [f"compare each {tool!r} call's {name!r} with what this seed's task makes right for it"],
-                         rule=RULE, exchanges=f"{sum(e.success for e in results)}/{len(results)}",
-                         allowed=c.config.swap_max_share)
+                         rule=RULE, exchanges=f"{passing}/{len(results)}", allowed=c.config.swap_max_share)
     return ok(stage, f"{tried} swapped trajectories and structural variants checked; another seed's answer solved "
               f"{len(won)} of {len(pairs)} seeds")
 

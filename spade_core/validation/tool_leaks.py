@@ -15,7 +15,7 @@ from fractions import Fraction
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode
 from spade_core.validation.mutations import json_call
-from spade_core.validation.read_only import listed_commands
+from spade_core.validation.read_only import stated_tools
 from spade_core.validation.replay import labelled, replaying
 from spade_core.validation.shown_floods import observation_tokens
 
@@ -106,7 +106,7 @@ def leaks(c: Candidate, solved: list[Episode]) -> tuple[list[Leak], int]:
         if not calls or len(computed) < MIN_VALUES:
             continue
         judged += 1
-        tools = [*c.manifest.tools, *listed_commands(episode.reset_obs), *(call.tool for call in calls)]
+        tools = [*stated_tools(c, episode.reset_obs), *(call.tool for call in calls)]
         for tool in list(dict.fromkeys(tools))[:MAX_TOOLS]:
             action = calls[0].bare(tool)
             played = labelled(c.run(episode.seed, replaying([action]), max_steps=1), f"{tool} called at the start")
