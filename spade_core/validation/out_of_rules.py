@@ -10,6 +10,10 @@ move played first (a jump straight to the end). Every turn the player makes the 
 rules then; it stops when none is. A game that accepts them (a clamped step, a jump to the target, an unchecked
 count) is won this way; a sound one refuses each, and the player never wins.
 
+Where the game lists its legal moves, a second family of games is judged apart (so that games of the first family do
+not dilute it): the seat repeats, every turn, its own first move of the reference game. It is legal the first time and
+lands on the seat's own squares after; a game whose legal-move guard was lost lets it win by repetition.
+
 Where the game lists its legal moves as the very text it expects (the reference's every move is one of them), such a
 move must also not be played silently as one of them: a move that gets
 no ``info['format_error']`` (nor ``action_is_valid`` False) and does not end the game with the mover losing is
@@ -108,6 +112,13 @@ def candidates(reference: Episode) -> list[str]:
     return list(dict.fromkeys([*out, *reference.actions[-1:]]))
 
 
+def own_first_move(reference: Episode, seat: int) -> list[str]:
+    """The first move ``seat`` made in the reference game (empty if none): repeated every turn, it is legal the first
+    time and lands on its own taken squares after, which a game that lists its legal moves no longer lists."""
+    movers = [reference.reset_info.get("player_id", 0), *(i.get("player_id", 0) for i in reference.infos)]
+    return next(([a] for a, mover in zip(reference.actions, movers, strict=False) if mover == seat), [])
+
+
 @dataclass
 class OutsidePlay:
     """One game of moves outside the rules: the episode, how many such moves were made, and the steps (indices)
@@ -118,9 +129,10 @@ class OutsidePlay:
     taken: list[int] = field(default_factory=list)
 
 
-def play_outside(c: Candidate, seed: int, moves: list[str], seat: int) -> OutsidePlay:
+def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat: bool = False) -> OutsidePlay:
     """``seat`` makes, every turn, the next of ``moves`` outside the rules then (the reference plays the other
-    seats); stops when none is."""
+    seats); stops when none is. With ``repeat``, ``seat`` plays ``moves[0]`` every turn, legal or not, and ``made``
+    counts the turns it was outside the rules."""
     assert c.manifest is not None
     env = c.env()
     out = OutsidePlay(Episode(seed=seed, label="moves outside the stated rules"))
@@ -132,6 +144,11 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int) -> Outsid
         listed = False
         if info.get("player_id", 0) != seat:
             action = reference_policy(env, obs, info)
+        elif repeat:
+            action = moves[0]
+            outside = outside_rules(action, obs, info)
+            out.made += outside
+            listed = outside and listed_moves(info) is not None
         else:
             start = out.made % len(moves)
             order = moves[start:] + moves[:start]
@@ -208,26 +225,32 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     if not references:
         return ok(stage, "no reference episode to take moves from")
     exact = lists_its_moves(references)
-    won: list[tuple[Episode, int]] = []
     taken: list[tuple[Episode, int, str]] = []
     judged: list[int] = []
-    played = 0
+    # family 0: moves outside the rules; family 1 (games listing their moves): a seat repeating its own first move
+    won: dict[int, list[tuple[Episode, int]]] = {0: [], 1: []}
+    played = {0: 0, 1: 0}
     for reference in references:
         seat = reference.reset_info.get("player_id", 0) if players > 1 else 0
-        game = play_outside(c, reference.seed, candidates(reference), seat)
-        episode = game.episode
-        if not game.made or episode.error is not None:
-            continue
-        played += 1
-        labelled(episode, f"seat {seat} making only moves outside the stated rules" if players > 1 else
-                 "making only moves outside the stated rules")
-        if game.taken and exact and len(judged) < MAX_JUDGED:
-            judged.append(game.taken[0])
-            move = played_as(c, episode, game.taken[0])
-            if move is not None:
-                taken.append((episode, game.taken[0], move))
-        if _wins(episode, players, seat):
-            won.append((episode, seat))
+        families = (candidates(reference), own_first_move(reference, seat) if exact else [])
+        for family, moves in enumerate(families):
+            if not moves:
+                continue
+            game = play_outside(c, reference.seed, moves, seat, repeat=family == 1)
+            episode = game.episode
+            if not game.made or episode.error is not None:
+                continue
+            played[family] += 1
+            what = (f"repeating its first move {moves[0][:30]!r}" if family else
+                    "making only moves outside the stated rules")
+            labelled(episode, f"seat {seat} {what}" if players > 1 else what)
+            if game.taken and exact and len(judged) < MAX_JUDGED:
+                judged.append(game.taken[0])
+                move = played_as(c, episode, game.taken[0])
+                if move is not None:
+                    taken.append((episode, game.taken[0], move))
+            if _wins(episode, players, seat):
+                won[family].append((episode, seat))
     if taken:
         episode, i, move = taken[0]
         action, after = episode.steps[i][0], episode.steps[i][1]
@@ -241,15 +264,16 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                           "info['format_error'] (the state unchanged) or end the game as a forfeit"],
                          rule=RULE, taken=len(taken))
     limit = c.config.out_of_rules_max_share
-    if too_often(len(won), played, limit):
-        episode, seat = won[0]
+    family = next((f for f in won if too_often(len(won[f]), played[f], limit)), None)
+    if family is not None:
+        episode, seat = won[family][0]
         moves = ", ".join(repr(a[:30]) for a in episode.actions[:4])
-        return fail_rule(stage, f"seed {episode.seed}: {episode.label} wins ({moves}); {len(won)} of {played} such "
-                         f"games won, at most {limit:.0%} allowed",
+        return fail_rule(stage, f"seed {episode.seed}: {episode.label} wins ({moves}); {len(won[family])} of "
+                         f"{played[family]} such games won, at most {limit:.0%} allowed",
                          ["a number outside the stated range is accepted (clamped to the end, taken as is)",
                           "a move straight to the target is accepted without checking it is legal"],
                          ["check every move against the rules before applying it; refuse it as invalid otherwise"],
-                         rule=RULE, wins=f"{len(won)}/{played}", allowed=limit)
+                         rule=RULE, wins=f"{len(won[family])}/{played[family]}", allowed=limit)
     if players > 1:
         passed, refusals = handed_over(c, references)
         if passed is not None:
@@ -261,4 +285,5 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                               "moves in a row by one seat forfeit"], rule=RULE, refusals=refusals)
     listed = (f"; of {len(judged)} moves outside the listed legal moves let pass, none played as one of them"
               if judged else "; every move outside the listed legal moves refused" if exact else "")
-    return ok(stage, f"{played} games of moves outside the stated rules: {len(won)} won{listed}")
+    repeats = f"; {len(won[1])} of {played[1]} games repeating a seat's first move won" if played[1] else ""
+    return ok(stage, f"{played[0]} games of moves outside the stated rules: {len(won[0])} won{repeats}{listed}")
