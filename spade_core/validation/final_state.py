@@ -2,17 +2,21 @@
 
 The property (tool tasks, where the goal is a state): a step of the reference that changes what the environment shows afterwards must matter to success.
 Each of the reference's steps before its last is replaced, one at a time, by the reference's first step (the same
-turn count, the same observations where that step only reads), and the reference's recorded steps go on; the first
-step is played once more before the last, as a view of the state. Where that view differs from the reference's own
-(the replaced step changed the state) and the reference's recorded last action still succeeds, success does not
-depend on what that step did: the verifier takes the agent's word ("confirmed: R1, R3") or checks part of the state
-(file names, not their contents), and an agent is paid for a report of work it never did.
+turn count, the same observations where that step only reads), and the reference's recorded steps go on; one of its
+steps is played once more before the last, as a view of the state (up to three views: the reference's distinct steps,
+first appearance first, that leave it solved when played again there; a read of the orders table shows the order the
+reference inserted). Where a view differs from the reference's own (the replaced step changed the state) and the
+reference's recorded last action still succeeds, success does not depend on what that step did: the verifier takes
+the agent's word ("confirmed: R1, R3"), checks part of the state (file names, not their contents), or compares only
+what the agent changed (nothing written, nothing compared), and an agent is paid for work it never did.
 
 A replaced step that only reads leaves the view unchanged and is not judged; a task whose last step is not an
 answer (a game move, a tool call that completes the goal) fails the replay without the step, as it should.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from spade_core import linear_re
 from spade_core.validation.candidate import Candidate
@@ -29,7 +33,11 @@ RULE = ("tool tasks: success needs the state the steps made, not only what the f
 SEEDS = 6
 """Solved reference seeds the property is tried on."""
 MAX_REPLACED = 6
-"""Steps replaced per seed at most (the first ones after the view step)."""
+"""Steps replaced per seed at most (the first ones after the reference's first)."""
+MAX_VIEWS = 3
+"""Views (reference steps played again before the last) compared per seed at most."""
+MAX_VIEW_TRIES = 6
+"""Distinct reference steps tried as views per seed at most."""
 
 
 _LETTERS = linear_re.compile(r"[A-Za-z]+")
@@ -46,7 +54,7 @@ def form(action: str) -> str:
 
 
 def _view(episode: Episode) -> str | None:
-    """What the view step (the reference's first) showed when it was played again just before the last action."""
+    """What the view step showed when it was played again just before the last action."""
     return episode.steps[-2][1] if len(episode.steps) >= 2 else None
 
 
@@ -57,30 +65,56 @@ def _apart(seen: str, expected: str, width: int = 70) -> tuple[str, str]:
     return seen[start:start + width], expected[start:start + width]
 
 
-def _without(c: Candidate, reference: Episode, k: int) -> Episode:
-    """The reference's recorded actions with step ``k`` replaced by its first, the first once more, then its last."""
+def _without(c: Candidate, reference: Episode, k: int, view: str) -> Episode:
+    """The reference's recorded actions with step ``k`` replaced by its first, ``view`` played, then its last."""
     acts = reference.actions
-    played = [*acts[:k], acts[0], *acts[k + 1:-1], acts[0], acts[-1]]
+    played = [*acts[:k], acts[0], *acts[k + 1:-1], view, acts[-1]]
     return labelled(c.run(reference.seed, replaying(played), max_steps=len(played)),
                     f"the reference without its step {k + 1} ({acts[k][:60]!r})")
 
 
-def _unneeded_step(c: Candidate, reference: Episode) -> tuple[int, str, str] | None:
-    """The first step whose replacement changes the view while the last action still succeeds: its index, the view
-    without it and the view after the whole reference (None: no such step)."""
+@dataclass
+class View:
+    """One of the reference's steps played again just before its last (a look at the state), and what it showed
+    then in the whole reference."""
+
+    action: str
+    shown: str
+
+
+def _views(c: Candidate, reference: Episode) -> list[View]:
+    """Up to :data:`MAX_VIEWS` distinct steps of the reference (first appearance first) that, played again just
+    before its last, leave it solved in the same number of steps: looks at the state (a read of the table the
+    reference writes later shows what it wrote)."""
     acts = reference.actions
-    whole = [*acts[:-1], acts[0], acts[-1]]
-    baseline = labelled(c.run(reference.seed, replaying(whole), max_steps=len(whole)),
-                        "the reference with its first step played again before its last")
-    if baseline.error is not None or not baseline.success or len(baseline.steps) != len(whole):
-        return None  # the view step ends the episode or disturbs it: no view to compare
+    views: list[View] = []
+    for action in list(dict.fromkeys(acts[:-1]))[:MAX_VIEW_TRIES]:
+        whole = [*acts[:-1], action, acts[-1]]
+        baseline = labelled(c.run(reference.seed, replaying(whole), max_steps=len(whole)),
+                            "the reference with one of its steps played again before its last")
+        shown = _view(baseline)
+        if baseline.error is None and baseline.success and len(baseline.steps) == len(whole) and shown is not None:
+            views.append(View(action, shown))
+            if len(views) == MAX_VIEWS:
+                break
+    return views
+
+
+def _unneeded_step(c: Candidate, reference: Episode) -> tuple[int, View, str] | None:
+    """The first step whose replacement changes a view while the last action still succeeds: its index, the view
+    and what it showed without the step (None: no such step). A view in the replaced step's form is not used for
+    it (it could redo the step's work)."""
+    acts = reference.actions
+    views = _views(c, reference)
     work = [k for k in range(1, len(acts) - 1) if acts[k] != acts[0] and form(acts[k]) != form(acts[-1])]
     for k in work[:MAX_REPLACED]:
-        episode = _without(c, reference, k)
-        seen, expected = _view(episode), _view(baseline)
-        if episode.error is None and episode.success and len(episode.steps) == len(whole) and seen != expected \
-                and seen is not None and expected is not None:
-            return k, seen, expected
+        for view in (v for v in views if form(v.action) != form(acts[k])):
+            episode = _without(c, reference, k, view.action)
+            if episode.error is not None or not episode.success or len(episode.steps) != len(acts) + 1:
+                break  # the step is needed (or the replay went astray): no other view changes that
+            seen = _view(episode)
+            if seen is not None and seen != view.shown:
+                return k, view, seen
     return None
 
 
@@ -136,12 +170,13 @@ def check_final_state(c: Candidate) -> StageResult:
         if unneeded is not None:
             found.append((reference, *unneeded))
     if too_often(len(found), len(solved), c.config.unneeded_step_max_share):
-        reference, k, seen, expected = found[0]
-        seen, expected = _apart(seen, expected)
+        reference, k, view, seen = found[0]
+        seen, expected = _apart(seen, view.shown)
         return fail_rule(stage, f"seed {reference.seed}: without the reference's step {k + 1} "
-                         f"({reference.actions[k][:80]!r}) the state differs (its first step, played again before "
-                         f"the last, shows ...{seen!r}... where the whole reference's shows ...{expected!r}...), yet its last action "
-                         f"{reference.actions[-1][:80]!r} still succeeds; so on {len(found)} of {len(solved)} seeds",
+                         f"({reference.actions[k][:80]!r}) the state differs (its step {view.action[:60]!r}, played "
+                         f"again before the last, shows ...{seen!r}... where the whole reference's shows "
+                         f"...{expected!r}...), yet its last action {reference.actions[-1][:80]!r} still succeeds; so "
+                         f"on {len(found)} of {len(solved)} seeds",
                          ["success is taken from what the final answer claims, not from the state",
                           "only part of the final state is checked (names, counts, the last call)"],
                          ["judge success from the environment's own state after the steps, every part the task "
