@@ -6,7 +6,8 @@ seed's must not solve the seed, when the call is needed at all (the reference wi
 the replay ignores is not). A state check that reads a report's file name and not its contents, or a booking check
 that never reads the date, passes such swaps on every seed; a task that accepts any of several right values passes
 only where the other seed's value happens to be right on this one too. Prose (a message's text, a note) is left out:
-tasks rarely check it word for word.
+tasks rarely check it word for word. A list or object argument emptied (an update's ``where`` dropped, so it changes
+every row) is tried the same way: a check that compares only the rows the reference changed passes it.
 
 Within one episode the same holds for pairings: where the reference makes two needed calls of one tool that differ
 in one argument and in another too, the two calls with that argument's values exchanged (who gets which plot, which
@@ -47,14 +48,24 @@ class Tried(Protocol):
     @property
     def success(self) -> bool: ...
 
+    @property
+    def group(self) -> tuple[str, str, bool]: ...
+
 
 @dataclass(frozen=True)
 class Swap:
+    """One swap played: ``other`` is the seed whose value was put in, None where the argument was emptied."""
+
     seed: int
-    other: int
+    other: int | None
     tool: str
     argument: str
     success: bool
+
+    @property
+    def group(self) -> tuple[str, str, bool]:
+        """Swaps judged together: one argument of one tool, emptied apart from given other seeds' values."""
+        return self.tool, self.argument, self.other is None
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,10 @@ class Exchange:
     tool: str
     argument: str
     success: bool
+
+    @property
+    def group(self) -> tuple[str, str, bool]:
+        return self.tool, self.argument, False
 
 
 def _calls(actions: list[str]) -> dict[tuple[str, int], tuple[int, JsonCall]]:
@@ -107,30 +122,62 @@ def _needed(c: Candidate, episode: Episode, index: int, budget: _Budget, cache: 
     return cache[(episode.seed, index)]
 
 
-def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
-    """Each seed's reference with one argument of one needed call set to another seed's value (the next
-    :data:`OTHER_SEEDS` solved seeds), replayed; within :data:`MAX_EPISODES` replays."""
-    budget, cache, swaps = _Budget(MAX_EPISODES), {}, []
+@dataclass(frozen=True)
+class _Planned:
+    """One swap to play: seed ``episode``'s reference with argument ``name`` of its ``index``-th action (``call``)
+    set to seed ``other``'s ``value``."""
+
+    episode: Episode
+    other: int | None
+    site: tuple[str, int]
+    index: int
+    call: JsonCall
+    name: str
+    value: object
+
+
+def _planned(refs: list[Episode]) -> list[_Planned]:
+    """Every swap of one argument for the next :data:`OTHER_SEEDS` solved seeds' value, and of each list or object
+    argument for an empty one (a filter dropped: the update reaches every row), taken in turn from each (tool,
+    argument): an argument that differs between seeds less often (a start time two seeds may share) gets its swaps
+    before the replay budget goes to the ones that always differ (a title, a day)."""
+    groups: dict[tuple[str, str, bool], list[_Planned]] = defaultdict(list)
     for i, episode in enumerate(refs):
         own = _calls(episode.actions)
         for other in (refs[(i + k) % len(refs)] for k in range(1, min(OTHER_SEEDS, len(refs) - 1) + 1)):
             theirs = _calls(other.actions)
-            for site in own.keys() & theirs.keys():
+            for site in sorted(own.keys() & theirs.keys()):
                 index, call = own[site]
-                differing = [(name, theirs[site][1].arguments[name]) for name, value in call.arguments.items()
-                             if name in theirs[site][1].arguments and theirs[site][1].arguments[name] != value
-                             and not prose(value)]
-                if not differing or not _needed(c, episode, index, budget, cache):
-                    continue
-                for name, value in differing:
-                    if not budget.take():
-                        return swaps
-                    actions = list(episode.actions)
-                    actions[index] = call.render({**call.arguments, name: value})
-                    replay = labelled(c.run(episode.seed, replaying(actions), max_steps=len(actions)),
-                                      f"seed {episode.seed}'s reference with {site[0]}'s {name!r} of seed "
-                                      f"{other.seed}")
-                    swaps.append(Swap(episode.seed, other.seed, site[0], name, replay.success))
+                for name, value in call.arguments.items():
+                    if name in theirs[site][1].arguments and theirs[site][1].arguments[name] != value \
+                            and not prose(value):
+                        groups[(site[0], name, False)].append(
+                            _Planned(episode, other.seed, site, index, call, name, theirs[site][1].arguments[name]))
+        for site, (index, call) in own.items():
+            for name, value in call.arguments.items():
+                if isinstance(value, (list, dict)) and value:
+                    groups[(site[0], name, True)].append(_Planned(episode, None, site, index, call, name, type(value)()))
+    queues = list(groups.values())
+    return [queue[k] for k in range(max(map(len, queues), default=0)) for queue in queues if k < len(queue)]
+
+
+def argument_swaps(c: Candidate, refs: list[Episode]) -> list[Swap]:
+    """Each seed's reference with one argument of one needed call set to another seed's value (the next
+    :data:`OTHER_SEEDS` solved seeds), replayed, argument by argument in turn (:func:`_planned`); within
+    :data:`MAX_EPISODES` replays."""
+    budget, cache, swaps = _Budget(MAX_EPISODES), {}, []
+    for plan in _planned(refs):
+        episode = plan.episode
+        if not _needed(c, episode, plan.index, budget, cache):
+            continue
+        if not budget.take():
+            break
+        actions = list(episode.actions)
+        actions[plan.index] = plan.call.render({**plan.call.arguments, plan.name: plan.value})
+        whose = f"of seed {plan.other}" if plan.other is not None else "emptied"
+        replay = labelled(c.run(episode.seed, replaying(actions), max_steps=len(actions)),
+                          f"seed {episode.seed}'s reference with {plan.site[0]}'s {plan.name!r} {whose}")
+        swaps.append(Swap(episode.seed, plan.other, plan.site[0], plan.name, replay.success))
     return swaps
 
 
@@ -169,12 +216,13 @@ def exchanges(c: Candidate, refs: list[Episode]) -> list[Exchange]:
 
 
 def unchecked_argument(swaps: list[Tried], max_share: float) -> tuple[tuple[str, str], list[Tried]] | None:
-    """The first (tool, argument) whose swaps succeed too often to be chance: (its key, its swaps), else None."""
-    by_argument: dict[tuple[str, str], list[Tried]] = defaultdict(list)
+    """The first (tool, argument) whose swaps of one kind (:attr:`Swap.group`) succeed too often to be chance: (its
+    key, those swaps), else None."""
+    by_group: dict[tuple[str, str, bool], list[Tried]] = defaultdict(list)
     for swap in swaps:
-        by_argument[(swap.tool, swap.argument)].append(swap)
-    for key, tried in by_argument.items():
+        by_group[swap.group].append(swap)
+    for (tool, argument, _), tried in by_group.items():
         won = sum(s.success for s in tried)
         if len(tried) >= MIN_SWAPS and too_often(won, len(tried), max_share):
-            return key, tried
+            return (tool, argument), tried
     return None

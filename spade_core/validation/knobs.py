@@ -4,7 +4,8 @@ Self-play raises and lowers the difficulty knobs to keep tasks at the learner's 
 and then ignores (the default kept whatever value is passed) makes that curriculum a no-op. The property every good
 environment has: for each knob, the whole episodes at the knob's min and at its max (the other knobs at their
 defaults, the same seeds, the reference and a wrong probe that enumerates 0, 1, 2, ... in the reference's answer
-format) differ on at least one of ``ValidationConfig.knob_seeds`` seeds. A knob that
+format, and where the reference answers with a program, that program's functions returning its first argument and
+raising) differ on at least one of ``ValidationConfig.knob_seeds`` seeds. A knob that
 matters on some seeds only (a larger pile drawn, a longer list) passes, because the seeds are judged together.
 """
 
@@ -15,7 +16,8 @@ from typing import Any
 from spade_core.validation.adversaries import enumeration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play, reference_policy
-from spade_core.validation.replay import answer_template
+from spade_core.validation.mutations import program_in, wrong_programs
+from spade_core.validation.replay import answer_template, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_registry.manifest import DifficultyKnob
 
@@ -29,13 +31,22 @@ def _at(knob: DifficultyKnob, value: float) -> dict[str, Any]:
 
 def _episodes(c: Candidate, knobs: dict[str, Any], seeds: list[int]) -> list[Episode]:
     """The reference's and a wrong probe's episodes (a knob may only matter after a wrong answer: tries, lives) on
-    one fresh instance built with ``knobs`` (reuse is checked by ``determinism``)."""
+    one fresh instance built with ``knobs`` (reuse is checked by ``determinism``); where the reference answers with a
+    program, also its steps with wrong programs in place of that answer (a knob may change only the hidden tests:
+    how many of them a wrong program fails)."""
     assert c.envs is not None and c.manifest is not None
     env = c.envs(knobs)
     template = answer_template(c)
     try:
-        return [play(env, seed, policy) for seed in seeds
-                for policy in (reference_policy, enumeration(template, c.manifest.max_turns).make())]
+        out = []
+        for seed in seeds:
+            reference = play(env, seed, reference_policy)
+            out += [reference, play(env, seed, enumeration(template, c.manifest.max_turns).make())]
+            program = program_in(reference.actions[-1]) if reference.steps else None
+            for variant in wrong_programs(program, [])[-2:] if program is not None else []:
+                out.append(play(env, seed, replaying([*reference.actions[:-1], variant.action]),
+                                max_steps=len(reference.actions)))
+        return out
     finally:
         env.close()
 

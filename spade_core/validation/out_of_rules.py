@@ -14,6 +14,11 @@ Where the game lists its legal moves, a second family of games is judged apart (
 not dilute it): the seat repeats, every turn, its own first move of the reference game. It is legal the first time and
 lands on the seat's own squares after; a game whose legal-move guard was lost lets it win by repetition.
 
+In two-player games the seat making only moves outside the rules, each refused, must end beaten (the contract's three
+invalid moves in a row forfeit): a game that counts only unreadable replies lets a seat about to lose send a readable
+illegal move to the turn limit's draw. And a move the game lists in ``info['legal_moves']`` is never refused
+(:mod:`~spade_core.validation.listed_moves`).
+
 Where the game lists its legal moves as the very text it expects (the reference's every move is one of them), such a
 move must also not be played silently as one of them: a move that gets
 no ``info['format_error']`` (nor ``action_is_valid`` False) and does not end the game with the mover losing is
@@ -33,11 +38,12 @@ from spade_core.contract.env import LEGAL_MOVES_KEY
 from spade_core.validation.adversaries import MAX_OBSERVATION_CHARS, ActionTemplate
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, begin, reference_policy, take_step
+from spade_core.validation.listed_moves import listed_moves, refused_listed
 from spade_core.validation.replay import labelled, seat_winner, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.turn_keeping import handed_over
 
-RULE = "moves outside the rules (out of range, a jump to the target) never win, nor pass as a listed legal move"
+RULE = "illegal moves (out of range, a jump to the goal) never win, stall or pass as listed; listed moves work"
 
 EXTREMES = ("999999", "-999999", "-1", "0", "99")
 """Values put where the reference's moves put their number."""
@@ -53,6 +59,9 @@ MAX_LEGAL_REPLAYS = 16
 """Listed legal moves a move outside the rules is compared with at most."""
 MAX_JUDGED = 3
 """Games whose first silently taken move outside the rules is compared with the legal ones."""
+STALL_RUN = 4
+"""Refused moves in a row after which a seat sending only moves outside the rules should have forfeited (the
+contract: three invalid moves in a row by one seat forfeit); a two-player game where it is still not beaten stalls."""
 
 _INT = linear_re.compile(r"-?[0-9]+")
 _LIST = linear_re.compile(r"([0-9]+)((?:, [0-9]+)*),? or ([0-9]+)")
@@ -72,14 +81,6 @@ def stated_numbers(obs: str) -> set[int] | None:
         if a <= b and b - a <= 10_000:
             allowed.update(range(a, b + 1))
     return allowed or None
-
-
-def listed_moves(info: dict[str, Any]) -> set[str] | None:
-    """The legal moves the game lists in ``info`` (lower case, stripped), or None where it lists none."""
-    legal = info.get(LEGAL_MOVES_KEY)
-    if isinstance(legal, list) and legal and all(isinstance(m, str) for m in legal):
-        return {m.strip().lower() for m in legal}
-    return None
 
 
 def refused(info: dict[str, Any], over: bool, won: bool) -> bool:
@@ -121,11 +122,13 @@ def own_first_move(reference: Episode, seat: int) -> list[str]:
 
 @dataclass
 class OutsidePlay:
-    """One game of moves outside the rules: the episode, how many such moves were made, and the steps (indices)
-    where the game listed its legal moves and let one outside them pass silently (:func:`refused` says it did not)."""
+    """One game of moves outside the rules: the episode, how many such moves were made, the longest run of the
+    seat's moves refused in a row, and the steps (indices) where the game listed its legal moves and let one outside
+    them pass silently (:func:`refused` says it did not)."""
 
     episode: Episode
     made: int = 0
+    refused_run: int = 0
     taken: list[int] = field(default_factory=list)
 
 
@@ -140,6 +143,7 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
     if started is None:
         return out
     obs, info = started
+    run = 0
     for _ in range(c.manifest.max_turns):
         listed = False
         if info.get("player_id", 0) != seat:
@@ -157,10 +161,14 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
                 break
             out.made += 1
             listed = listed_moves(info) is not None
+        seat_moved = info.get("player_id", 0) == seat
         obs, info, over = take_step(env, out.episode, obs, action)
-        if listed and out.episode.error is None and not refused(info, over, _wins(out.episode, c.manifest.players,
-                                                                                   seat)):
+        said_no = refused(info, over, _wins(out.episode, c.manifest.players, seat))
+        if listed and out.episode.error is None and not said_no:
             out.taken.append(len(out.episode.steps) - 1)
+        if seat_moved:
+            run = run + 1 if said_no else 0
+            out.refused_run = max(out.refused_run, run)
         if over:
             break
     if out.episode.error is not None:
@@ -230,6 +238,7 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     # family 0: moves outside the rules; family 1 (games listing their moves): a seat repeating its own first move
     won: dict[int, list[tuple[Episode, int]]] = {0: [], 1: []}
     played = {0: 0, 1: 0}
+    stalled: list[tuple[Episode, int, int]] = []
     for reference in references:
         seat = reference.reset_info.get("player_id", 0) if players > 1 else 0
         families = (candidates(reference), own_first_move(reference, seat) if exact else [])
@@ -251,6 +260,9 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                     taken.append((episode, game.taken[0], move))
             if _wins(episode, players, seat):
                 won[family].append((episode, seat))
+            elif players > 1 and family == 0 and game.refused_run >= STALL_RUN and \
+                    seat_winner(episode.final_info, players) in (None, seat):
+                stalled.append((episode, seat, game.refused_run))
     if taken:
         episode, i, move = taken[0]
         action, after = episode.steps[i][0], episode.steps[i][1]
@@ -274,6 +286,18 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                           "a move straight to the target is accepted without checking it is legal"],
                          ["check every move against the rules before applying it; refuse it as invalid otherwise"],
                          rule=RULE, wins=f"{len(won[family])}/{played[family]}", allowed=limit)
+    if too_often(len(stalled), played[0], limit):
+        return _stall_failure(stalled, played[0], limit)
+    refusal, listed_played = (refused_listed(c, [r.seed for r in references])
+                              if any(listed_moves(r.reset_info) is not None for r in references) else (None, 0))
+    if refusal is not None:
+        return fail_rule(stage, f"seed {refusal.seed}, turn {refusal.turn + 1}: the game listed {refusal.move!r} in "
+                         f"info['legal_moves'] and refused it when a random legal player played it: "
+                         f"{refusal.said[:160]!r}",
+                         ["info['legal_moves'] and step() disagree (the list counts from 0 where step counts from 1, "
+                          "names squares another way, lists the other seat's moves)"],
+                         ["build info['legal_moves'] from the very check step() applies, as the agent types moves"],
+                         rule=RULE, listed_played=listed_played)
     if players > 1:
         passed, refusals = handed_over(c, references)
         if passed is not None:
@@ -286,4 +310,19 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     listed = (f"; of {len(judged)} moves outside the listed legal moves let pass, none played as one of them"
               if judged else "; every move outside the listed legal moves refused" if exact else "")
     repeats = f"; {len(won[1])} of {played[1]} games repeating a seat's first move won" if played[1] else ""
-    return ok(stage, f"{played[0]} games of moves outside the stated rules: {len(won[0])} won{repeats}{listed}")
+    accepted = f"; {listed_played} listed legal moves of a random player all accepted" if listed_played else ""
+    return ok(stage, f"{played[0]} games of moves outside the stated rules: {len(won[0])} won{repeats}{listed}"
+              f"{accepted}")
+
+
+def _stall_failure(stalled: list[tuple[Episode, int, int]], played: int, limit: float) -> StageResult:
+    """The stage's failure where a seat sending only moves outside the rules, each refused, is not beaten."""
+    episode, seat, run = stalled[0]
+    ending = "the game ends" if episode.finished else f"the game is cut off after {len(episode.steps)} turns"
+    return fail_rule("out_of_rules", f"seed {episode.seed}: {episode.label}: {run} refused in a row and {ending} "
+                     f"without seat {seat} beaten (winner {episode.final_info.get('winner')!r}); so in {len(stalled)} "
+                     f"of {played} such games, at most {limit:.0%} allowed",
+                     ["only unreadable replies count towards the invalid-move forfeit; a readable but illegal move "
+                      "is refused and never counted", "a refused move resets the count or is treated as a pass"],
+                     ["count every refused move, readable or not, towards the forfeit: three invalid moves in a row "
+                      "by one seat lose the game"], rule=RULE, stalled=f"{len(stalled)}/{played}")

@@ -92,11 +92,13 @@ def check_swap(c: Candidate) -> StageResult:
         first = next(s for s in results if s.success)
         passing = sum(s.success for s in results)
         assert isinstance(first, Swap)
-        return fail_rule(stage, f"seed {first.seed}'s reference with the {name!r} of its {tool!r} call set to seed "
-                         f"{first.other}'s value still solves seed {first.seed}; {passing} of "
+        given = f"set to seed {first.other}'s value" if first.other is not None else "emptied"
+        return fail_rule(stage, f"seed {first.seed}'s reference with the {name!r} of its {tool!r} call {given} "
+                         f"still solves seed {first.seed}; {passing} of "
                          f"{len(results)} such swaps succeed (the call is needed: without it the reference fails)",
                          [f"the check reads whether {tool!r} was called, not the {name!r} it was given (a file's name "
-                          "and not its contents, a booking and not its date)"],
+                          "and not its contents, a booking and not its date)", "the check compares only the rows "
+                          "the reference changes, so changes to every other row go unseen"],
                          [f"compare the {name!r} of each {tool!r} call (or the state it leaves) with this seed's "
                           "values"], rule=RULE, swaps=f"{passing}/{len(results)}", allowed=c.config.swap_max_share)
     exchanged = exchanges(c, list(refs.values()))

@@ -2,9 +2,10 @@
 
 The property: the numbers the reference computes (arguments of its calls that no observation it saw showed: a
 weighted grade, a total, the hours it adds up) are not shown by one call of a tool, with no arguments, at the start
-of the episode. An audit tool that prints the expected value of every wrong cell, or a summary that prints the total
-the task says to derive, hands an agent the answers without the work; a sound audit says which rows still need
-attention, not what to put there.
+of the episode, nor by the reference's last action played there (a premature finish, where the task allows another
+try). An audit tool that prints the expected value of every wrong cell, a summary that prints the total the task says
+to derive, or retry feedback listing each wrong row with its expected values, hands an agent the answers without the
+work; a sound audit or feedback says which rows still need attention, not what to put there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from spade_core.validation.replay import labelled, replaying
 from spade_core.validation.shown_floods import observation_tokens
 
 SEEDS = 4
-"""Solved seeds whose computed values are looked for."""
+"""Solved seeds whose computed values are looked for (seeds with too few computed values are passed over)."""
+MAX_LOOKED = 12
+"""Solved seeds read at most to find :data:`SEEDS` with computed values."""
 MAX_TOOLS = 8
 """Tools called at the start per seed at most."""
 MIN_VALUES = 2
@@ -96,19 +99,24 @@ def _shows(obs: str, values: list[str]) -> list[str]:
 
 
 def leaks(c: Candidate, solved: list[Episode]) -> tuple[list[Leak], int]:
-    """For each of the first :data:`SEEDS` solved references with computed values, the first tool that, called with
-    no arguments right after reset, shows at least half of them; and how many seeds were judged."""
+    """For each of the first :data:`SEEDS` solved references with computed values (among the first
+    :data:`MAX_LOOKED`), the first tool that, called with
+    no arguments right after reset, shows at least half of them (or the reference's last action played there); and
+    how many seeds were judged."""
     assert c.manifest is not None
     found, judged = [], 0
-    for episode in solved[:SEEDS]:
+    for episode in solved[:MAX_LOOKED]:
         calls = [call for call in map(json_call, episode.actions) if call is not None and call.tool]
         computed = computed_values(episode)
         if not calls or len(computed) < MIN_VALUES:
             continue
+        if judged == SEEDS:
+            break
         judged += 1
         tools = [*stated_tools(c, episode.reset_obs), *(call.tool for call in calls)]
-        for tool in list(dict.fromkeys(tools))[:MAX_TOOLS]:
-            action = calls[0].bare(tool)
+        probes = [(tool, calls[0].bare(tool)) for tool in list(dict.fromkeys(tools))[:MAX_TOOLS]]
+        probes.append((f"the reference's last action ({episode.actions[-1][:40]!r})", episode.actions[-1]))
+        for tool, action in probes:
             played = labelled(c.run(episode.seed, replaying([action]), max_steps=1), f"{tool} called at the start")
             if played.error is not None or not played.steps:
                 continue
