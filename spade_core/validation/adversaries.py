@@ -430,6 +430,32 @@ def feedback_offset(template: ActionTemplate, kind: str, index: int) -> Adversar
     return Adversary(f"answering {FIRST_GUESS}, then {read} of its feedback, each question", make)
 
 
+_LABELLED = linear_re.compile(r"(?:^|[\s(\[])[A-Ha-h][).:\]]\s*(?P<n>-?[0-9]+(?:\.[0-9]+)?)")
+RANKS = {"smallest": 0, "middle": 1, "largest": 2}
+"""Which of an observation's numeric options the ranked chooser takes."""
+MIN_OPTIONS = 3
+"""Numeric options an observation lists before the ranked chooser reads it."""
+
+
+def numeric_options(obs: str) -> list[Fraction]:
+    """The numbers of an observation's lettered options (``(A) 34 sous  (B) 46 sous``, ``C. 12``), in order."""
+    return [Fraction(m.group("n")) for m in _LABELLED.finditer(obs[:MAX_OBSERVATION_CHARS])]
+
+
+def ranked_option(template: ActionTemplate, rank: str) -> Adversary:
+    """Every turn, the smallest, middle or largest of the numeric options the current observation lists: distractors
+    built as the answer plus and minus fixed steps put the answer in the middle of every question."""
+
+    def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+        options = sorted(numeric_options(obs))
+        if len(options) < MIN_OPTIONS:
+            return template.render("")
+        value = options[[0, len(options) // 2, -1][RANKS[rank]]]
+        return template.render(str(value.numerator) if value.denominator == 1 else str(float(value)))
+
+    return Adversary(f"choosing the {rank} numeric option each question", lambda: policy)
+
+
 def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) -> list[Adversary]:
     """The fixed set, in the answer format ``template`` (and raw)."""
     to_the_end = {"1", "A"}
@@ -447,4 +473,5 @@ def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) 
         out.append(enumeration(template, max_turns))
         out += [offered_reply(i) for i in range(OFFERED_REPLIES)]
         out += [feedback_offset(template, kind, i) for kind in OFFSETS for i in range(FEEDBACK_NUMBERS)]
+    out += [ranked_option(template, rank) for rank in RANKS]
     return out

@@ -133,11 +133,12 @@ def code_mutants(program: Program, limit: int = MAX_MUTANTS, *, spread: bool = F
 
 
 def wrong_programs(program: Program, observation_values: list[str]) -> list[Variant]:
-    """Every function of the program with its body replaced: constants of common types, its first argument, a
-    value the task shows (the first test's expected value, typically), an exception."""
+    """Every function of the program with its body replaced: constants of common types (0 first: the cheap wrong
+    answer; True and False next, so that a few tries in turn cover a predicate's both results), a value the task
+    shows (the first test's expected value, typically), its first argument, an exception (last)."""
     tree = parse_source(program.code)
     bodies: list[tuple[str, str]] = [(v, f"every function returning {v}") for v in
-                                      ("0", "None", "''", "[]", "False")]
+                                      ("0", "True", "False", "None", "''", "[]")]
     bodies += [(repr(_literal(v)), f"every function returning {v!r}, a value the task shows")
                for v in observation_values[:1]]
     bodies.append(("__first__", "every function returning its first argument"))

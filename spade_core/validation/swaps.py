@@ -130,6 +130,18 @@ def _wins(c: Candidate, episode: Episode, variant: Variant) -> bool:
     return info is not None and bool(info.get("success"))
 
 
+def _wrong_in_turn(c: Candidate, episode: Episode, variants: list[Variant]) -> Episode | None:
+    """The reference's earlier steps, then the wrong programs one per try while tries are left (None where fewer
+    than two tries are left): each fails alone, so together they must fail too."""
+    assert c.manifest is not None
+    room = c.manifest.max_turns - (len(episode.steps) - 1)
+    if room < 2 or len(variants) < 2:
+        return None
+    actions = [*episode.actions[:-1], *(v.action for v in variants[:room])]
+    return labelled(c.run(episode.seed, replaying(actions), max_steps=len(actions)),
+                    "wrong programs sent one after another")
+
+
 def _feedback_memoriser(c: Candidate, episode: Episode, program: Program) -> Episode | None:
     """A failed try (every function returning 0), then a program that only answers the examples shown so far, the
     feedback's included, else echoes its input or returns 0 as the failed try did (None where the task allows one
@@ -171,6 +183,15 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                                                                "its value", "the tests are too few or never run"],
                                  ["assert exact expected values on several inputs, edge cases included"],
                                  rule=RULE), tried
+        together = _wrong_in_turn(c, episode, wrong_programs(program, values))
+        tried += together is not None
+        if together is not None and together.success:
+            return fail_rule(stage, f"seed {episode.seed}: wrong programs sent one after another "
+                             f"({', '.join(repr(a[:40]) for a in together.actions[-3:])}, ...) succeed together, "
+                             "none of them alone", ["success is kept per test across tries (a test counts once any "
+                                                    "try passed it), so constant programs add up to a pass"],
+                             ["judge each submission on every test; succeed only when one program passes them all"],
+                             rule=RULE), tried
         for variant, shown, causes, fix in (
                 (reordered_results(program, last_obs), ", though the task shows results whose order matters",
                  "the tests compare the result's items without their order (sorted(...), set(...), Counter(...))",

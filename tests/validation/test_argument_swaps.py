@@ -39,3 +39,28 @@ def test_prose_is_not_judged_word_for_word() -> None:
 
     assert prose("Hello Ana, your refund of 45 euros was approved today.")
     assert not prose("North total: 1250") and not prose(1250) and not prose(["a", "b", "c", "d", "e", "f"])
+
+
+def test_emptied_arguments_are_judged_apart_from_other_seeds_values() -> None:
+    """An update whose ``where`` may be dropped (every row changed) is named even where other seeds' filters fail:
+    the two kinds of swap are not pooled."""
+    given_values = swaps("update", "where", [False] * 6)
+    emptied = [Swap(seed, None, "update", "where", True) for seed in range(4)]
+    found = unchecked_argument(given_values + emptied, 0.5)
+    assert found is not None and found[0] == ("update", "where") and all(s.other is None for s in found[1])
+    assert unchecked_argument(given_values + emptied[:1], 0.5) is None
+
+
+def test_swaps_take_each_argument_in_turn() -> None:
+    """An argument that differs between seeds only now and then gets its swaps before the budget goes to those that
+    always differ."""
+    from spade_core.validation.argument_swaps import _planned
+    from spade_core.validation.episodes import Episode
+
+    def episode(seed: int, start: str) -> Episode:
+        call = f'{{"name": "add_event", "arguments": {{"title": "t{seed}", "day": "d{seed}", "start": "{start}"}}}}'
+        return Episode(seed=seed, steps=[(call, "ok", 0.0, False, False), ('{"name": "finish"}', "", 1.0, True, False)])
+
+    refs = [episode(s, "14:00" if s % 3 else "12:00") for s in range(6)]
+    names = [plan.name for plan in _planned(refs)]
+    assert names[:3] == ["title", "day", "start"] and names.count("start") >= 3

@@ -115,3 +115,14 @@ def test_a_range_listing_fits_the_action_limit_and_widens_only_where_it_fits() -
     listed = narrow[1].make()(None, "", {})  # type: ignore[arg-type]
     assert len(listed) <= 200 and listed.startswith("\\boxed{1000 1001")  # from the least answer up, cut to fit
     assert range_listing(template, 10**8, 10**9, 16) == []
+
+
+def test_the_ranked_chooser_reads_lettered_numeric_options_of_the_current_question() -> None:
+    from spade_core.validation.adversaries import numeric_options, ranked_option
+
+    assert numeric_options("(A) 34 sous  (B) 46 sous  (C) 37 sous") == [34, 46, 37]
+    assert numeric_options("A) 3.5\nB) 4\nC. 12") == [3.5, 4, 12]
+    assert numeric_options("Move from b2 to c3; player 1 to act") == []
+    questions = iter(["(A) 45 sous (B) 36 sous (C) 42 sous (D) 39 sous (E) 48 sous", "(A) 7 (B) 9", "done"])
+    sent = _play(ranked_option(BOXED, "middle").make, lambda action: next(questions), 3)
+    assert sent == ["\\boxed{}", "\\boxed{42}", "\\boxed{}"]  # two options are too few to rank

@@ -247,3 +247,14 @@ def test_a_range_centred_on_the_answer_is_a_weak_leak() -> None:
     assert [leak.decoder for leak in find_leaks(hint, "\\boxed{157/2}") if leak.decoder == "bracket"] == ["bracket"]
     assert all(not leak.strong for leak in find_leaks(hint, "\\boxed{157/2}"))
     assert not [leak for leak in find_leaks(hint, "\\boxed{80}") if leak.decoder == "bracket"]
+
+
+def test_a_near_miss_is_mirrored_with_its_unit_and_a_bare_trailing_point() -> None:
+    """A stated band around a unit-ful answer ("within 0.1%") or a truncated decimal ("85.") is probed the other way
+    too, so the verifier's own tolerance is recognised; another unit or a miss past 1% is not mirrored."""
+    from spade_core.validation.probes import mirrored
+
+    assert mirrored("\\boxed{2881 km/h}", "\\boxed{2880 km/h}").action == "\\boxed{2879 km/h}"
+    assert mirrored("\\boxed{85.}", "\\boxed{85.3422}").action == "\\boxed{85.6844}"
+    assert mirrored("\\boxed{2881 m/s}", "\\boxed{2880 km/h}") is None
+    assert mirrored("\\boxed{3000 km/h}", "\\boxed{2880 km/h}") is None
