@@ -430,6 +430,45 @@ def feedback_offset(template: ActionTemplate, kind: str, index: int) -> Adversar
     return Adversary(f"answering {FIRST_GUESS}, then {read} of its feedback, each question", make)
 
 
+HUGE_GUESS = 10_000_000
+"""The guess whose relative error, read off the feedback, gives the answer back."""
+
+
+def _inverted(percent: str) -> str:
+    """The shortest decimal ``x`` such that :data:`HUGE_GUESS` is ``percent`` % above it, to ``percent``'s printed
+    precision (half a unit of its last place either way)."""
+    places = len(percent.partition(".")[2])
+    half = Fraction(1, 2 * 10 ** places)
+    low, high = (HUGE_GUESS / (1 + (Fraction(percent) + d) / 100) for d in (half, -half))
+    middle = (low + high) / 2
+    for digits in range(7):
+        value = round(middle, digits)
+        if low <= value <= high:
+            break
+    return f"{float(value):.{digits}f}"
+
+
+def relative_inversion(template: ActionTemplate) -> Adversary:
+    """Turn after turn, :data:`HUGE_GUESS`, then that guess divided by one plus the first percentage its feedback
+    shows (the echo of the guess aside): feedback that says how many percent off a try was ("is 4066.7% above the
+    right value") gives the answer back to the printed precision, question after question."""
+
+    def make() -> Policy:
+        state: dict[str, Any] = {"env": None, "guessed": False}
+
+        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
+            if env.turn == 0 or state["env"] is not env or not state["guessed"]:
+                state["env"], state["guessed"] = env, True
+                return template.render(str(HUGE_GUESS))
+            state["guessed"] = False
+            shown = [m.group("n") for m in _NUMBER.finditer(obs[:MAX_OBSERVATION_CHARS])]
+            shown = [n for n in shown if Fraction(n) != HUGE_GUESS and Fraction(n) > 0]
+            return template.render(_inverted(shown[0]) if shown else "")
+        return policy
+
+    return Adversary(f"answering {HUGE_GUESS}, then it divided by one plus the percentage its feedback shows", make)
+
+
 _LABELLED = linear_re.compile(r"(?:^|[\s(\[])[A-Ha-h][).:\]]\s*(?P<n>-?[0-9]+(?:\.[0-9]+)?)")
 RANKS = {"smallest": 0, "middle": 1, "largest": 2}
 """Which of an observation's numeric options the ranked chooser takes."""
@@ -473,5 +512,6 @@ def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) 
         out.append(enumeration(template, max_turns))
         out += [offered_reply(i) for i in range(OFFERED_REPLIES)]
         out += [feedback_offset(template, kind, i) for kind in OFFSETS for i in range(FEEDBACK_NUMBERS)]
+        out.append(relative_inversion(template))
     out += [ranked_option(template, rank) for rank in RANKS]
     return out

@@ -126,3 +126,17 @@ def test_the_ranked_chooser_reads_lettered_numeric_options_of_the_current_questi
     questions = iter(["(A) 45 sous (B) 36 sous (C) 42 sous (D) 39 sous (E) 48 sous", "(A) 7 (B) 9", "done"])
     sent = _play(ranked_option(BOXED, "middle").make, lambda action: next(questions), 3)
     assert sent == ["\\boxed{}", "\\boxed{42}", "\\boxed{}"]  # two options are too few to rank
+
+
+def test_a_percentage_off_a_huge_guess_is_inverted_to_the_answer_at_its_printed_precision() -> None:
+    from spade_core.validation.adversaries import HUGE_GUESS, relative_inversion
+
+    answer = 2952
+
+    def respond(action: str) -> str:
+        guess = int(action.removeprefix("\\boxed{").removesuffix("}"))
+        return f"{guess} is {(guess - answer) / answer * 100:.1f}% above the right value."
+
+    assert _play(relative_inversion(BOXED).make, respond, 2) == [f"\\boxed{{{HUGE_GUESS}}}", "\\boxed{2952}"]
+    sent = _play(relative_inversion(BOXED).make, lambda action: "Too high.", 2)
+    assert sent[1] == "\\boxed{}"  # feedback without a percentage gives nothing to invert
