@@ -206,6 +206,18 @@ def reordered_results(program: Program, text: str) -> Variant | None:
                     "the reference program with its list results reversed")
 
 
+def hollow_results(program: Program) -> Variant | None:
+    """The reference program with every top-level function's result that is a list of containers (groups, a
+    partition, rows) returned as as many empty containers, and every other result as None: tests that check the
+    shape of a grouping (k groups, equal sums) and not that it uses the given items pass it."""
+    functions = _functions(program)
+    if not functions:
+        return None
+    return _wrapped(program, functions, "[type(item)() for item in result] if isinstance(result, list) and result and "
+                    "all(isinstance(item, (list, tuple, set, dict)) for item in result) else None",
+                    "the reference program with its groups emptied (as many empty lists as it returns)")
+
+
 _SIGNIFICANT = linear_re.compile(r"(?i)significant")
 
 

@@ -20,6 +20,7 @@ from spade_core.validation.mutations import (
     Variant,
     code_mutants,
     example_breaking,
+    hollow_results,
     json_mutants,
     memorising,
     program_in,
@@ -199,7 +200,10 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                   "or say in the task that any order is accepted"]),
                 (shifted_results(program, last_obs), "; the task states no tolerance and its examples show short "
                  "decimals", "the tests compare within a tolerance the task does not state",
-                 ["compare with the exact rounded value", "or state the tolerance in the task"])):
+                 ["compare with the exact rounded value", "or state the tolerance in the task"]),
+                (hollow_results(program), "", "the tests check the shape of the result (how many groups, equal "
+                 "sums) and not that it holds the given items", ["check that the groups hold exactly the given "
+                 "items, each once"])):
             tried += variant is not None
             if variant is not None and _wins(c, episode, variant):
                 return fail_rule(stage, f"seed {episode.seed}: {variant.what} is accepted{shown}", [causes], fix,

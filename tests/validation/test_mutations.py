@@ -196,3 +196,16 @@ def test_a_float_one_unit_of_its_last_shown_place_away_meets_the_example() -> No
     assert "round(x, 3)" in finer.action
     variant = example_breaking(program, finer, "cents(1.23456) -> 1.23")
     assert variant is not None and _namespace(variant.action)["cents"](2.0) is None
+
+
+def test_hollow_results_keep_the_number_of_groups_and_nothing_else() -> None:
+    from spade_core.validation.mutations import hollow_results
+
+    source = "def split(xs, k):\n    return [xs[i::k] for i in range(k)]\n\n\ndef total(xs):\n    return sum(xs)\n"
+    variant = hollow_results(program_in(f"```python\n{source}```"))
+    assert variant is not None
+    code = program_in(variant.action)
+    assert code is not None
+    names: dict[str, object] = {}
+    exec(compile(code.code, "<hollow>", "exec"), names)  # the test's own program, not an environment's
+    assert names["split"]([1, 2, 3, 4], 2) == [[], []] and names["total"]([1, 2]) is None
