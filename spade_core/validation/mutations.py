@@ -218,6 +218,32 @@ def hollow_results(program: Program) -> Variant | None:
                     "the reference program with its groups emptied (as many empty lists as it returns)")
 
 
+STANDIN_ERROR = "RuntimeError"
+"""The exception a program raises in place of the one the task names (no subclass of the builtin ones tasks name)."""
+_ERROR_NAME = linear_re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception))\b")
+
+
+def other_errors(program: Program, text: str) -> Variant | None:
+    """The reference program with each exception it raises by a name the task's text names (``raise ValueError``
+    where the task says "raise ValueError") raising :data:`STANDIN_ERROR` instead: tests that accept any exception
+    where the task promises one type pass it. None where no raise of a named exception is found."""
+    named = set(_ERROR_NAME.findall(text[:MAX_EXAMPLE_TEXT])) - {STANDIN_ERROR}
+    tree = parse_source(program.code)
+    if not named:
+        return None
+    changed = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(target, ast.Name) and target.id in named:
+                target.id = STANDIN_ERROR
+                changed += 1
+    if not changed:
+        return None
+    return _parsed_variant(program, [ast.unparse(tree)], f"the reference program raising {STANDIN_ERROR} where the "
+                           "task names another exception")
+
+
 _SIGNIFICANT = linear_re.compile(r"(?i)significant")
 
 

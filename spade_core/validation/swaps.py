@@ -23,6 +23,7 @@ from spade_core.validation.mutations import (
     hollow_results,
     json_mutants,
     memorising,
+    other_errors,
     program_in,
     reordered_results,
     shifted_results,
@@ -203,7 +204,10 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                  ["compare with the exact rounded value", "or state the tolerance in the task"]),
                 (hollow_results(program), "", "the tests check the shape of the result (how many groups, equal "
                  "sums) and not that it holds the given items", ["check that the groups hold exactly the given "
-                 "items, each once"])):
+                 "items, each once"]),
+                (other_errors(program, last_obs), ", though the task names the exception to raise", "the tests "
+                 "accept any exception where the task promises one type (raises_test with its default)",
+                 ["check the exception's type the task names"])):
             tried += variant is not None
             if variant is not None and _wins(c, episode, variant):
                 return fail_rule(stage, f"seed {episode.seed}: {variant.what} is accepted{shown}", [causes], fix,

@@ -209,3 +209,14 @@ def test_hollow_results_keep_the_number_of_groups_and_nothing_else() -> None:
     names: dict[str, object] = {}
     exec(compile(code.code, "<hollow>", "exec"), names)  # the test's own program, not an environment's
     assert names["split"]([1, 2, 3, 4], 2) == [[], []] and names["total"]([1, 2]) is None
+
+
+def test_a_named_exception_is_swapped_for_a_stand_in_only_where_the_task_names_it() -> None:
+    from spade_core.validation.mutations import STANDIN_ERROR, other_errors
+
+    source = "def decode(code):\n    if code not in BOOK:\n        raise ValueError('unknown')\n    return BOOK[code]\n"
+    program = program_in(f"```python\n{source}```")
+    variant = other_errors(program, "Return the word; raise ValueError for an unknown code.")
+    assert variant is not None and f"raise {STANDIN_ERROR}('unknown')" in variant.action
+    assert other_errors(program, "Return the word for each code.") is None  # the task names no exception
+    assert other_errors(program, "Raise KeyError for an unknown code.") is None  # it raises another than named
