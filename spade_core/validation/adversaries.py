@@ -403,11 +403,9 @@ OFFSETS = {"plus": 1, "minus": -1, "as the answer": 0}
 """How a feedback number ``n`` is turned into the next try: ``1 + n``, ``1 - n``, or ``n`` itself."""
 
 
-def feedback_offset(template: ActionTemplate, kind: str, index: int) -> Adversary:
-    """Turn after turn, :data:`FIRST_GUESS`, then the ``index``-th number ``n`` its feedback shows (the echo of the
-    guess aside) read as :data:`OFFSETS` ``kind`` says: feedback that tells how far off a try was ("off by +37") or
-    what the answer was is read off, question after question."""
-    sign = OFFSETS[kind]
+def _guess_then_read(template: ActionTemplate, guess: int, read: Callable[[str], str]) -> Callable[[], Policy]:
+    """Policies that answer ``guess``, then what ``read`` makes of the feedback to it, question after question (a
+    new episode, or a new environment, starts with the guess again)."""
 
     def make() -> Policy:
         state: dict[str, Any] = {"env": None, "guessed": False}
@@ -415,19 +413,31 @@ def feedback_offset(template: ActionTemplate, kind: str, index: int) -> Adversar
         def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
             if env.turn == 0 or state["env"] is not env or not state["guessed"]:
                 state["env"], state["guessed"] = env, True
-                return template.render(str(FIRST_GUESS))
+                return template.render(str(guess))
             state["guessed"] = False
-            numbers = [Fraction(m.group("n")) for m in _NUMBER.finditer(obs[:MAX_OBSERVATION_CHARS])]
-            numbers = [n for n in numbers if n != FIRST_GUESS]
-            if index >= len(numbers):
-                return template.render("")
-            n = numbers[index]
-            value = FIRST_GUESS + sign * n if sign else n
-            return template.render(str(value.numerator) if value.denominator == 1 else str(float(value)))
+            return template.render(read(obs))
         return policy
 
-    read = f"{FIRST_GUESS} {kind} number #{index + 1}" if sign else f"number #{index + 1}"
-    return Adversary(f"answering {FIRST_GUESS}, then {read} of its feedback, each question", make)
+    return make
+
+
+def feedback_offset(template: ActionTemplate, kind: str, index: int) -> Adversary:
+    """Turn after turn, :data:`FIRST_GUESS`, then the ``index``-th number ``n`` its feedback shows (the echo of the
+    guess aside) read as :data:`OFFSETS` ``kind`` says: feedback that tells how far off a try was ("off by +37") or
+    what the answer was is read off, question after question."""
+    sign = OFFSETS[kind]
+
+    def read(obs: str) -> str:
+        numbers = [Fraction(m.group("n")) for m in _NUMBER.finditer(obs[:MAX_OBSERVATION_CHARS])]
+        numbers = [n for n in numbers if n != FIRST_GUESS]
+        if index >= len(numbers):
+            return ""
+        value = FIRST_GUESS + sign * numbers[index] if sign else numbers[index]
+        return str(value.numerator) if value.denominator == 1 else str(float(value))
+
+    make = _guess_then_read(template, FIRST_GUESS, read)
+    what = f"{FIRST_GUESS} {kind} number #{index + 1}" if sign else f"number #{index + 1}"
+    return Adversary(f"answering {FIRST_GUESS}, then {what} of its feedback, each question", make)
 
 
 HUGE_GUESS = 10_000_000
@@ -453,19 +463,12 @@ def relative_inversion(template: ActionTemplate) -> Adversary:
     shows (the echo of the guess aside): feedback that says how many percent off a try was ("is 4066.7% above the
     right value") gives the answer back to the printed precision, question after question."""
 
-    def make() -> Policy:
-        state: dict[str, Any] = {"env": None, "guessed": False}
+    def read(obs: str) -> str:
+        shown = [m.group("n") for m in _NUMBER.finditer(obs[:MAX_OBSERVATION_CHARS])]
+        shown = [n for n in shown if Fraction(n) != HUGE_GUESS and Fraction(n) > 0]
+        return _inverted(shown[0]) if shown else ""
 
-        def policy(env: SpadeEnv, obs: str, info: dict[str, Any]) -> str:
-            if env.turn == 0 or state["env"] is not env or not state["guessed"]:
-                state["env"], state["guessed"] = env, True
-                return template.render(str(HUGE_GUESS))
-            state["guessed"] = False
-            shown = [m.group("n") for m in _NUMBER.finditer(obs[:MAX_OBSERVATION_CHARS])]
-            shown = [n for n in shown if Fraction(n) != HUGE_GUESS and Fraction(n) > 0]
-            return template.render(_inverted(shown[0]) if shown else "")
-        return policy
-
+    make = _guess_then_read(template, HUGE_GUESS, read)
     return Adversary(f"answering {HUGE_GUESS}, then it divided by one plus the percentage its feedback shows", make)
 
 
