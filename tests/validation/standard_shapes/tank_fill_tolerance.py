@@ -134,8 +134,7 @@ class CylinderTankFill:
                 return "Correct. All quantities found.", reward, True, False, {"success": True, "step": self.index}
             return f"Correct.\n{self.question()}", reward, False, False, {"success": False, "step": self.index}
         self.attempts = self.attempts + 1
-        off = abs(value - expected) / abs(expected) * 100
-        note = f"{safe_echo(given)} is too {'high' if value > expected else 'low'} (off by about {off:.0f}%)"
+        note = f"{safe_echo(given)} is too {'high' if value > expected else 'low'}"
         if self.attempts >= ATTEMPTS:
             self.done = True
             return f"{note}. Out of tries for this question.", 0.0, True, False, {"success": False, "step": self.index}
