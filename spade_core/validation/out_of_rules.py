@@ -310,7 +310,7 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     listed = (f"; of {len(judged)} moves outside the listed legal moves let pass, none played as one of them"
               if judged else "; every move outside the listed legal moves refused" if exact else "")
     repeats = f"; {len(won[1])} of {played[1]} games repeating a seat's first move won" if played[1] else ""
-    accepted = f"; {listed_played} listed legal moves of a random player all accepted" if listed_played else ""
+    accepted = f"; a random player's {listed_played} moves from info['legal_moves'] all accepted" if listed_played else ""
     return ok(stage, f"{played[0]} games of moves outside the stated rules: {len(won[0])} won{repeats}{listed}"
               f"{accepted}")
 
