@@ -16,7 +16,9 @@ answer (a game move, a tool call that completes the goal) fails the replay witho
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import tee
 
 from spade_core import linear_re
 from spade_core.validation.candidate import Candidate
@@ -82,22 +84,22 @@ class View:
     shown: str
 
 
-def _views(c: Candidate, reference: Episode) -> list[View]:
+def _views(c: Candidate, reference: Episode) -> Iterator[View]:
     """Up to :data:`MAX_VIEWS` distinct steps of the reference (first appearance first) that, played again just
     before its last, leave it solved in the same number of steps: looks at the state (a read of the table the
-    reference writes later shows what it wrote)."""
-    acts = reference.actions
-    views: list[View] = []
+    reference writes later shows what it wrote). Found as they are asked for: a step judged needed by the first
+    view costs no replays for the others."""
+    acts, found = reference.actions, 0
     for action in list(dict.fromkeys(acts[:-1]))[:MAX_VIEW_TRIES]:
         whole = [*acts[:-1], action, acts[-1]]
         baseline = labelled(c.run(reference.seed, replaying(whole), max_steps=len(whole)),
                             "the reference with one of its steps played again before its last")
         shown = _view(baseline)
         if baseline.error is None and baseline.success and len(baseline.steps) == len(whole) and shown is not None:
-            views.append(View(action, shown))
-            if len(views) == MAX_VIEWS:
-                break
-    return views
+            yield View(action, shown)
+            found += 1
+            if found == MAX_VIEWS:
+                return
 
 
 def _unneeded_step(c: Candidate, reference: Episode) -> tuple[int, View, str] | None:
@@ -105,10 +107,11 @@ def _unneeded_step(c: Candidate, reference: Episode) -> tuple[int, View, str] | 
     and what it showed without the step (None: no such step). A view in the replaced step's form is not used for
     it (it could redo the step's work)."""
     acts = reference.actions
-    views = _views(c, reference)
+    views = _views(c, reference)  # shared by every step below, each view found once (tee keeps what was found)
     work = [k for k in range(1, len(acts) - 1) if acts[k] != acts[0] and form(acts[k]) != form(acts[-1])]
     for k in work[:MAX_REPLACED]:
-        for view in (v for v in views if form(v.action) != form(acts[k])):
+        views, these = tee(views)
+        for view in (v for v in these if form(v.action) != form(acts[k])):
             episode = _without(c, reference, k, view.action)
             if episode.error is not None or not episode.success or len(episode.steps) != len(acts) + 1:
                 break  # the step is needed (or the replay went astray): no other view changes that
