@@ -245,30 +245,23 @@ def deviation(action: str, answer: str) -> Fraction | None:
     return abs(mine - theirs)
 
 
-_LEADING = linear_re.compile(r"\s*(-?[0-9]+(?:\.[0-9]*)?)(.*)")
-
-
-def leading_number(core: str) -> tuple[Fraction, str] | None:
-    """The number an answer starts with (``85.`` read as 85) and the text after it (a unit: `` km/h``)."""
-    found = _LEADING.fullmatch(core)
-    if found is None:
-        return None
-    return Fraction(found.group(1).rstrip(".")), found.group(2)
-
-
 def mirrored(action: str, answer: str) -> Probe | None:
     """The numeric answer moved as far the other way as the near miss ``action``, when that deviation is within
-    :data:`MAX_TOLERANCE` of the answer (None otherwise, or when either is not a number, followed by the same unit
-    where the answer has one)."""
-    core = answer_core(answer)
-    mine, theirs = leading_number(answer_core(action)), leading_number(core)
-    if mine is None or theirs is None or mine[1].strip() != theirs[1].strip() or core not in answer:
+    :data:`MAX_TOLERANCE` of the answer (None otherwise, or when either gives no number
+    (:func:`~spade_core.validation.answer_numbers.answer_number`) or the text around the two numbers differs: another
+    unit, another wrapper)."""
+    mine, theirs = answer_number(action), answer_number(answer)
+    if mine is None or theirs is None or action[:mine.start] != answer[:theirs.start]:
         return None
-    value, unit = theirs
-    if value == 0 or mine[0] == value or abs(mine[0] - value) > MAX_TOLERANCE * abs(value):
+    after = action[mine.end:]
+    if after not in (answer[theirs.end:], "." + answer[theirs.end:]):  # "85." is 85 written with a bare point
         return None
-    text = decimal_text(2 * value - mine[0])
-    return None if text is None else Probe(around(answer, core).render(text + unit), "the answer moved the other way")
+    value = theirs.value
+    if value == 0 or mine.value == value or abs(mine.value - value) > MAX_TOLERANCE * abs(value):
+        return None
+    text = decimal_text(2 * value - mine.value)
+    return None if text is None else Probe(answer[:theirs.start] + text + answer[theirs.end:],
+                                           "the answer moved the other way")
 
 
 def decimal_text(value: Fraction) -> str | None:

@@ -250,11 +250,17 @@ def test_a_range_centred_on_the_answer_is_a_weak_leak() -> None:
 
 
 def test_a_near_miss_is_mirrored_with_its_unit_and_a_bare_trailing_point() -> None:
-    """A stated band around a unit-ful answer ("within 0.1%") or a truncated decimal ("85.") is probed the other way
-    too, so the verifier's own tolerance is recognised; another unit or a miss past 1% is not mirrored."""
+    """A stated band around a unit-ful answer ("within 0.1%"), a truncated decimal ("85.") or a tool call's answer
+    is probed the other way too, so the verifier's own tolerance is recognised; another unit or a miss past 1% is
+    not mirrored."""
     from spade_core.validation.probes import mirrored
 
     assert mirrored("\\boxed{2881 km/h}", "\\boxed{2880 km/h}").action == "\\boxed{2879 km/h}"
     assert mirrored("\\boxed{85.}", "\\boxed{85.3422}").action == "\\boxed{85.6844}"
     assert mirrored("\\boxed{2881 m/s}", "\\boxed{2880 km/h}") is None
     assert mirrored("\\boxed{3000 km/h}", "\\boxed{2880 km/h}") is None
+    finish = '{"name": "finish", "arguments": {"answer": "%s"}}'
+    assert mirrored(finish % "88.51", finish % "88.50").action == finish % "88.49"
+    assert mirrored("Total: €35.25", "Total: €35.24").action == "Total: €35.23"
+    assert mirrored("\\boxed{85:}", "\\boxed{85.3422}") is None
+    assert mirrored("Total: $35.25", "Total: €35.24") is None
