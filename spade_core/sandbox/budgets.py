@@ -19,6 +19,7 @@ from typing import Any
 from spade_core.deadlines import Deadline
 from spade_core.errors import SandboxTimeout
 from spade_core.sandbox.channel import ChannelError, Worker
+from spade_core.sandbox.cpu_share import cpu_share
 from spade_core.sandbox.limits import SandboxLimits
 
 BATCH_TOTAL_REPLIES = 4
@@ -35,6 +36,10 @@ class TimeBudget:
     """A bound on the total host-measured time of every sandbox call made with it, across pools, and on when they
     may run (:meth:`within`: a deadline, such as a validation stage's).
 
+    ``floor`` below 1 charges wall time at the CPU share a busy machine gives (:mod:`~spade_core.sandbox.cpu_share`):
+    beside other jobs a call's seconds cost what the call could use of a CPU, so the budget lasts at most
+    ``1 / floor`` times its wall-clock length; 1.0 charges wall time as it is.
+
     A call still running when the budget runs out (or its deadline passes) is killed with its worker; every later
     call with it fails at once with :class:`SandboxTimeout`. The validation pipeline gives each candidate one
     (``ValidationConfig.candidate_budget_s``), so code whose every call stays just under the call timeout cannot
@@ -42,11 +47,14 @@ class TimeBudget:
     are part of that call's time (charged once).
     """
 
-    __slots__ = ("depth", "knob", "limit_s", "spent_s", "what", "window")
+    __slots__ = ("depth", "floor", "knob", "limit_s", "spent_s", "what", "window")
 
-    def __init__(self, seconds: float, what: str = "this candidate", knob: str = "") -> None:
+    def __init__(self, seconds: float, what: str = "this candidate", knob: str = "", floor: float = 1.0) -> None:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
             raise ValueError(f"TimeBudget needs a positive number of seconds, got {seconds!r}")
+        if not 0 < floor <= 1:
+            raise ValueError(f"TimeBudget's floor is a CPU share in (0, 1], got {floor!r}")
+        self.floor = float(floor)
         self.limit_s = float(seconds)
         self.spent_s = 0.0
         self.what = what
@@ -95,6 +103,7 @@ class TimeBudget:
         left = self.limit_s - self.spent_s
         if left <= 0 or self._window_passed():
             raise self.error(None)
+        left /= cpu_share(self.floor)
         if self.window is not None:
             left = min(left, self.window[0].remaining())
         end = time.monotonic() + left
@@ -109,7 +118,7 @@ class TimeBudget:
         finally:
             self.depth -= 1
             if self.depth == 0:
-                self.spent_s += time.monotonic() - started
+                self.spent_s += (time.monotonic() - started) * cpu_share(self.floor)
 
 
 class ReplyAllowance:

@@ -143,6 +143,11 @@ class ValidationKnobs:
     """Total environment time (host-measured, all sandbox calls of all stages) one candidate may use; past it
     every further call fails with a timeout, so code whose every call stays just under the call timeout cannot
     hold validation for minutes."""
+    min_cpu_share: float = 0.25
+    """The least share of a CPU the time budgets assume a busy machine gives (``spade_core.sandbox.cpu_share``):
+    beside other jobs, sandbox time is charged and stage deadlines run at the share the load leaves, so a good
+    environment is not rejected because the machine was busy; budgets then last at most ``1 / min_cpu_share`` times
+    their wall-clock length. 1.0 keeps them wall-clock."""
     stage_budget_s: dict[str, float] = field(default_factory=dict)
     """Wall-clock budgets (seconds) overriding stages' own, by stage name (each stage declares its budget,
     ``spade_core.validation.stage_list.Stage.budget_s``). A stage's budget is its deadline: every sandbox call it
@@ -154,6 +159,8 @@ class ValidationKnobs:
 
     def __post_init__(self) -> None:
         check_stage_budgets(self.stage_budget_s)
+        if not 0 < self.min_cpu_share <= 1:
+            raise ValueError(f"min_cpu_share is a CPU share in (0, 1], got {self.min_cpu_share!r}")
 
     def budget(self, stage: str, declared: float) -> float:
         """The wall-clock budget of ``stage``: its override here, else the budget it declares."""

@@ -43,7 +43,8 @@ def sandbox_handles(source: str, env_id: str, *, budget: TimeBudget | None = Non
 
 def candidate_budget(config: ValidationConfig) -> TimeBudget:
     """The sandbox time one candidate may use in all its stages (each stage runs within its own deadline too)."""
-    return TimeBudget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s")
+    return TimeBudget(config.candidate_budget_s, what="this candidate", knob="ValidationConfig.candidate_budget_s",
+                      floor=config.min_cpu_share)
 
 
 def allowed_modules() -> dict[str, list[str]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from spade_core.deadlines import NO_DEADLINE, Deadline
+from spade_core.sandbox.cpu_share import cpu_share
 from spade_core.validation.config import STAGE_BUDGET_KEY
 
 T = TypeVar("T")
@@ -48,9 +49,10 @@ class StageClock:
     seen_at_expiry: str | None = None  # how far the loops got when a check first found the deadline passed
 
     @classmethod
-    def start(cls, stage: str, budget_s: float) -> StageClock:
-        """The clock of ``stage``, whose deadline is ``budget_s`` from now."""
-        return cls(stage, budget_s, Deadline.after(budget_s))
+    def start(cls, stage: str, budget_s: float, floor: float = 1.0) -> StageClock:
+        """The clock of ``stage``, whose deadline is ``budget_s`` from now, stretched by the CPU share a busy
+        machine gives now (never more than ``1 / floor`` times: :func:`~spade_core.sandbox.cpu_share.cpu_share`)."""
+        return cls(stage, budget_s, Deadline.after(budget_s / cpu_share(floor)))
 
     def expired(self) -> bool:
         return self.deadline.expired()

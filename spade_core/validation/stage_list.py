@@ -229,7 +229,7 @@ def run_stage(stage: Stage, c: Candidate, budget: TimeBudget | None = None) -> S
     it ran out reports), and past the deadline the stage fails naming its budget and how far it got."""
     started = time.perf_counter()
     c.outcome_status = None
-    c.clock = clock = StageClock.start(stage.name, c.config.budget(stage.name, stage.budget_s))
+    c.clock = clock = StageClock.start(stage.name, c.config.budget(stage.name, stage.budget_s), c.config.min_cpu_share)
     try:
         with budget.within(clock.deadline, clock.spent_message) if budget is not None else nullcontext():
             result = stage.check(c)

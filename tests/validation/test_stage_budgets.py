@@ -36,7 +36,8 @@ SLOW_STEP = MATH_SEED.replace("    def step(self, action):\n", "    def step(sel
 
 
 def test_a_slow_stage_ends_at_its_budget_naming_stage_budget_and_progress() -> None:
-    config = ValidationConfig(seeds=tuple(range(40)), stage_budget_s={"reference": 2.0})
+    # wall-clock deadlines (a busy machine's stretch is tested in tests/sandbox/test_cpu_share.py)
+    config = ValidationConfig(seeds=tuple(range(40)), stage_budget_s={"reference": 2.0}, min_cpu_share=1.0)
     budget = candidate_budget(config)
     c = new_candidate(SLOW_STEP, file="slow.py", config=config, handles=partial(sandbox_handles, budget=budget))
     try:
