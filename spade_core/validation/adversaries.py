@@ -4,7 +4,7 @@ Each one stands for a way a task can be won without solving it: a plausible cons
 yes/no, true/false, empty), the same well-formed action repeated to the end, a value copied from the observation,
 one action holding many candidates at once (all digits, a de Bruijn string that contains every 2- or 3-digit
 number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), the answer-format example each
-observation shows copied, a wrong try then the numbers its feedback shows read as offsets, a policy that follows the
+observation shows copied (and the first observation's examples tried in turn: options with a try each), a wrong try then the numbers its feedback shows read as offsets, a policy that follows the
 hint's instructions, and, for two-player games, a random player choosing among the legal moves.
 
 Actions are written in the environment's own answer format when the reference's actions show one (``\\boxed{}``,
@@ -331,6 +331,14 @@ def example_copier(template: ActionTemplate, last: bool) -> Adversary:
     return Adversary(f"copying the {'last' if last else 'first'} example answer each observation shows", make)
 
 
+def example_cycler(template: ActionTemplate) -> Adversary:
+    """Each example answer the first observation shows, in turn, one per turn (``\\boxed{two}, \\boxed{one} or
+    \\boxed{none}``): where an item allows as many tries as there are options, or a wrong try is not final, cycling
+    through the options solves every item without reading it."""
+    return _cycling("trying each example answer the first observation shows in turn",
+                    lambda first, turn: list(dict.fromkeys(shown_examples_of(template, first))))
+
+
 _TOO_HIGH = linear_re.compile(r"(?i)\btoo (?:high|big|large|much|many)\b|\b(?:lower|smaller)\b")
 _TOO_LOW = linear_re.compile(r"(?i)\btoo (?:low|small|little|few)\b|\b(?:higher|larger|bigger|greater)\b")
 
@@ -509,6 +517,8 @@ def adversaries(template: ActionTemplate, *, max_turns: int, single_turn: bool) 
     out += [copy_observation(template, i) for i in range(COPIED_VALUES)]
     if template.prefix:
         out += [example_copier(template, last) for last in (False, True)]
+        if not single_turn:
+            out.append(example_cycler(template))
     if not single_turn:
         out.append(copy_observation(template, None))
         out.append(copy_listed(template))

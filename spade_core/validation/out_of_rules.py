@@ -19,8 +19,10 @@ invalid moves in a row forfeit): a game that counts only unreadable replies lets
 illegal move to the turn limit's draw. And a move the game lists in ``info['legal_moves']`` is never refused
 (:mod:`~spade_core.validation.listed_moves`).
 
-Where the game lists its legal moves as the very text it expects (the reference's every move is one of them), such a
-move must also not be played silently as one of them: a move that gets
+Where the game lists its legal moves as the very text it expects (the reference's every move is one of them), a move
+with an extreme value (no reading of the rules takes ``999999`` or ``-1`` for a count or a cell) must also not be
+played silently as one of them; numbers the observation shows are not judged so, as a game may take another name for
+a listed move (``split 1 5`` of a 7-heap for the listed ``split 1 2``, naming the other part). A move that gets
 no ``info['format_error']`` (nor ``action_is_valid`` False) and does not end the game with the mover losing is
 replayed beside each listed legal move from the same position, the reference then playing on; when what follows (the
 rewards, endings, movers, listed moves, winner) is the same as after some legal move, the game played it as that
@@ -30,6 +32,7 @@ win: the player plays a legal game without being told its move was not one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,14 +106,23 @@ def outside_rules(action: str, obs: str, info: dict[str, Any]) -> bool:
     return allowed is not None and any(n not in allowed for n in numbers)
 
 
+def _templates(reference: Episode) -> list[ActionTemplate]:
+    return [t for t in dict.fromkeys(ActionTemplate.of(a) for a in reference.actions) if not t.raw] or \
+        [ActionTemplate()]
+
+
 def candidates(reference: Episode) -> list[str]:
     """The moves tried: the reference's moves with extreme values and the first observation's numbers in place of
     their number, and its last move."""
     goals = list(dict.fromkeys(_INT.findall(reference.reset_obs[:MAX_OBSERVATION_CHARS])))[:MAX_GOALS]
-    templates = [t for t in dict.fromkeys(ActionTemplate.of(a) for a in reference.actions) if not t.raw] or \
-        [ActionTemplate()]
-    out = [t.render(v) for t in templates for v in (*EXTREMES, *goals)]
+    out = [t.render(v) for t in _templates(reference) for v in (*EXTREMES, *goals)]
     return list(dict.fromkeys([*out, *reference.actions[-1:]]))
+
+
+def extreme_moves(reference: Episode) -> set[str]:
+    """The reference's moves with an extreme value in place of their number: moves no reading of the rules takes,
+    judged when a game that lists its moves lets one pass silently."""
+    return {t.render(v) for t in _templates(reference) for v in EXTREMES}
 
 
 def own_first_move(reference: Episode, seat: int) -> list[str]:
@@ -132,10 +144,12 @@ class OutsidePlay:
     taken: list[int] = field(default_factory=list)
 
 
-def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat: bool = False) -> OutsidePlay:
+def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat: bool = False,
+                 judged: Collection[str] = ()) -> OutsidePlay:
     """``seat`` makes, every turn, the next of ``moves`` outside the rules then (the reference plays the other
     seats); stops when none is. With ``repeat``, ``seat`` plays ``moves[0]`` every turn, legal or not, and ``made``
-    counts the turns it was outside the rules."""
+    counts the turns it was outside the rules. Only a move in ``judged`` is recorded in ``taken`` when a game
+    listing its moves lets it pass (a repeated legal move may be another name for a listed one)."""
     assert c.manifest is not None
     env = c.env()
     out = OutsidePlay(Episode(seed=seed, label="moves outside the stated rules"))
@@ -152,7 +166,7 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
             action = moves[0]
             outside = outside_rules(action, obs, info)
             out.made += outside
-            listed = outside and listed_moves(info) is not None
+            listed = outside and action in judged and listed_moves(info) is not None
         else:
             start = out.made % len(moves)
             order = moves[start:] + moves[:start]
@@ -160,7 +174,7 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
             if action is None:
                 break
             out.made += 1
-            listed = listed_moves(info) is not None
+            listed = action in judged and listed_moves(info) is not None
         seat_moved = info.get("player_id", 0) == seat
         obs, info, over = take_step(env, out.episode, obs, action)
         said_no = refused(info, over, _wins(out.episode, c.manifest.players, seat))
@@ -245,7 +259,7 @@ def check_out_of_rules(c: Candidate) -> StageResult:
         for family, moves in enumerate(families):
             if not moves:
                 continue
-            game = play_outside(c, reference.seed, moves, seat, repeat=family == 1)
+            game = play_outside(c, reference.seed, moves, seat, repeat=family == 1, judged=extreme_moves(reference))
             episode = game.episode
             if not game.made or episode.error is not None:
                 continue

@@ -120,11 +120,13 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
         top = max(success_steps)
         assert c.manifest is not None
         low = c.manifest.reward_range[0]
+        # where solving pays along the way (a share per item), the last step is not the verdict: the episode is
+        at_end = _paid_at_end([e for e in episodes if e.success])
         memorised = _memorising_episode(c, one_step) if one_step is not None else None
         for e in [*episodes, *([memorised] if memorised is not None else [])]:
             for (action, _, reward, terminated, _), info in zip(e.steps, e.infos, strict=False):
                 more = reward > top + 1e-9
-                ends_on_top = terminated and top > low and reward >= top - 1e-9
+                ends_on_top = at_end and terminated and top > low and reward >= top - 1e-9
                 if not info.get("success") and (more or ends_on_top):
                     who = f" ({e.label})" if e.label else ""
                     return fail(stage, f"seed {e.seed}: the non-solving action{who} {action[:60]!r} earns {reward:g}, "
@@ -135,10 +137,14 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
                                                         "True"])
         solved = {e.seed: e.total_reward for e in c.reference_episodes if e.success}
         for e in episodes:
-            if not e.success and e.seed in solved and e.total_reward > solved[e.seed] + 1e-9:
+            if e.success or e.seed not in solved:
+                continue
+            more = e.total_reward > solved[e.seed] + 1e-9
+            as_much = not at_end and e.finished and solved[e.seed] > low and e.total_reward >= solved[e.seed] - 1e-9
+            if more or as_much:
                 who = f" ({e.label})" if e.label else ""
                 return fail(stage, f"seed {e.seed}: a failing episode{who} earns {e.total_reward:g} in total, "
-                            f"more than solving the same task ({solved[e.seed]:g})",
+                            f"{'more than' if more else 'as much as'} solving the same task ({solved[e.seed]:g})",
                             ["rewards accumulate for actions that do not solve the task (spam, repeated tries)"],
                             ["reward solving; do not pay per action or per attempt"])
     by_seed: dict[int, list[tuple[str, float, dict[str, Any]]]] = {}
@@ -161,6 +167,13 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
                 if problem is not None:
                     return problem
     return None
+
+
+def _paid_at_end(solved: list[Episode]) -> bool:
+    """Whether solving pays its whole reward on the step that succeeds (nothing before it): then that step's reward
+    is the verdict, and a step ending a failed episode must pay less. Where solving pays along the way (a share per
+    item classified), a failed episode's last step may pay as much as a solving one; its total may not."""
+    return all(abs(e.total_reward - e.steps[-1][2]) <= 1e-9 for e in solved if e.steps)
 
 
 def _memorising_episode(c: Candidate, reference: Episode) -> Episode | None:
