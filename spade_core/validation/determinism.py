@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     pass
 
 from spade_core.validation.candidate import Candidate
+from spade_core.validation.mutations import wrong_program_steps
 from spade_core.validation.replay import (
     labelled,
     probe_policy,
+    replaying,
     single_player,
 )
 from spade_core.validation.report import describe_error, fail, ok
@@ -106,7 +108,12 @@ def _same_task_on_more_seeds(c: Candidate, seeds: list[int], template: ActionTem
     wider = list(dict.fromkeys([*seeds, *screening_seeds(SAME_TASK_SEEDS)]))[:SAME_TASK_SEEDS]
     references = [labelled(c.run(s, reference_policy, fresh=True), "reference") for s in wider]
     probes = [labelled(c.run(s, probe_policy(template, turns), fresh=True), "probe") for s in wider]
-    return wider if _same_task(references, probes) else None
+    if not _same_task(references, probes):
+        return None
+    # a fixed-spec code task draws only its hidden tests from the seed: a failing program's feedback shows them
+    failing = [[c.run(s, replaying(steps), fresh=True, max_steps=len(steps)).trace() for steps in
+                wrong_program_steps(r.actions)] for s, r in zip(wider, references, strict=True)]
+    return wider if all(f == failing[0] for f in failing) else None
 
 
 # -- 7. start state ---------------------------------------------------------------------------------------------

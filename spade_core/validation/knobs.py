@@ -5,7 +5,9 @@ and then ignores (the default kept whatever value is passed) makes that curricul
 environment has: for each knob, the whole episodes at the knob's min and at its max (the other knobs at their
 defaults, the same seeds, the reference and a wrong probe that enumerates 0, 1, 2, ... in the reference's answer
 format, and where the reference answers with a program, that program's functions returning its first argument and
-raising) differ on at least one of ``ValidationConfig.knob_seeds`` seeds. A knob that
+raising) differ on at least one of ``ValidationConfig.knob_seeds`` seeds. Where they do not and the reference answers
+with a program, that program answering None past an input size (24 and 64 characters) is played too: a knob that
+sets only the size or depth of the hidden tests changes how many it passes. A knob that
 matters on some seeds only (a larger pile drawn, a longer list) passes, because the seeds are judged together.
 """
 
@@ -16,8 +18,8 @@ from typing import Any
 from spade_core.validation.adversaries import enumeration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play, reference_policy
-from spade_core.validation.mutations import program_in, wrong_programs
-from spade_core.validation.replay import answer_template, replaying
+from spade_core.validation.mutations import SIZE_LIMITS, size_limited, wrong_program_steps
+from spade_core.validation.replay import answer_template, labelled, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_registry.manifest import DifficultyKnob
 
@@ -40,15 +42,33 @@ def _episodes(c: Candidate, knobs: dict[str, Any], seeds: list[int]) -> list[Epi
     try:
         out = []
         for seed in seeds:
-            reference = play(env, seed, reference_policy)
+            reference = labelled(play(env, seed, reference_policy), "reference")
             out += [reference, play(env, seed, enumeration(template, c.manifest.max_turns).make())]
-            program = program_in(reference.actions[-1]) if reference.steps else None
-            for variant in wrong_programs(program, [])[-2:] if program is not None else []:
-                out.append(play(env, seed, replaying([*reference.actions[:-1], variant.action]),
-                                max_steps=len(reference.actions)))
+            for steps in wrong_program_steps(reference.actions):
+                out.append(play(env, seed, replaying(steps), max_steps=len(steps)))
         return out
     finally:
         env.close()
+
+
+def _sizes_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode]) -> bool:
+    """Where the reference answers with a program: whether that program, answering None past an input size
+    (:func:`~spade_core.validation.mutations.size_limited`), fares differently at the knob's min and max on some
+    seed (a knob setting only the size or depth of the hidden tests). ``references``: the min's episodes, each
+    seed's reference first."""
+    assert c.envs is not None
+    plays = [(e.seed, steps) for e in references if e.label == "reference" for limit in SIZE_LIMITS
+             if (steps := size_limited(e.actions, limit)) is not None]
+    if not plays:
+        return False
+    traces = []
+    for value in (knob.min, knob.max):
+        env = c.envs(_at(knob, value))
+        try:
+            traces.append([play(env, seed, replaying(steps), max_steps=len(steps)).trace() for seed, steps in plays])
+        finally:
+            env.close()
+    return traces[0] != traces[1]
 
 
 def check_knobs(c: Candidate) -> StageResult:
@@ -60,7 +80,7 @@ def check_knobs(c: Candidate) -> StageResult:
     seeds = list(c.config.seeds[: max(1, c.config.knob_seeds)])
     for knob in c.clock.items(knobs, "difficulty knobs"):
         low, high = (_episodes(c, _at(knob, value), seeds) for value in (knob.min, knob.max))
-        if all(a.trace() == b.trace() for a, b in zip(low, high, strict=True)):
+        if all(a.trace() == b.trace() for a, b in zip(low, high, strict=True)) and not _sizes_differ(c, knob, low):
             return fail_rule(stage, f"difficulty '{knob.name}' at its min ({knob.min}) and at its max ({knob.max}) "
                              f"gives the same reference and probe episodes on all {len(seeds)} seeds "
                              f"({', '.join(map(str, seeds))}): the knob is accepted and ignored",

@@ -132,6 +132,42 @@ def code_mutants(program: Program, limit: int = MAX_MUTANTS, *, spread: bool = F
     return out
 
 
+PROGRAM_PROBES = 2
+"""Wrong programs (the last of :func:`wrong_programs`: first argument returned, an exception raised) played in place
+of a program answer where a check needs episodes that run the task's hidden tests."""
+
+
+def wrong_program_steps(actions: list[str]) -> list[list[str]]:
+    """The reference's steps with its final program answer replaced by each of the last :data:`PROGRAM_PROBES` wrong
+    programs (none where the last action is no program): a fixed-spec code task's seed and knobs may change only its
+    hidden tests, which only a failing program's feedback shows."""
+    program = program_in(actions[-1]) if actions else None
+    if program is None:
+        return []
+    return [[*actions[:-1], variant.action] for variant in wrong_programs(program, [])[-PROGRAM_PROBES:]]
+
+
+SIZE_LIMITS = (24, 64)
+"""Input sizes (characters of the arguments' repr) past which :func:`size_limited` programs answer None."""
+
+
+def size_limited(actions: list[str], limit: int) -> list[str] | None:
+    """The reference's steps with its final program answering None whenever a top-level function's arguments
+    (their repr) run past ``limit`` characters, right below it (None where the last action is no program, or has no
+    top-level function): a knob that sets only the size or depth of a code task's hidden tests changes how many
+    such a program passes."""
+    program = program_in(actions[-1]) if actions else None
+    if program is None:
+        return None
+    names = [n.name for n in parse_source(program.code).body if isinstance(n, ast.FunctionDef)]
+    if not names:
+        return None
+    wrappers = "".join(f"\n\nspade_whole_{name} = {name}\n\n\ndef {name}(*args, **kwargs):\n"
+                       f"    if len(repr(args)) + len(repr(kwargs)) > {limit}:\n        return None\n"
+                       f"    return spade_whole_{name}(*args, **kwargs)\n" for name in names)
+    return [*actions[:-1], program.render(program.code.rstrip("\n") + wrappers)]
+
+
 def wrong_programs(program: Program, observation_values: list[str]) -> list[Variant]:
     """Every function of the program with its body replaced: constants of common types (0 first: the cheap wrong
     answer; True and False next, so that a few tries in turn cover a predicate's both results), a value the task
