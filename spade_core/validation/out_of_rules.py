@@ -16,7 +16,9 @@ lands on the seat's own squares after; a game whose legal-move guard was lost le
 
 In two-player games the seat making only moves outside the rules, each refused, must end beaten (the contract's three
 invalid moves in a row forfeit): a game that counts only unreadable replies lets a seat about to lose send a readable
-illegal move to the turn limit's draw. And a move the game lists in ``info['legal_moves']`` is never refused
+illegal move to the turn limit's draw. A move the game refuses (``info['format_error']`` or ``action_is_valid``
+False, the game going on) changes nothing: where the game lists its legal moves, it lists the same ones after the
+refusal as before it (a move applied before it is checked, and not undone on refusal, slides a tile anyway). And a move the game lists in ``info['legal_moves']`` is never refused
 (:mod:`~spade_core.validation.listed_moves`).
 
 Where the game lists its legal moves as the very text it expects (the reference's every move is one of them), a move
@@ -46,7 +48,7 @@ from spade_core.validation.replay import labelled, seat_winner, too_often
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_core.validation.turn_keeping import handed_over
 
-RULE = "illegal moves (out of range, a jump to the goal) never win, stall or pass as listed; listed moves work"
+RULE = "illegal moves (out of range, goal jumps) never win, stall, pass as listed or alter state; listed moves work"
 
 EXTREMES = ("999999", "-999999", "-1", "0", "99")
 """Values put where the reference's moves put their number."""
@@ -135,13 +137,15 @@ def own_first_move(reference: Episode, seat: int) -> list[str]:
 @dataclass
 class OutsidePlay:
     """One game of moves outside the rules: the episode, how many such moves were made, the longest run of the
-    seat's moves refused in a row, and the steps (indices) where the game listed its legal moves and let one outside
-    them pass silently (:func:`refused` says it did not)."""
+    seat's moves refused in a row, the steps (indices) where the game listed its legal moves and let one outside
+    them pass silently (:func:`refused` says it did not), and the steps where it refused the move yet listed other
+    legal moves after it (the refused move changed the position)."""
 
     episode: Episode
     made: int = 0
     refused_run: int = 0
     taken: list[int] = field(default_factory=list)
+    moved: list[int] = field(default_factory=list)  # steps refused that changed the listed legal moves
 
 
 def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat: bool = False,
@@ -176,8 +180,13 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
             out.made += 1
             listed = action in judged and listed_moves(info) is not None
         seat_moved = info.get("player_id", 0) == seat
+        before = listed_moves(info)
         obs, info, over = take_step(env, out.episode, obs, action)
         said_no = refused(info, over, _wins(out.episode, c.manifest.players, seat))
+        after = listed_moves(info)
+        if seat_moved and said_no and not over and out.episode.error is None and before is not None \
+                and after is not None and after != before:
+            out.moved.append(len(out.episode.steps) - 1)
         if listed and out.episode.error is None and not said_no:
             out.taken.append(len(out.episode.steps) - 1)
         if seat_moved:
@@ -253,6 +262,7 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     won: dict[int, list[tuple[Episode, int]]] = {0: [], 1: []}
     played = {0: 0, 1: 0}
     stalled: list[tuple[Episode, int, int]] = []
+    moved: list[tuple[Episode, int]] = []
     for reference in references:
         seat = reference.reset_info.get("player_id", 0) if players > 1 else 0
         families = (candidates(reference), own_first_move(reference, seat) if exact else [])
@@ -272,6 +282,8 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                 move = played_as(c, episode, game.taken[0])
                 if move is not None:
                     taken.append((episode, game.taken[0], move))
+            if family == 0 and game.moved:
+                moved.append((episode, game.moved[0]))
             if _wins(episode, players, seat):
                 won[family].append((episode, seat))
             elif players > 1 and family == 0 and game.refused_run >= STALL_RUN and \
@@ -290,6 +302,17 @@ def check_out_of_rules(c: Candidate) -> StageResult:
                           "info['format_error'] (the state unchanged) or end the game as a forfeit"],
                          rule=RULE, taken=len(taken))
     limit = c.config.out_of_rules_max_share
+    if too_often(len(moved), played[0], limit):
+        episode, i = moved[0]
+        before = listed_moves(episode.infos[i - 1] if i else episode.reset_info) or []
+        after = listed_moves(episode.infos[i]) or []
+        return fail_rule(stage, f"seed {episode.seed}, turn {i + 1}: the game refused {episode.actions[i][:30]!r} "
+                         f"(info['format_error'] or action_is_valid False) yet listed other legal moves after it "
+                         f"({sorted(after)[:6]} where it listed {sorted(before)[:6]}): the refused move changed the "
+                         f"position; so in {len(moved)} of {played[0]} games",
+                         ["the move is applied before it is checked, and the refusal does not undo it"],
+                         ["check the move first; on a refusal leave the state exactly as it was"],
+                         rule=RULE, moved=f"{len(moved)}/{played[0]}", allowed=limit)
     family = next((f for f in won if too_often(len(won[f]), played[f], limit)), None)
     if family is not None:
         episode, seat = won[family][0]

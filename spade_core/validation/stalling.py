@@ -23,7 +23,7 @@ from spade_core.validation.invariants import GIVING_UP
 from spade_core.validation.replay import labelled, replaying, seat_winner
 from spade_core.validation.report import StageResult, fail_rule, ok
 
-RULE = "a draw or the turn limit reached by passing, stalling or dodging every ending earns less than a win"
+RULE = "a draw or turn limit reached by passing, stalling or dodging every ending earns less than a win"
 
 STALLS = tuple(dict.fromkeys([w for w in GIVING_UP if w != "resign"] + ["wait", "stay", "draw", "offer draw",
                                                                         "check", "no move", ""]))
