@@ -4,8 +4,9 @@ Each one stands for a way a task can be won without solving it: a plausible cons
 yes/no, true/false, empty), the same well-formed action repeated to the end, a value copied from the observation,
 one action holding many candidates at once (all digits, a de Bruijn string that contains every 2- or 3-digit
 number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), the answer-format example each
-observation shows copied (and the first observation's examples tried in turn: options with a try each), a wrong try then the numbers its feedback shows read as offsets, a policy that follows the
-hint's instructions, and, for two-player games, a random player choosing among the legal moves.
+observation shows copied (and the first observation's examples tried in turn: options with a try each), a wrong try
+then the numbers its feedback shows read as offsets, a policy that follows the hint's instructions, and, for
+two-player games, a random player choosing among the legal moves.
 
 Actions are written in the environment's own answer format when the reference's actions show one (``\\boxed{}``,
 ``Answer: N``): :class:`ActionTemplate` puts a candidate where the reference puts its answer.

@@ -162,6 +162,7 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
         return out
     obs, info = started
     run = 0
+    before = listed_moves(info)  # the legal moves listed before each step (None: the game lists none)
     for _ in range(c.manifest.max_turns):
         listed = False
         if info.get("player_id", 0) != seat:
@@ -170,7 +171,7 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
             action = moves[0]
             outside = outside_rules(action, obs, info)
             out.made += outside
-            listed = outside and action in judged and listed_moves(info) is not None
+            listed = outside and action in judged and before is not None
         else:
             start = out.made % len(moves)
             order = moves[start:] + moves[:start]
@@ -178,9 +179,8 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
             if action is None:
                 break
             out.made += 1
-            listed = action in judged and listed_moves(info) is not None
+            listed = action in judged and before is not None
         seat_moved = info.get("player_id", 0) == seat
-        before = listed_moves(info)
         obs, info, over = take_step(env, out.episode, obs, action)
         said_no = refused(info, over, _wins(out.episode, c.manifest.players, seat))
         after = listed_moves(info)
@@ -194,6 +194,7 @@ def play_outside(c: Candidate, seed: int, moves: list[str], seat: int, *, repeat
             out.refused_run = max(out.refused_run, run)
         if over:
             break
+        before = after
     if out.episode.error is not None:
         c.shared_env = None
     c.all_episodes.append(out.episode)
@@ -266,10 +267,11 @@ def check_out_of_rules(c: Candidate) -> StageResult:
     for reference in references:
         seat = reference.reset_info.get("player_id", 0) if players > 1 else 0
         families = (candidates(reference), own_first_move(reference, seat) if exact else [])
+        extreme = extreme_moves(reference)
         for family, moves in enumerate(families):
             if not moves:
                 continue
-            game = play_outside(c, reference.seed, moves, seat, repeat=family == 1, judged=extreme_moves(reference))
+            game = play_outside(c, reference.seed, moves, seat, repeat=family == 1, judged=extreme)
             episode = game.episode
             if not game.made or episode.error is not None:
                 continue

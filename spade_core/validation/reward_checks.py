@@ -120,7 +120,7 @@ def _reward_meaning(c: Candidate) -> StageResult | None:
         top = max(success_steps)
         assert c.manifest is not None
         low = c.manifest.reward_range[0]
-        # where solving pays along the way (a share per item), the last step is not the verdict: the episode is
+        # where solving pays along the way (a share per item), the episode's total is the verdict, not its last step
         at_end = _paid_at_end([e for e in episodes if e.success])
         memorised = _memorising_episode(c, one_step) if one_step is not None else None
         for e in [*episodes, *([memorised] if memorised is not None else [])]:
