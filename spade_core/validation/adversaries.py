@@ -3,7 +3,8 @@
 Each one stands for a way a task can be won without solving it: a plausible constant (``0``-``9``, ``A``-``D``,
 yes/no, true/false, empty), the same well-formed action repeated to the end, a value copied from the observation,
 one action holding many candidates at once (all digits, a de Bruijn string that contains every 2- or 3-digit
-number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), the answer-format example each
+number), enumeration ``0, 1, 2, ...`` up to ``max_turns`` (an unenforced try limit), every answer of the shape the
+reference's answers share tried in turn where the space fits in the turns, the answer-format example each
 observation shows copied (and the first observation's examples tried in turn: options with a try each), a wrong try
 then the numbers its feedback shows read as offsets, a policy that follows the hint's instructions, and, for
 two-player games, a random player choosing among the legal moves.
@@ -14,8 +15,9 @@ Actions are written in the environment's own answer format when the reference's 
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -402,6 +404,82 @@ def bisection(template: ActionTemplate, low: int, high: int) -> Adversary:
         return policy
 
     return Adversary(f"searching {low}..{high} by the too-high/too-low feedback", make)
+
+
+def _run_kind(char: str) -> int:
+    return 0 if char.isascii() and char.isalpha() else 1 if char.isascii() and char.isdigit() else 2
+
+
+def _runs(text: str) -> list[str]:
+    """``text`` cut into runs of letters, runs of digits and runs of anything else (``answer 7 light`` ->
+    ``answer``, `` ``, ``7``, `` ``, ``light``)."""
+    runs: list[str] = []
+    for char in text:
+        if runs and _run_kind(runs[-1][-1]) == _run_kind(char):
+            runs[-1] += char
+        else:
+            runs.append(char)
+    return runs
+
+
+MAX_UNSEEN = 0.25
+"""The most of a slot's values the answers may leave unseen (the Good-Turing estimate: the share of answers whose
+value no other answer shares) for the values seen to stand for the whole slot."""
+
+
+def _slot_values(seen: list[str]) -> list[str] | None:
+    """What one varying slot of the answers ranges over: every whole number from the least to the greatest seen (as
+    wide as the seen ones when they are written zero-padded to one width), every letter between the least and the
+    greatest seen single letters of one case, else the values seen, each once, where they likely are all there are
+    (:data:`MAX_UNSEEN`; None otherwise: twelve seeds, twelve different words say nothing of a thirteenth)."""
+    if all(v.isdigit() for v in seen):
+        numbers = [int(v) for v in seen]
+        width = len(seen[0]) if len({len(v) for v in seen}) == 1 and any(v.startswith("0") for v in seen) else 0
+        return [str(n).zfill(width) for n in range(min(numbers), max(numbers) + 1)]
+    if all(len(v) == 1 for v in seen) and (all(v.isupper() for v in seen) or all(v.islower() for v in seen)):
+        return [chr(n) for n in range(ord(min(seen)), ord(max(seen)) + 1)]
+    once = sum(1 for v in set(seen) if seen.count(v) == 1)
+    return list(dict.fromkeys(seen)) if once <= MAX_UNSEEN * len(seen) else None
+
+
+def answer_space(answers: Sequence[str], limit: int) -> list[str]:
+    """Every answer of the shape the reference's final answers share, when there are at most ``limit`` of them: the
+    answers cut into runs (:func:`_runs`); where all have the same runs but for the letters and digits of some slots,
+    each such slot ranges over :func:`_slot_values` and the space is their product (``answer 7 light`` and ``answer
+    3 heavy`` over seeds: coins 3..7 times heavy, light). Empty where the answers differ in shape, agree everywhere,
+    a slot's values seen likely leave others out, or the space holds more than ``limit`` answers."""
+    cut = [_runs(a) for a in answers if a and len(a) <= MAX_WALKED_CHARS]
+    if len(cut) < 2 or len({len(runs) for runs in cut}) != 1:
+        return []
+    slots: list[list[str]] = []
+    for position in zip(*cut, strict=True):
+        seen = list(position)
+        if len(set(seen)) > 1 and not all(v.isascii() and v.isalnum() for v in seen):
+            return []  # punctuation or spacing differs: not one shape
+        values = _slot_values(seen) if len(set(seen)) > 1 else [seen[0]]
+        if values is None:
+            return []
+        slots.append(values)
+    size = 1
+    for values in slots:
+        size *= len(values)
+        if size > limit:
+            return []
+    if size < 2:
+        return []
+    return ["".join(parts) for parts in itertools.product(*slots)]
+
+
+MAX_WALKED_CHARS = 60
+"""Final answers longer than this are not walked (a program, a plan, a JSON call)."""
+
+
+def answer_walk(space: Sequence[str]) -> Adversary:
+    """Each answer of :func:`answer_space` in turn, one per turn: an unenforced try limit, or more turns than a
+    small answer space holds, lets it win without solving."""
+    shown = f"{space[0]!r} ... {space[-1]!r}" if len(space) > 2 else " and ".join(map(repr, space))
+    return _cycling(f"walking the reference's answer space ({len(space)} answers: {shown}), one per turn",
+                    lambda first, turn: list(space))
 
 
 FIRST_GUESS = 1

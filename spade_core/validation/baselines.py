@@ -9,6 +9,8 @@ from spade_core.validation.adversaries import (
     ActionTemplate,
     Adversary,
     adversaries,
+    answer_space,
+    answer_walk,
     bisection,
     direction,
     range_listing,
@@ -92,7 +94,8 @@ def guess_share(c: Candidate, seeds: list[int]) -> float:
 
 def check_baselines(c: Candidate) -> StageResult:
     """Adversarial policies must not win: plausible constants, the same well-formed action to the end, values
-    copied from the observation, many candidates in one action, enumeration up to max_turns, random text. In a
+    copied from the observation, many candidates in one action, enumeration up to max_turns, the reference's answer
+    space walked where it fits in max_turns, random text. In a
     small answer space a guess is right by chance (:func:`guess_share`), so no policy may win more than that."""
     assert c.manifest is not None
     template = answer_template(c)
@@ -102,6 +105,8 @@ def check_baselines(c: Candidate) -> StageResult:
              Adversary("a random action repeated every turn", repeat_first_policy)]
     search = None if single else feedback_search(c, template)
     pool += [search] if search is not None else []
+    walk = None if single else walked_answers(c)
+    pool += [walk] if walk is not None else []
     answers = whole_answers(c)
     pool += range_listing(template, min(answers), max(answers), c.manifest.max_action_chars) if answers else []
     results = [adversary_rate(c, [adversary]) for adversary in pool]
@@ -146,6 +151,28 @@ def feedback_search(c: Candidate, template: ActionTemplate) -> Adversary | None:
     return bisection(template, min(answers), max(answers))
 
 
+WALK_SEEDS = 12
+"""Seeds whose reference answers give the answer space :func:`walked_answers` walks."""
+
+
+def walked_answers(c: Candidate) -> Adversary | None:
+    """Every answer of the shape the reference's final answers share on its first :data:`WALK_SEEDS` seeds (those
+    it solves), tried one per turn (:func:`~spade_core.validation.adversaries.answer_space`), where the space fits
+    in max_turns: a wrong try that leaves the episode open and more turns than answers let it win by listing. None
+    for games of several players and where the space does not fit."""
+    assert c.manifest is not None
+    if not single_player(c):
+        return None
+    played = {e.seed: e for e in c.reference_episodes}
+    finals = []
+    for seed in c.clock.items(c.config.seeds[:WALK_SEEDS], "reference answers to walk"):
+        episode = played.get(seed) or c.run(seed, reference_policy)
+        if episode.success and episode.steps:
+            finals.append(episode.steps[-1][0].strip())
+    space = answer_space(finals, c.manifest.max_turns)
+    return answer_walk(space) if space else None
+
+
 MAX_SEARCH_DIGITS = 12
 """Answers longer than this are not searched (and bound the integers built from agent-free text)."""
 
@@ -161,7 +188,7 @@ def _adversary_causes(name: str) -> list[str]:
     if "feedback" in name:
         return ["the feedback to a wrong try tells which way or how far the answer is (or what it was), so a search "
                 "finds it without solving", "more tries than the feedback allows for the answer space"]
-    if "enumerating" in name:
+    if "enumerating" in name or "walking" in name:
         return ["the try limit is not enforced, so every candidate can be tried", "max_turns is larger than the "
                 "answer space"]
     if "observation quotes" in name:

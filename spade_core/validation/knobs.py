@@ -6,19 +6,21 @@ environment has: for each knob, the whole episodes at the knob's min and at its 
 defaults, the same seeds, the reference and a wrong probe that enumerates 0, 1, 2, ... in the reference's answer
 format, and where the reference answers with a program, that program's functions returning its first argument and
 raising) differ on at least one of ``ValidationConfig.knob_seeds`` seeds. Where they do not and the reference answers
-with a program, that program answering None past an input size (24 and 64 characters) is played too: a knob that
-sets only the size or depth of the hidden tests changes how many it passes. A knob that
+with a program, that program answering None past an input size (24 and 64 characters) is played too, and then single
+changes of it (a literal or an operator): a knob that sets only the size or depth of the hidden tests, or how long
+a sequence of calls they make on one object, changes how many of them pass. A knob that
 matters on some seeds only (a larger pile drawn, a longer list) passes, because the seeds are judged together.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from spade_core.validation.adversaries import enumeration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play, reference_policy
-from spade_core.validation.mutations import SIZE_LIMITS, size_limited, wrong_program_steps
+from spade_core.validation.mutations import SIZE_LIMITS, code_mutants, program_in, size_limited, wrong_program_steps
 from spade_core.validation.replay import answer_template, labelled, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_registry.manifest import DifficultyKnob
@@ -71,6 +73,42 @@ def _sizes_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode])
     return traces[0] != traces[1]
 
 
+KNOB_MUTANTS = 6
+"""Single changes of the reference program (spread over it) played at a knob's min and max, on each of the first
+:data:`MUTANT_SEEDS` seeds, where nothing else shows the knob."""
+MUTANT_SEEDS = 3
+"""Seeds the changed programs of :func:`_mutants_differ` play."""
+SLOW_PAIR_S = 4.0
+"""A changed program whose two plays (min and max) take longer than this (it loops, most likely) ends the search
+through the others."""
+
+
+def _mutants_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode]) -> bool:
+    """Where the reference answers with a program: whether single changes of it (a literal or an operator,
+    :func:`~spade_core.validation.mutations.code_mutants`) fare differently at the knob's min and max on some seed. A
+    knob that sets how much the hidden tests exercise (longer call sequences on one object, more cases of a kind) lets
+    fewer near-miss programs pass at its max; one that is ignored changes nothing for them either."""
+    assert c.envs is not None
+    plays = []
+    for e in [e for e in references if e.label == "reference"][:MUTANT_SEEDS]:
+        program = program_in(e.actions[-1]) if e.actions else None
+        if program is not None:
+            plays += [(e.seed, [*e.actions[:-1], m.action]) for m in code_mutants(program, KNOB_MUTANTS, spread=True)]
+    envs = {value: c.envs(_at(knob, value)) for value in (knob.min, knob.max)}
+    try:
+        for seed, steps in c.clock.items(plays, f"changed programs at {knob.name}'s min and max"):
+            started = time.monotonic()
+            low, high = (play(envs[v], seed, replaying(steps), max_steps=len(steps)).trace() for v in envs)
+            if low != high:
+                return True
+            if time.monotonic() - started > SLOW_PAIR_S:
+                return False  # a change that loops costs the task's whole time limit twice: the search ends
+    finally:
+        for env in envs.values():
+            env.close()
+    return False
+
+
 def check_knobs(c: Candidate) -> StageResult:
     assert c.manifest is not None
     stage = "determinism"
@@ -80,7 +118,8 @@ def check_knobs(c: Candidate) -> StageResult:
     seeds = list(c.config.seeds[: max(1, c.config.knob_seeds)])
     for knob in c.clock.items(knobs, "difficulty knobs"):
         low, high = (_episodes(c, _at(knob, value), seeds) for value in (knob.min, knob.max))
-        if all(a.trace() == b.trace() for a, b in zip(low, high, strict=True)) and not _sizes_differ(c, knob, low):
+        if all(a.trace() == b.trace() for a, b in zip(low, high, strict=True)) and not _sizes_differ(c, knob, low) \
+                and not _mutants_differ(c, knob, low):
             return fail_rule(stage, f"difficulty '{knob.name}' at its min ({knob.min}) and at its max ({knob.max}) "
                              f"gives the same reference and probe episodes on all {len(seeds)} seeds "
                              f"({', '.join(map(str, seeds))}): the knob is accepted and ignored",

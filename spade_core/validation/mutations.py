@@ -499,6 +499,20 @@ def _literal(text: str) -> Any:
 # -- JSON tool calls --------------------------------------------------------------------------------------------
 
 
+def _bumped(text: str) -> str:
+    """Every run of ASCII digits in ``text`` one more, as wide as it was (``room 09, 3 beds`` -> ``room 10, 4
+    beds``; a run of more than 18 digits gets its last digit changed): a changed text argument also names other
+    numbers, so a check that reads the number out of the text (an answer ``3`` or ``3 accounts``) sees a wrong one,
+    not the right one with a letter added."""
+    out, done = [], 0
+    for start, end in _digit_runs(text):
+        run = text[start:end]
+        out += [text[done:start], str(int(run) + 1).zfill(len(run)) if len(run) <= 18 else
+                run[:-1] + str((int(run[-1]) + 1) % 10)]
+        done = end
+    return "".join([*out, text[done:]])
+
+
 def _changed(value: Any) -> Any:
     if isinstance(value, bool):
         return not value
@@ -507,7 +521,7 @@ def _changed(value: Any) -> Any:
     if isinstance(value, float):
         return value * 1.5 + 1
     if isinstance(value, str):
-        return value[::-1] + "x" if value else "x"
+        return _bumped(value)[::-1] + "x" if value else "x"
     if isinstance(value, list):
         return value[:-1] if value else ["x"]
     if isinstance(value, dict):
@@ -576,6 +590,45 @@ def json_call(action: str) -> JsonCall | None:
     key = next((k for k in ARGUMENT_KEYS if isinstance(data.get(k), dict)), None)
     arguments = data[key] if key else {k: v for k, v in data.items() if k not in TOOL_KEYS}
     return JsonCall(action, data, key, arguments)
+
+
+LISTED_AROUND = 30
+"""How far below and above the right number :func:`listing_mutants` lists."""
+
+
+def _digit_runs(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each run of ASCII digits in ``text``."""
+    runs, start = [], None
+    for i, char in enumerate(text + " "):
+        digit = char.isascii() and char.isdigit()
+        if digit and start is None:
+            start = i
+        elif not digit and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+def listing_mutants(action: str) -> list[Variant]:
+    """For each text argument of a JSON call holding one whole number (``"3"``, ``"3 accounts"``): the call with that
+    number replaced by every whole number from :data:`LISTED_AROUND` below it to as far above, the right one in the
+    middle and never first or last (``"0 1 2 4 ... 3 ... 33"``). A check that accepts the text when any number in it is
+    right passes it; one that reads the answer's number (its first, its last, the only one) does not."""
+    call = json_call(action)
+    if call is None:
+        return []
+    out = []
+    for name, value in list(call.arguments.items())[:MAX_MUTANTS]:
+        runs = _digit_runs(value) if isinstance(value, str) else []
+        if len(runs) != 1 or runs[0][1] - runs[0][0] > 9:
+            continue
+        (start, end), right = runs[0], int(value[runs[0][0]:runs[0][1]])
+        others = [n for n in range(max(0, right - LISTED_AROUND), right + LISTED_AROUND + 1) if n != right]
+        listed = [*others[: len(others) // 2], right, *others[len(others) // 2:]]
+        text = value[:start] + " ".join(map(str, listed)) + value[end:]
+        out.append(Variant(call.render({**call.arguments, name: text}), f"the call with {name!r} listing the whole "
+                           f"numbers {listed[0]} to {max(listed)}, {right} among them"))
+    return out
 
 
 def json_mutants(action: str) -> tuple[list[Variant], Variant | None]:

@@ -3,8 +3,8 @@
 The property: a correct trajectory for seed B, replayed on seed A, does not solve A when the two references differ
 (a verifier that accepts another task's answer accepts answers it never checked). For programs also generic wrong
 programs in the reference's own signature (a constant returned, an argument echoed, an exception) fail, and most
-single-literal or single-operator changes fail; for JSON calls the call with every argument changed fails, and not
-every single-argument change passes. Domain-agnostic: actions are parsed as JSON or Python, whatever the domain.
+single-literal or single-operator changes fail; for JSON calls the call with every argument changed fails, not
+every single-argument change passes, and a text argument's number replaced by a listing of many numbers fails. Domain-agnostic: actions are parsed as JSON or Python, whatever the domain.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from spade_core.validation.mutations import (
     example_breaking,
     hollow_results,
     json_mutants,
+    listing_mutants,
     memorising,
     other_errors,
     program_in,
@@ -256,6 +257,14 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                              f"({every.action[:160]!r}; the reference sent {final[:160]!r})",
                              ["any call of the finishing tool wins", "the arguments are not compared with the task's"],
                              ["check every argument of the finishing call against this seed's facts"], rule=RULE), tried
+        for listing in listing_mutants(final):
+            tried += 1
+            if _wins(c, episode, listing):
+                return fail_rule(stage, f"seed {episode.seed}: {listing.what} is accepted ({listing.action[:120]!r}; "
+                                 f"the reference sent {final[:160]!r})",
+                                 ["the check accepts the answer when any number in it is right"],
+                                 ["read the one number the answer gives (or require it alone) and compare it"],
+                                 rule=RULE), tried
         passed = [m for m in singles if _wins(c, episode, m)]
         if len(singles) >= 2 and len(passed) == len(singles):
             return fail_rule(stage, f"seed {episode.seed}: the final call is accepted with any one of its "

@@ -59,3 +59,16 @@ def test_a_knob_that_matters_on_some_seeds_only_passes() -> None:
     differ = _differing_seeds(RARE, seeds)
     assert 0 < len(differ) < len(seeds), differ  # the knob changes some of the judged seeds, not all
     assert "determinism" not in _failures(RARE)
+
+
+LIMITER = (SHAPES / "api_rate_limiter_class.py").read_text()
+LENGTH = "n = 8 if i < 2 else self.calls"
+
+
+def test_a_knob_that_sets_only_how_long_the_hidden_call_sequences_are_passes() -> None:
+    """A class task whose knob lengthens the hidden tests' call sequences: the reference passes both, the first
+    observation is the same, generic wrong programs fail both; single changes of the reference fare differently."""
+    assert LENGTH in LIMITER
+    assert "determinism" not in _failures(LIMITER)
+    ignored = _failures(LIMITER.replace(LENGTH, "n = 8 if i < 2 else 12"))
+    assert "determinism" in ignored and "'calls'" in ignored["determinism"], ignored

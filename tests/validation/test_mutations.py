@@ -14,6 +14,7 @@ from spade_core.validation.mutations import (
     example_breaking,
     json_call,
     json_mutants,
+    listing_mutants,
     memorising,
     program_in,
     reordered_results,
@@ -38,6 +39,35 @@ def test_json_call_arguments_are_changed_one_by_one_and_all_at_once() -> None:
                                                {"order_id": "R-12", "amount": 12.5, "notify": True}.items())
     assert json_mutants('{"name": "ls", "arguments": {}}') == ([], None)
     assert json_mutants("front c") == ([], None)
+
+
+def test_a_text_argument_changed_names_other_numbers_too() -> None:
+    """``"3"`` becomes ``"4x"``, not ``"3x"``: a check that reads the number out of the answer text must see a wrong
+    one, or a sound lenient check (``3 accounts`` accepted) would look lax."""
+    _, every = json_mutants('{"name": "finish", "arguments": {"answer": "3", "note": "room 09, 3 beds"}}')
+    assert every is not None
+    changed = json.loads(every.action)["arguments"]
+    assert changed["answer"] == "4x" and "01" in changed["note"] and "3" not in changed["note"]
+
+
+@given(st.integers(0, 10**12), st.text("ab -", max_size=4), st.text("ab -", max_size=4))
+def test_no_number_survives_in_a_changed_text(number: int, before: str, after: str) -> None:
+    text = f"{before}{number}{after}"
+    _, every = json_mutants(json.dumps({"name": "finish", "arguments": {"answer": text}}))
+    assert every is not None
+    changed = json.loads(every.action)["arguments"]["answer"]
+    assert str(number) not in changed.replace(str(number + 1)[::-1], "")
+
+
+def test_a_listing_holds_the_right_number_in_the_middle_never_first_or_last() -> None:
+    (variant,) = listing_mutants('{"name": "finish", "arguments": {"answer": "3 fill-ups", "month": "May"}}')
+    answer = json.loads(variant.action)["arguments"]["answer"]
+    numbers = answer.removesuffix(" fill-ups").split()
+    assert "3" in numbers and numbers[0] != "3" and numbers[-1] != "3" and len(numbers) == 34
+    assert json.loads(variant.action)["arguments"]["month"] == "May"
+    assert listing_mutants('{"name": "finish", "arguments": {"answer": "2 of 3"}}') == []  # two numbers: not read
+    assert listing_mutants('{"name": "finish", "arguments": {"answer": 3}}') == []  # a number, not a text
+    assert listing_mutants("front c") == []
 
 
 def test_program_literals_and_operators_change_but_docstrings_do_not() -> None:
