@@ -1,7 +1,7 @@
 # shape: two-player partizan Toads and Frogs on a strip, both seats (a move names a cell; resign, forfeit; no move loses)
 """Toads and Frogs (Winning Ways) on a one-row strip, both seats played by the same policy."""
 
-from functools import lru_cache
+from functools import cache
 
 from spade_domains.games.verify import move_tokens, safe_echo, zero_sum_rewards
 
@@ -56,13 +56,13 @@ def play(board, move):
     return "".join(b)
 
 
-@lru_cache(maxsize=None)
+@cache
 def mover_wins(board, piece):
     other = "F" if piece == "T" else "T"
     return any(not mover_wins(play(board, m), other) for m in moves_for(board, piece))
 
 
-@lru_cache(maxsize=None)
+@cache
 def length_left(board, piece):
     """Plies until the game ends under the reference's play (win fast, lose slow)."""
     other = "F" if piece == "T" else "T"
