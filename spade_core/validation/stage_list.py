@@ -154,7 +154,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("baselines", check_baselines, off_driver=True, runs_code=True, budget_s=90.0, needs=("determinism",),
           reads=_PLAYS,
           rule=f"cheating policies win {_ADVERSARY}: constants, one action repeated, values, list items or "
-               "examples shown, many candidates at once, counting 0, 1, 2, ..., "
+               "examples shown, many candidates at once, each answer in turn, "
                "1 then 1 ± a feedback number, too-high/too-low search the reference does not need, random text"),
     Stage("reference", check_reference, off_driver=True, runs_code=True, budget_s=120.0, needs=("contract",),
           reads=("envs", "manifest"), exports=("reference_episodes",),
