@@ -117,6 +117,10 @@ class ValidationKnobs:
     swap_max_share: float = 0.5
     """Another seed's correct actions may solve at most this share of seeds (a puzzle with many solutions may
     accept some); more fails ``swap``."""
+    swap_program_max_share: float = 0.2
+    """Where the answers are programs, another seed's program (written for another drawn variant of the
+    specification: a rounding rule, a window kind) may pass at most this share of seeds; a puzzle's many solutions do
+    not apply, and more means the hidden tests rarely exercise what the seeds' specifications differ in."""
     invariance_min_share: float = 0.9
     """The reference playing one action sequence on this share of solved seeds (whose observations differ) makes
     the task trivial (a family of programming problems shares one program on about half of its seeds)."""

@@ -72,14 +72,20 @@ def check_swap(c: Candidate) -> StageResult:
     matrix = replay_matrix(c, full=False)
     pairs = [(b, a) for (b, a) in matrix if refs[b].actions != refs[a].actions]
     won = [(b, a) for (b, a) in pairs if matrix[(b, a)].success]
-    if too_often(len(won), len(pairs), c.config.swap_max_share):
+    programs = all(program_in(e.steps[-1][0]) is not None for e in refs.values())
+    allowed = c.config.swap_program_max_share if programs else c.config.swap_max_share
+    if too_often(len(won), len(pairs), allowed):
         b, a = won[0]
         return fail_rule(stage, f"seed {b}'s correct actions ({_show(refs[b].actions)}) also solve seed {a}, whose "
                          f"reference plays {_show(refs[a].actions)}; {len(won)} of {len(pairs)} such swaps succeed",
                          ["the verifier accepts answers it does not compare with this task's (any call of the "
-                          "finishing tool, the right type, a loose match)"],
-                         ["check the submitted answer against the values this seed drew"], rule=RULE,
-                         swaps=f"{len(won)}/{len(pairs)}", allowed=c.config.swap_max_share)
+                          "finishing tool, the right type, a loose match)"]
+                         + (["the hidden tests rarely exercise what the seeds' specifications differ in, so a program "
+                             "written for another seed's rule passes"] if programs else []),
+                         ["check the submitted answer against the values this seed drew"]
+                         + (["test what the seed's variant of the specification changes (a negative division where "
+                             "the seed says how it rounds) on every seed"] if programs else []), rule=RULE,
+                         swaps=f"{len(won)}/{len(pairs)}", allowed=allowed)
     tried = len(pairs)
     for episode in list(refs.values())[:1]:
         final = episode.steps[-1][0]

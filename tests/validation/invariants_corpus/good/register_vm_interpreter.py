@@ -1,4 +1,4 @@
-# shape: interpreter for a four-register assembly (the seed draws truncating or flooring division and relative or absolute jumps); hidden programs divide negatives
+# expect: accepted
 """Interpreter: write run(program) for a four-register assembly language whose division and jump rules vary by seed."""
 
 from spade_domains.code.verify import defined_names, describe_results, equality_test, parse_code, run_tests
