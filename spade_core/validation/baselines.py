@@ -24,6 +24,7 @@ from spade_core.validation.episodes import (
 )
 from spade_core.validation.replay import (
     answer_template,
+    labelled,
     policy_wins,
     single_player,
     too_often,
@@ -165,8 +166,11 @@ def walked_answers(c: Candidate) -> Adversary | None:
         return None
     played = {e.seed: e for e in c.reference_episodes}
     finals = []
-    for seed in c.clock.items(c.config.seeds[:WALK_SEEDS], "reference answers to walk"):
-        episode = played.get(seed) or c.run(seed, reference_policy)
+    for i, seed in enumerate(c.clock.items(c.config.seeds[:WALK_SEEDS], "reference answers to walk")):
+        episode = played.get(seed)
+        if episode is None:  # the reference stage plays these seeds too: it takes them from here, hints recorded alike
+            episode = labelled(c.run(seed, reference_policy, record_hints=i < c.config.hint_episodes), "reference")
+            c.reference_episodes.append(episode)
         if episode.success and episode.steps:
             finals.append(episode.steps[-1][0].strip())
     space = answer_space(finals, c.manifest.max_turns)
