@@ -291,12 +291,9 @@ def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConf
     config = pretrain or PretrainConfig.for_family(family, seed=seed)
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return _build(path, seed, config, family)
-    import torch
-
     env = {**os.environ, **{k: os.environ.get(k, v) for k, v in PINNED_KERNELS.items()}}
-    # the caller's torch thread count (one per test worker on a shared machine), not every core of the machine
     subprocess.run([sys.executable, "-m", "spade_core.smallworld.policy", str(path), str(seed),
-                    json.dumps(dataclasses.asdict(config)), family, str(torch.get_num_threads())], env=env, check=True)
+                    json.dumps(dataclasses.asdict(config)), family], env=env, check=True)
     return done
 
 
@@ -318,8 +315,5 @@ def _build(path: Path, seed: int, config: PretrainConfig, family: str) -> Path:
     return done
 
 
-if __name__ == "__main__":  # the pinned child of build_policy: DIRECTORY SEED CONFIG_JSON FAMILY THREADS
-    import torch
-
-    torch.set_num_threads(int(sys.argv[5]))
+if __name__ == "__main__":  # the pinned child of build_policy: DIRECTORY SEED CONFIG_JSON FAMILY
     _build(Path(sys.argv[1]), int(sys.argv[2]), PretrainConfig(**json.loads(sys.argv[3])), sys.argv[4])
