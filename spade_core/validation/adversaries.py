@@ -16,6 +16,7 @@ Actions are written in the environment's own answer format when the reference's 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -460,12 +461,7 @@ def answer_space(answers: Sequence[str], limit: int) -> list[str]:
         if values is None:
             return []
         slots.append(values)
-    size = 1
-    for values in slots:
-        size *= len(values)
-        if size > limit:
-            return []
-    if size < 2:
+    if not 2 <= math.prod(len(values) for values in slots) <= limit:
         return []
     return ["".join(parts) for parts in itertools.product(*slots)]
 

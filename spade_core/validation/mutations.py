@@ -596,17 +596,12 @@ LISTED_AROUND = 30
 """How far below and above the right number :func:`listing_mutants` lists."""
 
 
+_DIGITS = linear_re.compile(r"[0-9]+")
+
+
 def _digit_runs(text: str) -> list[tuple[int, int]]:
     """The (start, end) of each run of ASCII digits in ``text``."""
-    runs, start = [], None
-    for i, char in enumerate(text + " "):
-        digit = char.isascii() and char.isdigit()
-        if digit and start is None:
-            start = i
-        elif not digit and start is not None:
-            runs.append((start, i))
-            start = None
-    return runs
+    return [match.span() for match in _DIGITS.finditer(text)]
 
 
 def listing_mutants(action: str) -> list[Variant]:

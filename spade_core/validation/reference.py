@@ -91,10 +91,10 @@ def _more_seeds(c: Candidate) -> tuple[list[int], int]:
     for seed in c.clock.items(screening_seeds(MORE_SEEDS), "more reference seeds"):
         if time.monotonic() > stop:
             break
-        played += 1
         episode = c.run(seed, reference_policy)
         if episode.error is not None:
-            break  # a seed that breaks the environment is for the other stages to report
+            break  # a seed that breaks the environment is for the other stages to report (and is not counted)
+        played += 1
         if not episode.success:
             failed.append(seed)
     return failed, played
