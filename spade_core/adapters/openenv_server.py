@@ -216,7 +216,7 @@ def _describe(err: BaseException, limit: float, what: str) -> str:
 class SpadeServer:
     """The FastAPI app to serve (with uvicorn) and OpenEnv's session manager behind it."""
 
-    app: Any
+    app: RequestLimits
     sessions: HTTPEnvServer
     workers: StepWorkers
 
@@ -227,6 +227,11 @@ class SpadeServer:
     @property
     def active_sessions(self) -> int:
         return self.sessions.active_sessions
+
+    @property
+    def open_sockets(self) -> int:
+        """WebSocket connections the per-client quota counts now (a closed one is released after its session)."""
+        return sum(self.app.sockets.values())
 
 
 def build_server(config: ServeConfig) -> SpadeServer:

@@ -67,6 +67,13 @@ class Running:
             assert time.monotonic() < deadline, f"{self.server.active_sessions} sessions open, expected {count}"
             time.sleep(0.05)
 
+    def wait_sockets(self, count: int, within: float = 20.0) -> None:
+        """Until the per-client quota counts ``count`` WebSockets (it releases one after the session closes)."""
+        deadline = time.monotonic() + within
+        while self.server.open_sockets != count:
+            assert time.monotonic() < deadline, f"{self.server.open_sockets} sockets counted, expected {count}"
+            time.sleep(0.05)
+
 
 def start(config: ServeConfig) -> Iterator[Running]:
     server, port = build_server(config), free_port()

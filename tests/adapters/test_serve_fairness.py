@@ -217,7 +217,7 @@ def test_sessions_per_client_are_bounded_and_other_clients_still_connect():
             with GenericEnvClient(base_url=running.url, headers={"X-Spade-Client": "other"}).sync() as client:
                 assert not client.reset(seed=0, env_id=GAME).done
             first.close()
-            running.wait_sessions(1)
+            running.wait_sockets(1)
             with GenericEnvClient(base_url=running.url).sync() as client:  # a freed session makes room again
                 assert not client.reset(seed=0, env_id=GAME).done
 
