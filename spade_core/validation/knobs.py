@@ -15,6 +15,8 @@ matters on some seeds only (a larger pile drawn, a longer list) passes, because 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from spade_core.validation.adversaries import enumeration
@@ -53,24 +55,33 @@ def _episodes(c: Candidate, knobs: dict[str, Any], seeds: list[int]) -> list[Epi
         env.close()
 
 
+@contextmanager
+def _at_min_and_max(c: Candidate, knob: DifficultyKnob) -> Iterator[dict[float, Any]]:
+    """One fresh instance at the knob's min and one at its max, closed afterwards."""
+    assert c.envs is not None
+    envs = {value: c.envs(_at(knob, value)) for value in (knob.min, knob.max)}
+    try:
+        yield envs
+    finally:
+        for env in envs.values():
+            env.close()
+
+
+def _traces(envs: dict[float, Any], seed: int, steps: list[str]) -> list[Any]:
+    return [play(env, seed, replaying(steps), max_steps=len(steps)).trace() for env in envs.values()]
+
+
 def _sizes_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode]) -> bool:
     """Where the reference answers with a program: whether that program, answering None past an input size
     (:func:`~spade_core.validation.mutations.size_limited`), fares differently at the knob's min and max on some
     seed (a knob setting only the size or depth of the hidden tests). ``references``: the min's episodes, each
     seed's reference first."""
-    assert c.envs is not None
     plays = [(e.seed, steps) for e in references if e.label == "reference" for limit in SIZE_LIMITS
              if (steps := size_limited(e.actions, limit)) is not None]
     if not plays:
         return False
-    traces = []
-    for value in (knob.min, knob.max):
-        env = c.envs(_at(knob, value))
-        try:
-            traces.append([play(env, seed, replaying(steps), max_steps=len(steps)).trace() for seed, steps in plays])
-        finally:
-            env.close()
-    return traces[0] != traces[1]
+    with _at_min_and_max(c, knob) as envs:
+        return any(low != high for low, high in (_traces(envs, seed, steps) for seed, steps in plays))
 
 
 KNOB_MUTANTS = 6
@@ -81,10 +92,6 @@ MUTANT_SEEDS = 3
 SLOW_PAIR_S = 4.0
 """A changed program whose two plays (min and max) take longer than this (it loops, most likely) ends the search
 through the others."""
-
-
-def _traces(envs: dict[float, Any], seed: int, steps: list[str]) -> list[Any]:
-    return [play(env, seed, replaying(steps), max_steps=len(steps)).trace() for env in envs.values()]
 
 
 def _mutants_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode]) -> bool:
@@ -98,8 +105,7 @@ def _mutants_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode
         program = program_in(e.actions[-1]) if e.actions else None
         if program is not None:
             plays += [(e.seed, [*e.actions[:-1], m.action]) for m in code_mutants(program, KNOB_MUTANTS, spread=True)]
-    envs = {value: c.envs(_at(knob, value)) for value in (knob.min, knob.max)}
-    try:
+    with _at_min_and_max(c, knob) as envs:
         for seed, steps in c.clock.items(plays, f"changed programs at {knob.name}'s min and max"):
             started = time.monotonic()
             traces = _traces(envs, seed, steps)
@@ -107,9 +113,6 @@ def _mutants_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode
                 return False  # a change that loops (or runs near a time limit, where timing decides): the search ends
             if traces[0] != traces[1] and _traces(envs, seed, steps) == traces:
                 return True  # a difference that plays again the same way: the knob changes what the tests check
-    finally:
-        for env in envs.values():
-            env.close()
     return False
 
 
