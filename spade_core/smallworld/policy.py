@@ -278,12 +278,16 @@ PINNED_KERNELS = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
 a tiny model's training differently, and 1,800 steps of it turn that into a different policy (one that copies 36 of
 48 letters where another copies all); pinned, the policy is a function of its seed, so the small world's figures
 reproduce on every x86-64 machine."""
+FORMAT_THREADS = 2
+"""The torch threads the pinned format pass runs with: how a reduction is split depends on the count (one thread gives
+another policy than two), so a fixed count keeps the policy the same on machines with more or fewer cores; two is
+what the policies behind the tests and the README figures were built with."""
 
 
 def build_policy(directory: str | Path, *, seed: int = 0, pretrain: PretrainConfig | None = None,
                  family: str = FAMILY) -> Path:
     """A tiny model taught ``family``'s formats, saved as a ``save_pretrained`` folder (reused if already there). On
-    x86-64 the format pass runs in a child process with :data:`PINNED_KERNELS`."""
+    x86-64 the format pass runs in a child process with :data:`PINNED_KERNELS` and :data:`FORMAT_THREADS`."""
     path = Path(directory)
     done = path / "pretrained"
     if (done / "config.json").exists():
@@ -316,4 +320,7 @@ def _build(path: Path, seed: int, config: PretrainConfig, family: str) -> Path:
 
 
 if __name__ == "__main__":  # the pinned child of build_policy: DIRECTORY SEED CONFIG_JSON FAMILY
+    import torch
+
+    torch.set_num_threads(FORMAT_THREADS)
     _build(Path(sys.argv[1]), int(sys.argv[2]), PretrainConfig(**json.loads(sys.argv[3])), sys.argv[4])

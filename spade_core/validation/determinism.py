@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
 
 from spade_core.seeding import probe_seed, screening_seeds
-from spade_core.validation.adversaries import (
-    PROBE_STEPS,
-    ActionTemplate,
-)
-from spade_core.validation.episodes import (
-    Episode,
-    first_difference,
-    play,
-    random_text_policy,
-    reference_policy,
-)
-from spade_core.validation.report import StageResult
-
-if TYPE_CHECKING:
-    pass
-
+from spade_core.validation.adversaries import PROBE_STEPS, ActionTemplate
 from spade_core.validation.candidate import Candidate
-from spade_core.validation.mutations import wrong_program_steps
-from spade_core.validation.replay import (
-    labelled,
-    probe_policy,
-    replaying,
-    single_player,
-)
-from spade_core.validation.report import describe_error, fail, ok
+from spade_core.validation.episodes import Episode, first_difference, play, random_text_policy, reference_policy
+from spade_core.validation.mutations import code_mutants, program_in, wrong_program_steps
+from spade_core.validation.replay import labelled, probe_policy, replaying, single_player
+from spade_core.validation.report import StageResult, describe_error, fail, ok
 
 
 def check_determinism(c: Candidate) -> StageResult:
@@ -113,7 +94,36 @@ def _same_task_on_more_seeds(c: Candidate, seeds: list[int], template: ActionTem
     # a fixed-spec code task draws only its hidden tests from the seed: a failing program's feedback shows them
     failing = [[c.run(s, replaying(steps), fresh=True, max_steps=len(steps)).trace() for steps in
                 wrong_program_steps(r.actions)] for s, r in zip(wider, references, strict=True)]
-    return wider if all(f == failing[0] for f in failing) else None
+    if any(f != failing[0] for f in failing) or _near_misses_tell_seeds_apart(c, wider, references):
+        return None
+    return wider
+
+
+SAME_TASK_MUTANTS = 6
+"""Single changes of the reference program (spread over it) played on every judged seed before a program task is
+called the same on every seed."""
+SLOW_MUTANT_S = 4.0
+"""A changed program slower than this on one seed (it loops, most likely) ends the search through the others."""
+
+
+def _near_misses_tell_seeds_apart(c: Candidate, seeds: list[int], references: list[Episode]) -> bool:
+    """Where the reference answers with a program: whether a single change of it (a literal or an operator) fares
+    differently on two of ``seeds``. A fixed specification whose hidden tests are drawn from the seed passes a near
+    miss on some test sets and not on others (the feedback counts the passing tests); fixed tests never do."""
+    program = program_in(references[0].actions[-1]) if references[0].actions else None
+    if program is None:
+        return False
+    for mutant in c.clock.items(code_mutants(program, SAME_TASK_MUTANTS, spread=True), "near-miss programs per seed"):
+        traces = set()
+        for seed, reference in zip(seeds, references, strict=True):
+            steps = [*reference.actions[:-1], mutant.action]
+            started = time.monotonic()
+            traces.add(repr(c.run(seed, replaying(steps), fresh=True, max_steps=len(steps)).trace()))
+            if time.monotonic() - started > SLOW_MUTANT_S:
+                return False  # a change that loops costs the task's time limit on every seed: the search ends
+            if len(traces) > 1:
+                return True
+    return False
 
 
 # -- 7. start state ---------------------------------------------------------------------------------------------

@@ -254,6 +254,28 @@ def hollow_results(program: Program) -> Variant | None:
                     "the reference program with its groups emptied (as many empty lists as it returns)")
 
 
+def emptied_inputs(program: Program) -> Variant | None:
+    """The reference program with every top-level function emptying the lists, dicts and sets it was given after it
+    runs, and returning an empty value of its result's type (None for a result that is no container): tests that
+    check the result against the arguments as the call left them (the same objects) pass it; tests that check it
+    against the instance's own values fail it."""
+    functions = _functions(program)
+    if not functions:
+        return None
+    lines = [program.code.rstrip(), ""]
+    for function in functions:
+        original = f"{function.name}_as_written"
+        lines += [f"{original} = {function.name}", "",
+                  f"def {function.name}(*args, **kwargs):",
+                  f"    result = {original}(*args, **kwargs)",
+                  "    for given in list(args) + list(kwargs.values()):",
+                  "        if isinstance(given, (list, dict, set)):",
+                  "            given.clear()",
+                  "    return type(result)() if isinstance(result, (list, dict, set, tuple, str)) else None", ""]
+    return _parsed_variant(program, lines, "the reference program emptying the lists it is given and returning "
+                                           "an empty result")
+
+
 STANDIN_ERROR = "RuntimeError"
 """The exception a program raises in place of the one the task names (no subclass of the builtin ones tasks name)."""
 _ERROR_NAME = linear_re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception))\b")

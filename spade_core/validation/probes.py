@@ -164,11 +164,53 @@ def scaled_misses(action: str) -> list[Probe]:
     return probes
 
 
+_UNIT_WORD = linear_re.compile(r"(.*[0-9])([ \t]+)([A-Za-z]+)")
+"""An answer that ends in a number, spaces and one word: a quantity and its unit (``2219/5 dollars``, ``3 h 20 min``)."""
+
+
 def _same_answer(cut: str, core: str) -> bool:
-    """Whether a cut of the answer is the answer itself in another form: an abbreviation (``Tue`` of ``Tuesday``) or
-    the same number (``0.6`` of ``0.60``, ``12`` of ``12.00``, ``35.24`` of ``35.24 €``)."""
+    """Whether a cut of the answer is the answer itself in another form: an abbreviation (``Tue`` of ``Tuesday``),
+    the same number (``0.6`` of ``0.60``, ``12`` of ``12.00``, ``35.24`` of ``35.24 €``), or the same quantity with
+    its unit word shortened or left out (``2219/5 dollar`` and ``2219/5`` of ``2219/5 dollars``: the number is whole,
+    a unit's spelling varies and a bare number is read in the unit the task states)."""
     number, cut_number = answer_number(core), answer_number(cut)
-    return abbreviates(cut, core) or (number is not None and cut_number is not None and cut_number.value == number.value)
+    if abbreviates(cut, core) or (number is not None and cut_number is not None and cut_number.value == number.value):
+        return True
+    quantity = _UNIT_WORD.fullmatch(core)
+    if quantity is None:
+        return False
+    number_text, unit = quantity.group(1), quantity.group(3)
+    rest = cut[len(number_text):]
+    return cut.startswith(number_text) and (not rest.strip() or (rest[:1] in " \t" and unit.startswith(rest.lstrip())))
+
+
+LISTING_MARKS = "/,|()'\""
+"""Characters that set a word in a task's text apart as one of several listed spellings (``up/u``, ``(or u/d/l/r)``)."""
+MAX_LISTED_TEXT = 20_000
+
+
+def listed_short_form(probe: str, answer: str, text: str) -> bool:
+    """Whether ``probe`` is a short form of the one-word ``answer`` (its start) that the task's ``text`` (its
+    description and first observation) lists as a spelling of its own (beside a ``/``, ``,``, ``|``, bracket or
+    quote), the answer being named there too: ``u`` in "reply up, down, left or right (or u/d/l/r)". Such a cut is
+    the answer in another form, not a near miss."""
+    core, cut = answer_core(answer), answer_core(probe)
+    if not (core.isascii() and core.isalpha() and cut.isascii() and cut.isalpha()) or len(cut) >= len(core) \
+            or not core.lower().startswith(cut.lower()):
+        return False
+    text = text[:MAX_LISTED_TEXT]
+    words = list(_WORD.finditer(text))
+    if not any(m.group().lower() == core.lower() for m in words):
+        return False
+    return any(m.group().lower() == cut.lower() and _listed(text, m.start(), m.end()) for m in words)
+
+
+def _listed(text: str, start: int, end: int) -> bool:
+    before, after = text[start - 1:start], text[end:end + 1]
+    return bool(before) and before in LISTING_MARKS or bool(after) and after in LISTING_MARKS
+
+
+_WORD = linear_re.compile(r"[A-Za-z]+")
 
 
 def _unique(probes: list[Probe], action: str) -> list[Probe]:

@@ -19,6 +19,7 @@ from spade_core.validation.mutations import (
     Program,
     Variant,
     code_mutants,
+    emptied_inputs,
     example_breaking,
     hollow_results,
     json_mutants,
@@ -41,8 +42,8 @@ EXAMPLE_MUTANTS = 8
 SLOW_RUN_S = 2.0
 """A run of one changed program slower than this (it loops, most likely) ends the search through the others."""
 
-RULE = ("another seed's correct actions, wrong programs (generic, examples only, lists reversed, floats "
-        f"{IMPLIED_MISS_UNITS} last-place units off) or a call with changed arguments fail")
+RULE = ("other seeds' correct actions, wrong programs (generic, examples only, lists reversed, inputs emptied, floats "
+        f"{IMPLIED_MISS_UNITS} ulps off) or changed call arguments fail")
 
 
 def solved_references(c: Candidate) -> list[Episode]:
@@ -212,6 +213,9 @@ def _structural(c: Candidate, episode: Episode, final: str) -> tuple[StageResult
                 (hollow_results(program), "", "the tests check the shape of the result (how many groups, equal "
                  "sums) and not that it holds the given items", ["check that the groups hold exactly the given "
                  "items, each once"]),
+                (emptied_inputs(program), "", "the tests check the result against the arguments after the call (the "
+                 "same objects the program was given and may change)", ["check against the instance's own values: a "
+                 "copy made before the call, or literals written into the test"]),
                 (other_errors(program, last_obs), ", though the task names the exception to raise", "the tests "
                  "accept any exception where the task promises one type (raises_test with its default)",
                  ["check the exception's type the task names"])):

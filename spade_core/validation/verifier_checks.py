@@ -31,6 +31,7 @@ from spade_core.validation.probes import (
     Probe,
     deviation,
     equivalents,
+    listed_short_form,
     mirrored,
     near_misses,
     one_off,
@@ -85,6 +86,8 @@ def check_verifier(c: Candidate) -> StageResult:
             off = deviation(probe.action, final) if tolerance else None
             if off is not None and off <= tolerance:
                 continue  # inside the tolerance the task itself accepts: an equivalent form, not a near miss
+            if listed_short_form(probe.action, final, f"{c.manifest.description}\n{episode.reset_obs}"):
+                continue  # a short form the task lists as a spelling of the answer (u for up)
             info = replay_then(c, episode, probe.action)
             tried += 1
             if info is not None and info.get("success") and _inside_band(c, episode, probe.action, final):

@@ -20,6 +20,11 @@ from spade_core.smallworld.world import SmallWorld, WorldConfig, run_world
 ITERATIONS = 8
 SEEDS = (0, 1)
 
+pytestmark = pytest.mark.timeout(1500)
+"""The first test here builds the policy (a format pass of 1,800 steps on two threads) and the defended runs in its
+setup: about 5 minutes beside another test worker on 2 cores, more on a loaded machine; the suite's 600 s limit per
+test would fail a slow machine, not a hang."""
+
 
 @pytest.fixture(scope="module")
 def policy(tmp_path_factory: pytest.TempPathFactory) -> Path:

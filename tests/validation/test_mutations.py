@@ -241,6 +241,22 @@ def test_hollow_results_keep_the_number_of_groups_and_nothing_else() -> None:
     assert names["split"]([1, 2, 3, 4], 2) == [[], []] and names["total"]([1, 2]) is None
 
 
+def test_emptied_inputs_clear_what_the_program_was_given_and_return_an_empty_result() -> None:
+    from spade_core.validation.mutations import emptied_inputs
+
+    source = ("def pack(weights, capacity):\n    return [[w] for w in weights]\n\n\n"
+              "def total(counts):\n    return sum(counts.values())\n")
+    variant = emptied_inputs(program_in(f"```python\n{source}```"))
+    assert variant is not None
+    code = program_in(variant.action)
+    assert code is not None
+    names: dict[str, object] = {}
+    exec(compile(code.code, "<emptied>", "exec"), names)  # the test's own program, not an environment's
+    weights, counts = [3, 1, 2], {"a": 2}
+    assert names["pack"](weights, capacity=5) == [] and weights == []
+    assert names["total"](counts) is None and counts == {}
+
+
 def test_a_named_exception_is_swapped_for_a_stand_in_only_where_the_task_names_it() -> None:
     from spade_core.validation.mutations import STANDIN_ERROR, other_errors
 

@@ -21,7 +21,7 @@ from spade_core.validation.precision import (
     precision,
     stated_bands,
 )
-from spade_core.validation.probes import near_misses, scaled_misses
+from spade_core.validation.probes import listed_short_form, near_misses, scaled_misses
 
 CORPUS = Path(__file__).parent
 
@@ -126,6 +126,23 @@ def test_cutting_an_answer_to_the_same_number_is_not_a_near_miss() -> None:
     for answer, same in (("0.60", "0.6"), ("12.00", "12"), ("35.24 €", "35.24 "), ("12.50 km", "12.5 km")):
         assert same not in [p.action for p in near_misses(answer, "math")], answer
     assert "0.6" in [p.action for p in near_misses("0.61", "math")]
+
+
+def test_a_quantity_with_its_unit_word_shortened_or_left_out_is_not_a_near_miss() -> None:
+    for answer, same in (("Answer: 2219/5 dollars", "Answer: 2219/5 dollar"), ("3 h 20 min", "3 h 20 mi"),
+                         ("2219/5 dollars", "2219/5 ")):
+        assert same not in [p.action for p in near_misses(answer, "math")], answer
+    assert "x = 5, y = " in [p.action for p in near_misses("x = 5, y = 7", "math")]
+    assert "AB12C" in [p.action for p in near_misses("AB12CD", "math")]
+
+
+def test_a_short_form_is_an_equivalent_only_where_the_task_lists_it() -> None:
+    listing = "Reply up, down, left or right (or u/d/l/r) to walk one square."
+    assert listed_short_form("u", "up", listing) and listed_short_form("Move: l", "Move: left", listing)
+    assert not listed_short_form("lef", "left", listing)  # a cut the task never lists
+    assert not listed_short_form("u", "up", "Reply up, down, left or right to walk one square.")
+    assert not listed_short_form("Pari", "Paris", "Name the capital: Paris or Lyon.")
+    assert not listed_short_form("4", "42", "Pick one of 4/42/420.")  # numbers are not spellings
 
 
 def test_a_whole_euro_comparison_of_a_price_to_the_cent_is_rejected_at_the_verifier() -> None:
