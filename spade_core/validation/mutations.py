@@ -204,15 +204,18 @@ def _functions(program: Program) -> list[ast.FunctionDef]:
     return [n for n in getattr(parse_source(program.code), "body", []) if isinstance(n, ast.FunctionDef)]
 
 
-def _wrapped(program: Program, functions: list[ast.FunctionDef], returned: str, what: str) -> Variant | None:
+def _wrapped(program: Program, functions: list[ast.FunctionDef], returned: str, what: str,
+             after: tuple[str, ...] = ()) -> Variant | None:
     """The program with each top-level function wrapped: it calls the function as written, keeps its value as
-    ``result`` and returns the expression ``returned`` instead (None where that does not parse)."""
+    ``result``, runs the statements ``after`` (one level indented) and returns the expression ``returned`` instead
+    (None where that does not parse)."""
     lines = [program.code.rstrip(), ""]
     for function in functions:
         original = f"{function.name}_as_written"
         lines += [f"{original} = {function.name}", "",
                   f"def {function.name}(*args, **kwargs):",
                   f"    result = {original}(*args, **kwargs)",
+                  *(f"    {line}" for line in after),
                   f"    return {returned}", ""]
     return _parsed_variant(program, lines, what)
 
@@ -262,18 +265,11 @@ def emptied_inputs(program: Program) -> Variant | None:
     functions = _functions(program)
     if not functions:
         return None
-    lines = [program.code.rstrip(), ""]
-    for function in functions:
-        original = f"{function.name}_as_written"
-        lines += [f"{original} = {function.name}", "",
-                  f"def {function.name}(*args, **kwargs):",
-                  f"    result = {original}(*args, **kwargs)",
-                  "    for given in list(args) + list(kwargs.values()):",
-                  "        if isinstance(given, (list, dict, set)):",
-                  "            given.clear()",
-                  "    return type(result)() if isinstance(result, (list, dict, set, tuple, str)) else None", ""]
-    return _parsed_variant(program, lines, "the reference program emptying the lists it is given and returning "
-                                           "an empty result")
+    return _wrapped(program, functions, "type(result)() if isinstance(result, (list, dict, set, tuple, str)) else None",
+                    "the reference program emptying the lists it is given and returning an empty result",
+                    after=("for given in list(args) + list(kwargs.values()):",
+                           "    if isinstance(given, (list, dict, set)):",
+                           "        given.clear()"))
 
 
 STANDIN_ERROR = "RuntimeError"
