@@ -8,7 +8,7 @@ from spade_core.seeding import probe_seed, screening_seeds
 from spade_core.validation.adversaries import PROBE_STEPS, ActionTemplate
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, first_difference, play, random_text_policy, reference_policy
-from spade_core.validation.mutations import code_mutants, program_in, wrong_program_steps
+from spade_core.validation.mutations import near_miss_steps, wrong_program_steps
 from spade_core.validation.replay import labelled, probe_policy, replaying, single_player
 from spade_core.validation.report import StageResult, describe_error, fail, ok
 
@@ -94,7 +94,7 @@ def _same_task_on_more_seeds(c: Candidate, seeds: list[int], template: ActionTem
     # a fixed-spec code task draws only its hidden tests from the seed: a failing program's feedback shows them
     failing = [[c.run(s, replaying(steps), fresh=True, max_steps=len(steps)).trace() for steps in
                 wrong_program_steps(r.actions)] for s, r in zip(wider, references, strict=True)]
-    if any(f != failing[0] for f in failing) or _near_misses_tell_seeds_apart(c, wider, references):
+    if any(f != failing[0] for f in failing) or _near_misses_tell_seeds_apart(c, wider, references[0].actions):
         return None
     return wider
 
@@ -106,17 +106,14 @@ SLOW_MUTANT_S = 4.0
 """A changed program slower than this on one seed (it loops, most likely) ends the search through the others."""
 
 
-def _near_misses_tell_seeds_apart(c: Candidate, seeds: list[int], references: list[Episode]) -> bool:
+def _near_misses_tell_seeds_apart(c: Candidate, seeds: list[int], actions: list[str]) -> bool:
     """Where the reference answers with a program: whether a single change of it (a literal or an operator) fares
     differently on two of ``seeds``. A fixed specification whose hidden tests are drawn from the seed passes a near
-    miss on some test sets and not on others (the feedback counts the passing tests); fixed tests never do."""
-    program = program_in(references[0].actions[-1]) if references[0].actions else None
-    if program is None:
-        return False
-    for mutant in c.clock.items(code_mutants(program, SAME_TASK_MUTANTS, spread=True), "near-miss programs per seed"):
+    miss on some test sets and not on others (the feedback counts the passing tests); fixed tests never do.
+    ``actions``: the reference's, the same on every judged seed (the task looked the same on each)."""
+    for steps in c.clock.items(near_miss_steps(actions, SAME_TASK_MUTANTS), "near-miss programs per seed"):
         traces = set()
-        for seed, reference in zip(seeds, references, strict=True):
-            steps = [*reference.actions[:-1], mutant.action]
+        for seed in seeds:
             started = time.monotonic()
             traces.add(repr(c.run(seed, replaying(steps), fresh=True, max_steps=len(steps)).trace()))
             if time.monotonic() - started > SLOW_MUTANT_S:

@@ -22,7 +22,7 @@ from typing import Any
 from spade_core.validation.adversaries import enumeration
 from spade_core.validation.candidate import Candidate
 from spade_core.validation.episodes import Episode, play, reference_policy
-from spade_core.validation.mutations import SIZE_LIMITS, code_mutants, program_in, size_limited, wrong_program_steps
+from spade_core.validation.mutations import SIZE_LIMITS, near_miss_steps, size_limited, wrong_program_steps
 from spade_core.validation.replay import answer_template, labelled, replaying
 from spade_core.validation.report import StageResult, fail_rule, ok
 from spade_registry.manifest import DifficultyKnob
@@ -100,11 +100,8 @@ def _mutants_differ(c: Candidate, knob: DifficultyKnob, references: list[Episode
     knob that sets how much the hidden tests exercise (longer call sequences on one object, more cases of a kind) lets
     fewer near-miss programs pass at its max; one that is ignored changes nothing for them either."""
     assert c.envs is not None
-    plays = []
-    for e in [e for e in references if e.label == "reference"][:MUTANT_SEEDS]:
-        program = program_in(e.actions[-1]) if e.actions else None
-        if program is not None:
-            plays += [(e.seed, [*e.actions[:-1], m.action]) for m in code_mutants(program, KNOB_MUTANTS, spread=True)]
+    plays = [(e.seed, steps) for e in [e for e in references if e.label == "reference"][:MUTANT_SEEDS]
+             for steps in near_miss_steps(e.actions, KNOB_MUTANTS)]
     with _at_min_and_max(c, knob) as envs:
         for seed, steps in c.clock.items(plays, f"changed programs at {knob.name}'s min and max"):
             started = time.monotonic()

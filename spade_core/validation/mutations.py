@@ -147,6 +147,15 @@ def wrong_program_steps(actions: list[str]) -> list[list[str]]:
     return [[*actions[:-1], variant.action] for variant in wrong_programs(program, [])[-PROGRAM_PROBES:]]
 
 
+def near_miss_steps(actions: list[str], limit: int) -> list[list[str]]:
+    """The reference's steps with its final program answer replaced by each of ``limit`` single changes of it (a
+    literal or an operator, spread over the program; none where the last action is no program)."""
+    program = program_in(actions[-1]) if actions else None
+    if program is None:
+        return []
+    return [[*actions[:-1], mutant.action] for mutant in code_mutants(program, limit, spread=True)]
+
+
 SIZE_LIMITS = (24, 64)
 """Input sizes (characters of the arguments' repr) past which :func:`size_limited` programs answer None."""
 

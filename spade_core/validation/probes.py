@@ -187,6 +187,7 @@ def _same_answer(cut: str, core: str) -> bool:
 LISTING_MARKS = "/,|()'\""
 """Characters that set a word in a task's text apart as one of several listed spellings (``up/u``, ``(or u/d/l/r)``)."""
 MAX_LISTED_TEXT = 20_000
+_WORD = linear_re.compile(r"[A-Za-z]+")
 
 
 def listed_short_form(probe: str, answer: str, text: str) -> bool:
@@ -208,9 +209,6 @@ def listed_short_form(probe: str, answer: str, text: str) -> bool:
 def _listed(text: str, start: int, end: int) -> bool:
     before, after = text[start - 1:start], text[end:end + 1]
     return bool(before) and before in LISTING_MARKS or bool(after) and after in LISTING_MARKS
-
-
-_WORD = linear_re.compile(r"[A-Za-z]+")
 
 
 def _unique(probes: list[Probe], action: str) -> list[Probe]:

@@ -82,11 +82,12 @@ def check_verifier(c: Candidate) -> StageResult:
             if info is None or not info.get("success"):
                 break
             tolerance = moved
+        task_text = f"{c.manifest.description}\n{episode.reset_obs}"
         for probe in near_misses(final, c.manifest.domain):
             off = deviation(probe.action, final) if tolerance else None
             if off is not None and off <= tolerance:
                 continue  # inside the tolerance the task itself accepts: an equivalent form, not a near miss
-            if listed_short_form(probe.action, final, f"{c.manifest.description}\n{episode.reset_obs}"):
+            if listed_short_form(probe.action, final, task_text):
                 continue  # a short form the task lists as a spelling of the answer (u for up)
             info = replay_then(c, episode, probe.action)
             tried += 1
