@@ -120,3 +120,16 @@ def test_the_flawed_twin_of_a_standard_shape_is_still_rejected(name: str, origin
     report = validate_source(source.replace(original, flawed))
     failures = {r.stage: r.observed for r in report.failures}
     assert stage in failures and said in failures[stage], report.message
+
+
+def test_a_fixed_spec_task_is_the_same_task_on_every_seed_only_when_its_hidden_tests_are_fixed() -> None:
+    """Its feedback only counts passing tests, so wrong programs fail every seed alike; near-miss programs pass a
+    different share of each seed's drawn tests, and of fixed tests the same share everywhere."""
+    source = (CORPUS / "bracket_insertions.py").read_text()
+    fixed = source.replace("            s = self._draw(rng)",
+                           '            s = ["(()", "([)]", "{{", ")(", "[[]", "(]", "}{", "((("][tries % 8]')
+    fixed = fixed.replace('        bad = rng.choice(["(a)", "[ ]", "{<>}", "(1]"])', '        bad = "(a)"')
+    assert 'bad = "(a)"' in fixed and "self._draw(rng)" not in fixed
+    assert validate_source(source).accepted
+    report = validate_source(fixed)
+    assert report.failed_stage == "determinism" and "every seed gives the same task" in report.message, report.message
